@@ -1,0 +1,1 @@
+"""The HTTP layer: flask-smorest blueprints, schemas and error mapping."""

@@ -1,0 +1,1 @@
+"""Built-in players and the reference HTTP bot client."""

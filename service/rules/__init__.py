@@ -1,0 +1,1 @@
+"""The rules of Rummy: pure Python, no I/O."""

@@ -1,0 +1,1 @@
+"""Game persistence behind one protocol (memory and Redis)."""
