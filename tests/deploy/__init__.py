@@ -1,0 +1,1 @@
+"""Tests of the deploy files: Dockerfile, Compose, Kubernetes, Procfile."""

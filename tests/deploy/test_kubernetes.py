@@ -1,0 +1,106 @@
+"""The Kubernetes manifests validate offline and wire the pieces together."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tests.deploy.conftest import DEPLOY, venv_tool
+
+MANIFESTS = sorted((DEPLOY / "kubernetes").glob("*.yaml"))
+
+
+def validate(*paths: Path) -> subprocess.CompletedProcess[str]:
+    """Run kubernetes-validate --strict (unknown fields are errors) on the files."""
+    return subprocess.run(
+        [venv_tool("kubernetes-validate"), "--strict", "--quiet", *map(str, paths)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def resources() -> dict[str, dict[str, Any]]:
+    """Every manifest document by "Kind/name"."""
+    out: dict[str, dict[str, Any]] = {}
+    for path in MANIFESTS:
+        for doc in yaml.safe_load_all(path.read_text()):
+            if doc:
+                out[f"{doc['kind']}/{doc['metadata']['name']}"] = doc
+    return out
+
+
+def test_every_manifest_validates() -> None:
+    assert MANIFESTS
+    result = validate(*MANIFESTS)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_validator_rejects_a_broken_manifest(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.yaml"
+    doc = resources()["Deployment/rummy-web"]
+    doc["spec"]["replicas"] = "two"
+    broken.write_text(yaml.safe_dump(doc))
+    assert validate(broken).returncode != 0
+
+
+def test_all_required_kinds_are_present() -> None:
+    kinds = {key.split("/")[0] for key in resources()}
+    assert {
+        "Deployment",
+        "Service",
+        "ConfigMap",
+        "HorizontalPodAutoscaler",
+        "PodDisruptionBudget",
+        "StatefulSet",
+    } <= kinds
+
+
+def test_web_deployment_probes_resources_and_config() -> None:
+    res = resources()
+    deployment = res["Deployment/rummy-web"]
+    pod = deployment["spec"]["template"]
+    (container,) = pod["spec"]["containers"]
+    assert container["readinessProbe"]["httpGet"]["path"] == "/readyz"
+    assert container["livenessProbe"]["httpGet"]["path"] == "/healthz"
+    for kind in ("requests", "limits"):
+        assert {"cpu", "memory"} <= container["resources"][kind].keys()
+    assert pod["spec"]["securityContext"]["runAsNonRoot"] is True
+    config = container["envFrom"][0]["configMapRef"]["name"]
+    settings = res[f"ConfigMap/{config}"]["data"]
+    assert settings["STORE_URL"].startswith("redis://")
+    assert container["ports"][0]["containerPort"] == int(settings["PORT"])
+    # Selectors of the Service, the PDB and the Deployment all match the pods.
+    labels = pod["metadata"]["labels"]
+    for key in ("Service/rummy-web", "PodDisruptionBudget/rummy-web"):
+        spec = res[key]["spec"]
+        selector = spec["selector"].get("matchLabels", spec["selector"])
+        assert selector.items() <= labels.items(), key
+    hpa = res["HorizontalPodAutoscaler/rummy-web"]["spec"]
+    assert hpa["scaleTargetRef"] == {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "name": "rummy-web",
+    }
+    assert hpa["minReplicas"] >= 2
+
+
+def test_redis_statefulset_is_durable_and_matches_store_url() -> None:
+    res = resources()
+    redis = res["StatefulSet/rummy-redis"]["spec"]
+    assert redis["replicas"] == 1
+    assert redis["volumeClaimTemplates"][0]["metadata"]["name"] == "data"
+    (container,) = redis["template"]["spec"]["containers"]
+    assert {"name": "data", "mountPath": "/data"} in container["volumeMounts"]
+    # Its redis.conf is deploy/redis.conf itself, AOF included.
+    conf = res["ConfigMap/rummy-redis"]["data"]["redis.conf"]
+    assert conf == (DEPLOY / "redis.conf").read_text()
+    assert "appendonly yes" in conf
+    # The web pods reach pod 0 through the headless service.
+    url = res["ConfigMap/rummy-web"]["data"]["STORE_URL"]
+    assert url.startswith(f"redis://rummy-redis-0.{redis['serviceName']}:6379")
+    assert res[f"Service/{redis['serviceName']}"]["spec"]["clusterIP"] == "None"

@@ -1,0 +1,1 @@
+"""Operations tests: logs, metrics, rate limits and Redis durability with real servers."""
