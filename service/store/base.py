@@ -1,0 +1,175 @@
+"""The `GameStore` protocol and the values it exchanges.
+
+A store keeps, per game: the state (an opaque ``bytes`` blob), its version (1
+after ``create``, +1 per successful ``save``), the events (JSON-able dicts to
+which the store adds ``seq``, ``version`` and ``at``; ``seq`` is contiguous per
+game from 1), idempotency records, and an optional lobby listing. A game
+untouched for ``idle_ttl`` seconds may be forgotten.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
+
+__all__ = [
+    "DEFAULT_IDEMPOTENCY_TTL",
+    "DEFAULT_IDLE_TTL",
+    "DEFAULT_LOBBY_LIMIT",
+    "DEFAULT_MAX_EVENTS",
+    "DEFAULT_MAX_WAIT",
+    "KEEP",
+    "Created",
+    "GameStore",
+    "IdempotencyRecord",
+    "Keep",
+    "Loaded",
+    "LobbyUpdate",
+    "SaveResult",
+    "SaveStatus",
+]
+
+#: Seconds after its last write that an idle game may be forgotten (7 days).
+DEFAULT_IDLE_TTL = 7 * 24 * 3600
+#: Seconds an idempotency record is kept (API.md: at least 24 h).
+DEFAULT_IDEMPOTENCY_TTL = 24 * 3600
+#: At least this many of a game's latest events are kept.
+DEFAULT_MAX_EVENTS = 1000
+#: Longest long-poll wait a store accepts, in seconds (longer waits are cut).
+DEFAULT_MAX_WAIT = 30.0
+#: Lobby page size when none is given.
+DEFAULT_LOBBY_LIMIT = 50
+
+
+class Keep(enum.Enum):
+    """Type of the `KEEP` marker."""
+
+    KEEP = "KEEP"
+
+
+#: ``lobby=KEEP``: leave the game's lobby listing as it is.
+KEEP = Keep.KEEP
+
+#: The ``lobby`` argument: a public summary to list the game under (replacing
+#: any earlier one), ``None`` to take it off the lobby, `KEEP` to leave it.
+LobbyUpdate: TypeAlias = Mapping[str, Any] | Keep | None
+
+SaveStatus: TypeAlias = Literal["saved", "stale", "not_found"]
+
+
+@dataclass(frozen=True)
+class Created:
+    """A new game: its id, version 1, and the seq of its last event (0: none)."""
+
+    game_id: str
+    version: int
+    last_event: int
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A game as stored: state blob, version, seq of its last event (0: none)."""
+
+    state: bytes = field(repr=False)
+    version: int
+    last_event: int
+
+
+@dataclass(frozen=True)
+class SaveResult:
+    """The answer of `GameStore.save`.
+
+    ``saved``: ``version`` and ``last_event`` are the new ones. ``stale``: nothing
+    changed; they are the game's current ones. ``not_found``: both are 0.
+    """
+
+    status: SaveStatus
+    version: int
+    last_event: int
+
+    @property
+    def saved(self) -> bool:
+        """True when the compare-and-set succeeded."""
+        return self.status == "saved"
+
+
+@dataclass(frozen=True)
+class IdempotencyRecord:
+    """The first answer to a request sent with an ``Idempotency-Key``.
+
+    ``fingerprint`` identifies the request (e.g. a hash of its body) so that a
+    reused key with another request can be told apart; ``status`` and ``body``
+    are the HTTP answer to replay.
+    """
+
+    seat: int
+    key: str
+    fingerprint: str
+    status: int
+    body: bytes = field(repr=False)
+
+
+@runtime_checkable
+class GameStore(Protocol):
+    """Persistence of games: one atomic compare-and-set per save.
+
+    Every method may raise `StoreUnavailable` (within about a second) when the
+    backing store cannot be reached; the same object works again once it is back.
+    """
+
+    def create(
+        self,
+        state: bytes,
+        events: Sequence[Mapping[str, Any]] = (),
+        lobby: LobbyUpdate = None,
+    ) -> Created:
+        """Store a new game under a fresh random id (128 bits, URL-safe), version 1."""
+        ...
+
+    def load(self, game_id: str) -> Loaded:
+        """The stored state and version; raises `GameNotFound`."""
+        ...
+
+    def save(
+        self,
+        game_id: str,
+        expected_version: int,
+        state: bytes,
+        events: Sequence[Mapping[str, Any]] = (),
+        idempotency: IdempotencyRecord | None = None,
+        lobby: LobbyUpdate = KEEP,
+    ) -> SaveResult:
+        """Compare-and-set: if the game is at ``expected_version``, store ``state``
+        as version + 1, append ``events``, store ``idempotency`` and refresh the
+        idle TTL, all at once; else change nothing and answer ``stale`` (or
+        ``not_found``). ``lobby`` is applied only when the save succeeded."""
+        ...
+
+    def events(
+        self, game_id: str, after: int = 0, wait: float = 0.0, limit: int | None = None
+    ) -> list[dict[str, Any]]:
+        """Events with ``seq > after``, oldest first (at most ``limit``). With
+        ``wait > 0`` and none yet, wait up to ``wait`` seconds for one; returns
+        ``[]`` on timeout. Raises `GameNotFound` for an unknown game."""
+        ...
+
+    def get_idempotency(self, game_id: str, seat: int, key: str) -> IdempotencyRecord | None:
+        """The record stored by `save` for this seat and key, or ``None``."""
+        ...
+
+    def lobby(
+        self, limit: int = DEFAULT_LOBBY_LIMIT, cursor: str | None = None
+    ) -> tuple[list[dict[str, Any]], str | None]:
+        """One page of listed games' summaries (each with ``"id"``), least recently
+        listed first, and the cursor of the next page (``None``: last page)."""
+        ...
+
+    def ping(self) -> None:
+        """Return if the store answers; else raise `StoreUnavailable`."""
+        ...
+
+    def close(self) -> None:
+        """Release connections (the object must not be used afterwards)."""
+        ...

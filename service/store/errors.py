@@ -1,0 +1,22 @@
+"""Errors raised by every game store."""
+
+from __future__ import annotations
+
+__all__ = ["GameNotFound", "StoreError", "StoreUnavailable"]
+
+
+class StoreError(Exception):
+    """Base class of the store's errors."""
+
+
+class GameNotFound(StoreError, LookupError):
+    """No game has this id (never created, or expired after being idle)."""
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(f"no game with id {game_id!r}")
+        self.game_id = game_id
+
+
+class StoreUnavailable(StoreError):
+    """The backing store cannot be reached or failed; the operation changed nothing
+    that the caller can rely on. Retry later (the API answers 503)."""

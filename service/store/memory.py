@@ -1,0 +1,247 @@
+"""`MemoryStore`: the in-process store (``memory://``), same contract as Redis.
+
+One lock guards everything, so a save is trivially atomic; long-polls wait on a
+condition that every write notifies. Data lives as long as the process.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from service.store.base import (
+    DEFAULT_IDEMPOTENCY_TTL,
+    DEFAULT_IDLE_TTL,
+    DEFAULT_LOBBY_LIMIT,
+    DEFAULT_MAX_EVENTS,
+    DEFAULT_MAX_WAIT,
+    KEEP,
+    Created,
+    IdempotencyRecord,
+    Loaded,
+    LobbyUpdate,
+    SaveResult,
+)
+from service.store.codec import (
+    decode_cursor,
+    decode_event,
+    encode_cursor,
+    event_tail,
+    new_game_id,
+    now_iso,
+    stamp_event,
+)
+from service.store.errors import GameNotFound
+
+__all__ = ["MemoryStore"]
+
+# Expired games are swept at most this often (seconds); reads check expiry anyway.
+_SWEEP_INTERVAL = 60.0
+
+
+@dataclass
+class _Game:
+    state: bytes
+    version: int
+    last_event: int
+    expires: float
+    events: deque[bytes]
+    idempotency: dict[tuple[int, str], tuple[IdempotencyRecord, float]] = field(
+        default_factory=dict
+    )
+
+
+@dataclass
+class _Listing:
+    score: int  # wall-clock ms of the last listing, as in Redis
+    summary: bytes
+
+
+class MemoryStore:
+    """A thread-safe in-process `GameStore` (dict + lock + condition)."""
+
+    def __init__(
+        self,
+        *,
+        idle_ttl: float = DEFAULT_IDLE_TTL,
+        idempotency_ttl: float = DEFAULT_IDEMPOTENCY_TTL,
+        max_events: int = DEFAULT_MAX_EVENTS,
+        max_wait: float = DEFAULT_MAX_WAIT,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.idle_ttl = float(idle_ttl)
+        self.idempotency_ttl = float(idempotency_ttl)
+        self.max_events = max_events
+        self.max_wait = max_wait
+        self._clock = clock
+        self._lock = threading.RLock()
+        self._changed = threading.Condition(self._lock)
+        self._games: dict[str, _Game] = {}
+        self._lobby: dict[str, _Listing] = {}
+        self._next_sweep = clock() + _SWEEP_INTERVAL
+
+    def __repr__(self) -> str:
+        return f"MemoryStore(games={len(self._games)})"
+
+    # -- helpers (caller holds the lock) -------------------------------------
+
+    def _live(self, game_id: str) -> _Game | None:
+        game = self._games.get(game_id)
+        if game is not None and game.expires <= self._clock():
+            self._drop(game_id)
+            return None
+        return game
+
+    def _drop(self, game_id: str) -> None:
+        self._games.pop(game_id, None)
+        self._lobby.pop(game_id, None)
+
+    def _sweep(self) -> None:
+        now = self._clock()
+        if now < self._next_sweep:
+            return
+        self._next_sweep = now + _SWEEP_INTERVAL
+        for game_id in [g for g, game in self._games.items() if game.expires <= now]:
+            self._drop(game_id)
+
+    def _write(
+        self,
+        game_id: str,
+        game: _Game,
+        state: bytes,
+        tails: list[bytes],
+        idempotency: IdempotencyRecord | None,
+        lobby: LobbyUpdate,
+    ) -> None:
+        version = game.version + 1
+        at = now_iso()
+        for tail in tails:
+            game.last_event += 1
+            game.events.append(stamp_event(game.last_event, version, at, tail))
+        game.state = state
+        game.version = version
+        now = self._clock()
+        game.expires = now + self.idle_ttl
+        if idempotency is not None:
+            slot = (idempotency.seat, idempotency.key)
+            game.idempotency[slot] = (idempotency, now + self.idempotency_ttl)
+        if lobby is None:
+            self._lobby.pop(game_id, None)
+        elif lobby is not KEEP:
+            self._lobby[game_id] = _Listing(int(time.time() * 1000), orjson.dumps(dict(lobby)))
+        self._changed.notify_all()
+
+    # -- GameStore -----------------------------------------------------------
+
+    def create(
+        self,
+        state: bytes,
+        events: Sequence[Mapping[str, Any]] = (),
+        lobby: LobbyUpdate = None,
+    ) -> Created:
+        """Store a new game under a fresh random id, version 1."""
+        tails = [event_tail(e) for e in events]
+        with self._lock:
+            self._sweep()
+            game_id = new_game_id()
+            while game_id in self._games:  # pragma: no cover - 128 random bits
+                game_id = new_game_id()
+            game = _Game(b"", 0, 0, 0.0, deque(maxlen=self.max_events))
+            self._games[game_id] = game
+            self._write(game_id, game, bytes(state), tails, None, lobby)
+            return Created(game_id, game.version, game.last_event)
+
+    def load(self, game_id: str) -> Loaded:
+        """The stored state and version; raises `GameNotFound`."""
+        with self._lock:
+            game = self._live(game_id)
+            if game is None:
+                raise GameNotFound(game_id)
+            return Loaded(game.state, game.version, game.last_event)
+
+    def save(
+        self,
+        game_id: str,
+        expected_version: int,
+        state: bytes,
+        events: Sequence[Mapping[str, Any]] = (),
+        idempotency: IdempotencyRecord | None = None,
+        lobby: LobbyUpdate = KEEP,
+    ) -> SaveResult:
+        """Compare-and-set on the version (see `GameStore.save`)."""
+        tails = [event_tail(e) for e in events]
+        with self._lock:
+            game = self._live(game_id)
+            if game is None:
+                return SaveResult("not_found", 0, 0)
+            if game.version != expected_version:
+                return SaveResult("stale", game.version, game.last_event)
+            self._write(game_id, game, bytes(state), tails, idempotency, lobby)
+            return SaveResult("saved", game.version, game.last_event)
+
+    def events(
+        self, game_id: str, after: int = 0, wait: float = 0.0, limit: int | None = None
+    ) -> list[dict[str, Any]]:
+        """Events after ``after``, waiting up to ``wait`` seconds for the first."""
+        deadline = time.monotonic() + min(max(wait, 0.0), self.max_wait)
+        with self._lock:
+            while True:
+                game = self._live(game_id)
+                if game is None:
+                    raise GameNotFound(game_id)
+                if game.last_event > after:
+                    break
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return []
+                self._changed.wait(remaining)
+            first_kept = game.last_event - len(game.events) + 1
+            start = max(after + 1, first_kept) - first_kept
+            stop = len(game.events) if limit is None else min(len(game.events), start + limit)
+            return [decode_event(game.events[i]) for i in range(start, stop)]
+
+    def get_idempotency(self, game_id: str, seat: int, key: str) -> IdempotencyRecord | None:
+        """The record stored by `save` for this seat and key, or ``None``."""
+        with self._lock:
+            game = self._live(game_id)
+            if game is None:
+                return None
+            found = game.idempotency.get((seat, key))
+            if found is None:
+                return None
+            if found[1] <= self._clock():
+                del game.idempotency[(seat, key)]
+                return None
+            return found[0]
+
+    def lobby(
+        self, limit: int = DEFAULT_LOBBY_LIMIT, cursor: str | None = None
+    ) -> tuple[list[dict[str, Any]], str | None]:
+        """One page of listed games, least recently listed first."""
+        after = decode_cursor(cursor)
+        with self._lock:
+            entries = sorted(
+                (listing.score, game_id, listing.summary)
+                for game_id, listing in list(self._lobby.items())
+                if self._live(game_id) is not None
+            )
+        if after is not None:
+            entries = [e for e in entries if (e[0], e[1]) > after]
+        page = entries[: max(limit, 0)]
+        items = [{**orjson.loads(summary), "id": game_id} for _, game_id, summary in page]
+        more = len(entries) > len(page) and page
+        return items, encode_cursor(page[-1][0], page[-1][1]) if more else None
+
+    def ping(self) -> None:
+        """The memory store always answers."""
+
+    def close(self) -> None:
+        """Nothing to release; wakes any waiting long-poll."""
+        with self._lock:
+            self._changed.notify_all()

@@ -1,0 +1,490 @@
+"""`RedisStore`: games in Redis or Redis Cluster, one compare-and-set per save.
+
+Key layout (``P`` is the prefix, ``rummy`` by default). Every key of a game
+carries the ``{game_id}`` hash tag, so a game lives in one cluster slot and one
+script can touch all of it:
+
+- ``P:{id}:g``  hash: ``state`` (blob), ``version``, ``last_event``, ``nonce``
+  (the id of the save that wrote this version, so a retried save that already
+  succeeded answers "saved", not "stale");
+- ``P:{id}:ev`` stream, entry ids ``<seq>-0``, field ``e`` = the event JSON,
+  capped with ``MAXLEN ~ max_events``;
+- ``P:{id}:idem:<seat>:<sha256(key)>`` hash: an idempotency record.
+
+Round trips: a load is one ``HMGET``; a save is one ``EVALSHA`` of
+`SAVE_SCRIPT` (after Redis has the script; redis-py loads it on ``NOSCRIPT``).
+
+The lobby is one index for all games: ``P:{lobby}:idx`` (sorted set, game id
+scored by the wall-clock ms of its last listing), ``P:{lobby}:sum`` (hash, game
+id -> ``<version>|<summary JSON>``) and ``P:{lobby}:gone`` (recent removals).
+In a cluster these live in another slot than the game, so a save that changes
+the listing (``lobby`` not `KEEP`: create, join, a waiting game starting or
+ending) sends `LOBBY_SCRIPT` as a second round trip after a successful CAS;
+ordinary moves pass `KEEP` and stay at one round trip. The listing carries the
+game version and older updates are ignored, so two racing saves cannot leave a
+stale listing behind. The same two-step path is used on a single server.
+
+Long-polls read with ``XREAD BLOCK`` on a second client whose socket timeout
+exceeds the longest wait. Every Redis error becomes `StoreUnavailable`.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeAlias, cast
+
+import orjson
+import redis
+import redis.cluster
+from redis.backoff import ExponentialWithJitterBackoff
+from redis.commands.core import Script
+from redis.retry import Retry
+from redis.typing import EncodableT
+
+from service.store.base import (
+    DEFAULT_IDEMPOTENCY_TTL,
+    DEFAULT_IDLE_TTL,
+    DEFAULT_LOBBY_LIMIT,
+    DEFAULT_MAX_EVENTS,
+    DEFAULT_MAX_WAIT,
+    KEEP,
+    Created,
+    IdempotencyRecord,
+    Loaded,
+    LobbyUpdate,
+    SaveResult,
+)
+from service.store.codec import (
+    decode_cursor,
+    decode_event,
+    encode_cursor,
+    event_tail,
+    is_game_id,
+    key_digest,
+    new_game_id,
+    now_iso,
+)
+from service.store.errors import GameNotFound, StoreUnavailable
+
+__all__ = ["LOBBY_READ_SCRIPT", "LOBBY_SCRIPT", "SAVE_SCRIPT", "RedisStore"]
+
+Client: TypeAlias = "redis.Redis | redis.cluster.RedisCluster"
+
+SAVE_SCRIPT = """
+-- Compare-and-set of one game: all or nothing.
+-- KEYS[1] game hash, KEYS[2] event stream, KEYS[3] idempotency record (optional)
+-- ARGV[1] expected version (0: create), ARGV[2] state, ARGV[3] event time (ISO-8601),
+-- ARGV[4] idle TTL ms, ARGV[5] stream MAXLEN, ARGV[6] nonce of this save,
+-- ARGV[7] idempotency TTL ms, ARGV[8..12] record seat, key, fingerprint, status, body,
+-- ARGV[13..] event JSON tails (the caller's fields, to follow seq/version/at)
+-- Returns {code, version, last_event}: code 1 saved, 0 stale, -1 not found.
+local cur = redis.call('HMGET', KEYS[1], 'version', 'last_event', 'nonce')
+local expected = tonumber(ARGV[1])
+local version, seq = 0, 0
+if cur[1] then
+  version, seq = tonumber(cur[1]), tonumber(cur[2])
+  if version ~= expected then
+    if version == expected + 1 and cur[3] == ARGV[6] then
+      return {1, version, seq}  -- a retry of a save that already succeeded
+    end
+    return {0, version, seq}
+  end
+elseif expected ~= 0 then
+  return {-1, 0, 0}
+end
+version = version + 1
+local stamp = ',"version":' .. version .. ',"at":"' .. ARGV[3] .. '"'
+for i = 13, #ARGV do
+  seq = seq + 1
+  redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], seq .. '-0', 'e',
+             '{"seq":' .. seq .. stamp .. ARGV[i])
+end
+redis.call('HSET', KEYS[1], 'state', ARGV[2], 'version', version,
+           'last_event', seq, 'nonce', ARGV[6])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
+if KEYS[3] then
+  redis.call('DEL', KEYS[3])
+  redis.call('HSET', KEYS[3], 'seat', ARGV[8], 'key', ARGV[9], 'fingerprint', ARGV[10],
+             'status', ARGV[11], 'body', ARGV[12])
+  redis.call('PEXPIRE', KEYS[3], ARGV[7])
+end
+return {1, version, seq}
+"""
+
+LOBBY_SCRIPT = """
+-- List or unlist one game in the lobby, ignoring updates older than the last one.
+-- KEYS[1] index (zset), KEYS[2] summaries (hash), KEYS[3] removals (zset)
+-- ARGV[1] game id, ARGV[2] game version, ARGV[3] summary JSON ('' = unlist),
+-- ARGV[4] now ms, ARGV[5] idle TTL ms, ARGV[6] how long removals are remembered, ms
+local now = tonumber(ARGV[4])
+-- forget listings of games idle past their TTL, and old removals (bounded work)
+for _, pair in ipairs({{KEYS[1], now - tonumber(ARGV[5])}, {KEYS[3], now - tonumber(ARGV[6])}}) do
+  local old = redis.call('ZRANGEBYSCORE', pair[1], '-inf', '(' .. pair[2], 'LIMIT', 0, 100)
+  for _, id in ipairs(old) do
+    redis.call('ZREM', pair[1], id)
+    redis.call('HDEL', KEYS[2], id)
+  end
+end
+local cur = redis.call('HGET', KEYS[2], ARGV[1])
+if cur and tonumber(string.match(cur, '^(%d+)|')) > tonumber(ARGV[2]) then
+  return 0
+end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2] .. '|' .. ARGV[3])
+if ARGV[3] == '' then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  redis.call('ZADD', KEYS[3], now, ARGV[1])
+else
+  redis.call('ZADD', KEYS[1], now, ARGV[1])
+  redis.call('ZREM', KEYS[3], ARGV[1])
+end
+return 1
+"""
+
+LOBBY_READ_SCRIPT = """
+-- One lobby page: entries after (score, id) in (score, id) order, live ones only.
+-- KEYS[1] index (zset), KEYS[2] summaries (hash)
+-- ARGV[1] limit, ARGV[2] cursor score ('' = from the top), ARGV[3] cursor id,
+-- ARGV[4] oldest live score
+-- Returns a flat list id, score, summary, ... with at most limit + 1 entries.
+local limit = tonumber(ARGV[1])
+local min = tonumber(ARGV[4])
+local cscore = tonumber(ARGV[2])
+if cscore and cscore > min then min = cscore end
+local out, offset = {}, 0
+while #out < 3 * (limit + 1) do
+  local batch = redis.call('ZRANGEBYSCORE', KEYS[1], min, '+inf', 'WITHSCORES',
+                           'LIMIT', offset, 100)
+  if #batch == 0 then break end
+  for i = 1, #batch, 2 do
+    local id, score = batch[i], tonumber(batch[i + 1])
+    if not cscore or score > cscore or id > ARGV[3] then
+      local summary = redis.call('HGET', KEYS[2], id)
+      if summary and #out < 3 * (limit + 1) then
+        table.insert(out, id)
+        table.insert(out, tostring(batch[i + 1]))
+        table.insert(out, summary)
+      end
+    end
+  end
+  offset = offset + 100
+end
+return out
+"""
+
+# How long an unlisting is remembered, to refuse a late, older listing (ms).
+_REMOVAL_MEMORY_MS = 3600 * 1000
+
+
+def _retry(retries: int) -> Retry:
+    # Short, jittered backoff: a dead server is reported within about a second.
+    return Retry(ExponentialWithJitterBackoff(cap=0.5, base=0.05), retries)
+
+
+class RedisStore:
+    """A `GameStore` on Redis (``redis://``, ``rediss://``) or Redis Cluster."""
+
+    def __init__(
+        self,
+        url: str = "redis://127.0.0.1:6379/0",
+        *,
+        cluster: bool = False,
+        prefix: str = "rummy",
+        idle_ttl: float = DEFAULT_IDLE_TTL,
+        idempotency_ttl: float = DEFAULT_IDEMPOTENCY_TTL,
+        max_events: int = DEFAULT_MAX_EVENTS,
+        max_wait: float = DEFAULT_MAX_WAIT,
+        socket_timeout: float = 1.5,
+        connect_timeout: float = 1.0,
+        retries: int = 2,
+        max_connections: int | None = None,
+    ) -> None:
+        self.url = url
+        self.cluster = cluster
+        self.prefix = prefix
+        self.idle_ttl_ms = int(idle_ttl * 1000)
+        self.idempotency_ttl_ms = int(idempotency_ttl * 1000)
+        self.max_events = max_events
+        self.max_wait = max_wait
+        common: dict[str, Any] = {
+            "socket_connect_timeout": connect_timeout,
+            "retry": _retry(retries),
+        }
+        if max_connections is not None:
+            common["max_connections"] = max_connections
+        self._options = {**common, "socket_timeout": socket_timeout}
+        # Blocking reads get a socket timeout longer than the longest block.
+        self._poll_options = {**common, "socket_timeout": max_wait + max(socket_timeout, 2.0)}
+        self._lock = threading.Lock()
+        self._client: Client | None = None
+        self._save: Script
+        self._lobby_update: Script
+        self._lobby_read: Script
+        self._poll_client: Client | None = None
+        self._lobby_keys = [f"{prefix}:{{lobby}}:{name}" for name in ("idx", "sum", "gone")]
+
+    def __repr__(self) -> str:
+        return f"RedisStore({self.url!r}, cluster={self.cluster}, prefix={self.prefix!r})"
+
+    # -- connections -----------------------------------------------------------
+
+    def _connect(self, options: Mapping[str, Any]) -> Client:
+        if self.cluster:
+            return redis.cluster.RedisCluster.from_url(self.url, **options)
+        return redis.Redis.from_url(self.url, **options)
+
+    @property
+    def client(self) -> Client:
+        """The request client (created on first use: a cluster client connects
+        when built, and the app must start even while Redis is down)."""
+        if self._client is None:
+            with self._lock:
+                if self._client is None:
+                    client = self._connect(self._options)
+                    self._save = client.register_script(SAVE_SCRIPT)
+                    self._lobby_update = client.register_script(LOBBY_SCRIPT)
+                    self._lobby_read = client.register_script(LOBBY_READ_SCRIPT)
+                    self._client = client
+        return self._client
+
+    @property
+    def poll_client(self) -> Client:
+        """The client for blocking stream reads (long-polls)."""
+        if self._poll_client is None:
+            with self._lock:
+                if self._poll_client is None:
+                    self._poll_client = self._connect(self._poll_options)
+        return self._poll_client
+
+    # -- keys ------------------------------------------------------------------
+
+    def _game_key(self, game_id: str) -> str:
+        return f"{self.prefix}:{{{game_id}}}:g"
+
+    def _events_key(self, game_id: str) -> str:
+        return f"{self.prefix}:{{{game_id}}}:ev"
+
+    def _idempotency_key(self, game_id: str, seat: int, key: str) -> str:
+        return f"{self.prefix}:{{{game_id}}}:idem:{seat}:{key_digest(key)}"
+
+    # -- writes ----------------------------------------------------------------
+
+    def _cas(
+        self,
+        game_id: str,
+        expected_version: int,
+        state: bytes,
+        events: Sequence[Mapping[str, Any]],
+        idempotency: IdempotencyRecord | None,
+    ) -> SaveResult:
+        tails = [event_tail(e) for e in events]
+        keys = [self._game_key(game_id), self._events_key(game_id)]
+        record: list[EncodableT] = ["", "", "", "", ""]
+        if idempotency is not None:
+            keys.append(self._idempotency_key(game_id, idempotency.seat, idempotency.key))
+            record = [
+                idempotency.seat,
+                idempotency.key,
+                idempotency.fingerprint,
+                idempotency.status,
+                bytes(idempotency.body),
+            ]
+        args: list[EncodableT] = [
+            expected_version,
+            bytes(state),
+            now_iso(),
+            self.idle_ttl_ms,
+            self.max_events,
+            secrets.token_hex(8),
+            self.idempotency_ttl_ms,
+            *record,
+            *tails,
+        ]
+        try:
+            self.client  # noqa: B018 - builds the client and its scripts
+            code, version, last_event = self._save(keys=keys, args=args)
+        except redis.exceptions.RedisError as exc:
+            raise StoreUnavailable(f"save failed: {exc}") from exc
+        if code == 1:
+            return SaveResult("saved", int(version), int(last_event))
+        if code == 0:
+            return SaveResult("stale", int(version), int(last_event))
+        return SaveResult("not_found", 0, 0)
+
+    def _set_listing(self, game_id: str, version: int, lobby: LobbyUpdate) -> None:
+        if lobby is KEEP:
+            return
+        summary = b"" if lobby is None else orjson.dumps(dict(lobby))
+        args: list[EncodableT] = [
+            game_id,
+            version,
+            summary,
+            int(time.time() * 1000),
+            self.idle_ttl_ms,
+            _REMOVAL_MEMORY_MS,
+        ]
+        try:
+            self._lobby_update(keys=self._lobby_keys, args=args)
+        except redis.exceptions.RedisError as exc:
+            # The game is saved; only its listing lags (the next listing update,
+            # or the idle TTL, repairs it).
+            raise StoreUnavailable(f"lobby update failed: {exc}") from exc
+
+    def create(
+        self,
+        state: bytes,
+        events: Sequence[Mapping[str, Any]] = (),
+        lobby: LobbyUpdate = None,
+    ) -> Created:
+        """Store a new game under a fresh random id, version 1."""
+        while True:
+            game_id = new_game_id()
+            result = self._cas(game_id, 0, state, events, None)
+            if result.saved:
+                break
+        if lobby is not None:
+            self._set_listing(game_id, result.version, lobby)
+        return Created(game_id, result.version, result.last_event)
+
+    def save(
+        self,
+        game_id: str,
+        expected_version: int,
+        state: bytes,
+        events: Sequence[Mapping[str, Any]] = (),
+        idempotency: IdempotencyRecord | None = None,
+        lobby: LobbyUpdate = KEEP,
+    ) -> SaveResult:
+        """Compare-and-set on the version (see `GameStore.save`)."""
+        if not is_game_id(game_id):
+            return SaveResult("not_found", 0, 0)
+        if expected_version < 1:
+            # No game is ever at version 0 (and 0 would mean "create" to the script).
+            return self._stale(game_id)
+        result = self._cas(game_id, expected_version, state, events, idempotency)
+        if result.saved:
+            self._set_listing(game_id, result.version, lobby)
+        return result
+
+    def _stale(self, game_id: str) -> SaveResult:
+        try:
+            loaded = self.load(game_id)
+        except GameNotFound:
+            return SaveResult("not_found", 0, 0)
+        return SaveResult("stale", loaded.version, loaded.last_event)
+
+    # -- reads -----------------------------------------------------------------
+
+    def load(self, game_id: str) -> Loaded:
+        """The stored state and version (one ``HMGET``); raises `GameNotFound`."""
+        if not is_game_id(game_id):
+            raise GameNotFound(game_id)
+        try:
+            state, version, last_event = cast(
+                list[bytes | None],
+                self.client.hmget(self._game_key(game_id), ["state", "version", "last_event"]),
+            )
+        except redis.exceptions.RedisError as exc:
+            raise StoreUnavailable(f"load failed: {exc}") from exc
+        if version is None or state is None:
+            raise GameNotFound(game_id)
+        return Loaded(state, int(version), int(last_event or 0))
+
+    def events(
+        self, game_id: str, after: int = 0, wait: float = 0.0, limit: int | None = None
+    ) -> list[dict[str, Any]]:
+        """Events after ``after`` (``XRANGE``), else ``XREAD BLOCK`` up to ``wait`` s."""
+        if not is_game_id(game_id):
+            raise GameNotFound(game_id)
+        after = max(int(after), 0)
+        stream = self._events_key(game_id)
+        try:
+            pipe = self.client.pipeline(transaction=False)
+            pipe.exists(self._game_key(game_id))
+            pipe.xrange(stream, min=f"({after}-0" if after else "-", max="+", count=limit)
+            exists, entries = pipe.execute()
+            if not exists:
+                raise GameNotFound(game_id)
+            wait = min(wait, self.max_wait)
+            if not entries and wait > 0:
+                found = self.poll_client.xread(
+                    {stream: f"{after}-0"}, count=limit, block=max(int(wait * 1000), 1)
+                )
+                entries = _stream_entries(found)
+        except redis.exceptions.RedisError as exc:
+            raise StoreUnavailable(f"events read failed: {exc}") from exc
+        return [decode_event(fields[b"e"]) for _, fields in entries]
+
+    def get_idempotency(self, game_id: str, seat: int, key: str) -> IdempotencyRecord | None:
+        """The record stored by `save` for this seat and key (one ``HGETALL``)."""
+        if not is_game_id(game_id):
+            return None
+        try:
+            found = cast(
+                dict[bytes, bytes],
+                self.client.hgetall(self._idempotency_key(game_id, seat, key)),
+            )
+        except redis.exceptions.RedisError as exc:
+            raise StoreUnavailable(f"idempotency read failed: {exc}") from exc
+        if not found:
+            return None
+        return IdempotencyRecord(
+            seat=int(found[b"seat"]),
+            key=found[b"key"].decode(),
+            fingerprint=found[b"fingerprint"].decode(),
+            status=int(found[b"status"]),
+            body=found[b"body"],
+        )
+
+    def lobby(
+        self, limit: int = DEFAULT_LOBBY_LIMIT, cursor: str | None = None
+    ) -> tuple[list[dict[str, Any]], str | None]:
+        """One page of listed games, least recently listed first."""
+        limit = max(int(limit), 0)
+        after = decode_cursor(cursor)
+        oldest = int(time.time() * 1000) - self.idle_ttl_ms
+        args: list[EncodableT] = [limit, "", "", oldest]
+        if after is not None:
+            args[1:3] = after
+        try:
+            self.client  # noqa: B018 - builds the client and its scripts
+            flat = self._lobby_read(keys=self._lobby_keys[:2], args=args)
+        except redis.exceptions.RedisError as exc:
+            raise StoreUnavailable(f"lobby read failed: {exc}") from exc
+        rows = [(flat[i].decode(), int(flat[i + 1]), flat[i + 2]) for i in range(0, len(flat), 3)]
+        page = rows[:limit]
+        items = []
+        for game_id, _, stored in page:
+            summary = stored.partition(b"|")[2]
+            items.append({**orjson.loads(summary), "id": game_id})
+        more = len(rows) > len(page) and page
+        return items, encode_cursor(page[-1][1], page[-1][0]) if more else None
+
+    # -- health ----------------------------------------------------------------
+
+    def ping(self) -> None:
+        """Return if Redis answers a ``PING``; else raise `StoreUnavailable`."""
+        try:
+            self.client.ping()
+        except redis.exceptions.RedisError as exc:
+            raise StoreUnavailable(f"ping failed: {exc}") from exc
+
+    def close(self) -> None:
+        """Close both clients' connections."""
+        with self._lock:
+            for client in (self._client, self._poll_client):
+                if client is not None:
+                    client.close()
+            self._client = self._poll_client = None
+
+
+def _stream_entries(found: Any) -> list[tuple[bytes, dict[bytes, bytes]]]:
+    # XREAD answers [[stream, entries]] (RESP2) or {stream: [entries]} (RESP3).
+    if not found:
+        return []
+    if isinstance(found, dict):
+        return cast(list[tuple[bytes, dict[bytes, bytes]]], next(iter(found.values()))[0])
+    return cast(list[tuple[bytes, dict[bytes, bytes]]], found[0][1])
