@@ -1,0 +1,223 @@
+"""Prometheus metrics of the service and the ``/metrics`` endpoint.
+
+The counters are process-wide. Under gunicorn with several workers the
+``PROMETHEUS_MULTIPROC_DIR`` variable (see :mod:`service.observability.multiproc`)
+makes each worker write its values to a file and ``/metrics`` sums them all,
+so a scrape answered by any worker reports the whole server.
+
+Moves are counted from the answer to each request whose handler noted a
+move type for the request log (``request_log.annotate(move_type=...)``);
+store latency, compare-and-set conflicts and created and finished games are
+measured by wrapping the store once at start-up
+(:mod:`service.observability.store_metrics`). Each record is a dictionary
+lookup and an increment: microseconds.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from typing import Any, Final, TypeVar
+
+import orjson
+from flask import Flask, Response, g, request
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    generate_latest,
+)
+
+from service.observability.multiproc import ENV_VAR
+
+#: The metrics of this module live here (not in prometheus_client's global
+#: registry) so importing the module twice in tests cannot clash.
+REGISTRY: Final = CollectorRegistry(auto_describe=True)
+
+_LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+_STORE_BUCKETS = (0.0002, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0)
+
+HTTP_REQUEST_DURATION: Final = Histogram(
+    "rummy_http_request_duration_seconds",
+    "Time to answer an HTTP request, by method, route template and status.",
+    ["method", "route", "status"],
+    buckets=_LATENCY_BUCKETS,
+    registry=REGISTRY,
+)
+MOVES: Final = Counter(
+    "rummy_moves",
+    "Move requests by move type and result (applied, replayed, refused, stale, "
+    "failed) and, for refused moves, the rule's code.",
+    ["type", "result", "code"],
+    registry=REGISTRY,
+)
+CAS_CONFLICTS: Final = Counter(
+    "rummy_store_cas_conflicts",
+    "Saves that lost a compare-and-set race (the game had moved on).",
+    registry=REGISTRY,
+)
+STORE_DURATION: Final = Histogram(
+    "rummy_store_operation_duration_seconds",
+    "Time of one store operation (a Redis round trip for the Redis store).",
+    ["operation"],
+    buckets=_STORE_BUCKETS,
+    registry=REGISTRY,
+)
+STORE_ERRORS: Final = Counter(
+    "rummy_store_errors",
+    "Store operations that failed (the store was unreachable).",
+    ["operation"],
+    registry=REGISTRY,
+)
+GAMES_CREATED: Final = Counter("rummy_games_created", "Games created.", registry=REGISTRY)
+GAMES_FINISHED: Final = Counter(
+    "rummy_games_finished", "Games that reached their end.", registry=REGISTRY
+)
+RATE_LIMITED: Final = Counter(
+    "rummy_rate_limited",
+    "Requests answered 429, by the limit that refused them (token or address).",
+    ["scope"],
+    registry=REGISTRY,
+)
+
+#: Label value for requests that matched no route (404s), so that random
+#: paths cannot create unbounded label values.
+UNMATCHED_ROUTE: Final = "<unmatched>"
+
+# The counters are created per label set on first use; caching the children
+# keeps the move path to one dict lookup and one increment.
+_move_children: dict[tuple[str, str, str], Any] = {}
+
+
+def record_move(move_type: str, result: str, code: str = "") -> None:
+    """Count one move request.
+
+    ``move_type`` is the move's ``type`` (``"actions"`` for a batch),
+    ``result`` one of ``"applied"``, ``"replayed"`` (an idempotent retry),
+    ``"refused"`` (a rule forbade it; give its ``code``), ``"stale"``
+    (``If-Match`` no longer matched) or ``"failed"`` (give the HTTP status).
+    """
+    key = (move_type, result, code)
+    child = _move_children.get(key)
+    if child is None:
+        child = _move_children[key] = MOVES.labels(move_type, result, code)
+    child.inc()
+
+
+def record_cas_conflict() -> None:
+    """Count one save that found the game at another version."""
+    CAS_CONFLICTS.inc()
+
+
+def record_game_created() -> None:
+    """Count one created game."""
+    GAMES_CREATED.inc()
+
+
+def record_game_finished() -> None:
+    """Count one game that has just ended."""
+    GAMES_FINISHED.inc()
+
+
+def record_rate_limited(scope: str) -> None:
+    """Count one request refused by the ``scope`` rate limit."""
+    RATE_LIMITED.labels(scope).inc()
+
+
+def observe_store(operation: str, seconds: float) -> None:
+    """Record the duration of one store operation."""
+    STORE_DURATION.labels(operation).observe(seconds)
+
+
+T = TypeVar("T")
+
+
+def timed(operation: str, call: Callable[[], T]) -> T:
+    """Run ``call()``, recording its duration (and a failure) under ``operation``."""
+    start = time.perf_counter()
+    try:
+        return call()
+    except Exception:
+        STORE_ERRORS.labels(operation).inc()
+        raise
+    finally:
+        STORE_DURATION.labels(operation).observe(time.perf_counter() - start)
+
+
+def render() -> tuple[bytes, str]:
+    """The Prometheus text exposition of every metric, and its content type.
+
+    In multi-process mode the values of every worker (alive or exited) are
+    read from ``PROMETHEUS_MULTIPROC_DIR`` and summed.
+    """
+    if os.environ.get(ENV_VAR):
+        from prometheus_client import multiprocess
+
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+        return generate_latest(registry), CONTENT_TYPE_LATEST
+    return generate_latest(REGISTRY), CONTENT_TYPE_LATEST
+
+
+def metrics_view() -> Response:
+    """``GET /metrics``: the Prometheus text format."""
+    body, content_type = render()
+    return Response(body, status=200, headers={"Content-Type": content_type})
+
+
+def _start_timer() -> None:
+    g.metrics_start = time.perf_counter()
+
+
+def _observe_request(response: Response) -> Response:
+    start = g.get("metrics_start")
+    if start is not None:
+        rule = request.url_rule
+        route = rule.rule if rule is not None else UNMATCHED_ROUTE
+        HTTP_REQUEST_DURATION.labels(request.method, route, str(response.status_code)).observe(
+            time.perf_counter() - start
+        )
+    # A move request is known by the move type its handler noted for the log.
+    fields = g.get("log_fields")
+    if fields is not None and "move_type" in fields:
+        record_move_answer(str(fields["move_type"]), response)
+    return response
+
+
+def record_move_answer(move_type: str, response: Response) -> None:
+    """Count a move request by its answer: 200 applied (or replayed, for an
+    ``Idempotency-Key`` retry), 409 refused with the problem's code, 412 stale,
+    anything else ``failed`` with the status as code."""
+    status = response.status_code
+    if status == 200:
+        replayed = response.headers.get("Idempotency-Replayed") == "true"
+        record_move(move_type, "replayed" if replayed else "applied")
+    elif status == 409:
+        record_move(move_type, "refused", _problem_code(response))
+    elif status == 412:
+        record_move(move_type, "stale")
+    else:
+        record_move(move_type, "failed", str(status))
+
+
+def _problem_code(response: Response) -> str:
+    try:
+        body = orjson.loads(response.get_data())
+    except orjson.JSONDecodeError:
+        return "unknown"
+    code = body.get("code") if isinstance(body, dict) else None
+    return code if isinstance(code, str) else "unknown"
+
+
+def init_app(app: Flask, *, endpoint: bool = True) -> None:
+    """Measure every request of ``app``; serve ``GET /metrics`` unless ``endpoint`` is false.
+
+    Pass ``endpoint=False`` when the API declares ``/metrics`` itself (to
+    document it) and calls :func:`metrics_view` from there.
+    """
+    app.before_request_funcs.setdefault(None, []).insert(0, _start_timer)
+    app.after_request(_observe_request)
+    if endpoint and "metrics" not in app.view_functions:
+        app.add_url_rule("/metrics", "metrics", metrics_view, methods=["GET"])

@@ -1,0 +1,112 @@
+"""One structured JSON log line per request, and the ``X-Request-ID`` header.
+
+Each line carries the request id (the client's ``X-Request-ID`` when it is a
+sane token, else a fresh one; echoed in the response), method, route template,
+path, status and duration, and — where the request has them — the game id,
+the seat and the move type. Views add fields with :func:`annotate`.
+
+Nothing from the request headers or body is logged apart from the request id:
+seat tokens travel only in ``Authorization`` and so never reach the log.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+import time
+import uuid
+from datetime import UTC, datetime
+from typing import Any, Final
+
+import orjson
+from flask import Flask, Response, g, request
+
+#: The logger of the request lines; its records are complete JSON documents.
+logger: Final = logging.getLogger("service.access")
+
+REQUEST_ID_HEADER: Final = "X-Request-ID"
+#: A client's request id is kept only if it is short and plain (no spaces,
+#: quotes or control characters), so it cannot forge or break a log line.
+_SAFE_ID: Final = re.compile(r"[A-Za-z0-9._:\-]{1,128}")
+
+#: Fields a view may add with :func:`annotate`.
+ANNOTATIONS: Final = frozenset({"game_id", "seat", "move_type", "result", "code"})
+
+
+def annotate(**fields: Any) -> None:
+    """Add fields (``seat=0``, ``move_type="discard"``…) to this request's log line."""
+    unknown = fields.keys() - ANNOTATIONS
+    if unknown:
+        raise ValueError(f"not a request log field: {sorted(unknown)}")
+    extra = g.get("log_fields")
+    if extra is None:
+        g.log_fields = dict(fields)
+    else:
+        extra.update(fields)
+
+
+def request_id() -> str:
+    """The id of the current request (after :func:`init_app`'s hook has run)."""
+    rid = g.get("request_id")
+    return rid if isinstance(rid, str) else ""
+
+
+def _begin() -> None:
+    g.log_start = time.perf_counter()
+    given = request.headers.get(REQUEST_ID_HEADER)
+    g.request_id = given if given and _SAFE_ID.fullmatch(given) else uuid.uuid4().hex
+
+
+def _finish(response: Response) -> Response:
+    rid = g.get("request_id") or uuid.uuid4().hex
+    response.headers[REQUEST_ID_HEADER] = rid
+    if not logger.isEnabledFor(logging.INFO):
+        return response
+    start = g.get("log_start")
+    rule = request.url_rule
+    line: dict[str, Any] = {
+        "ts": datetime.now(UTC).isoformat(timespec="milliseconds"),
+        "event": "request",
+        "request_id": rid,
+        "method": request.method,
+        "route": rule.rule if rule is not None else None,
+        "path": request.path,
+        "status": response.status_code,
+        "duration_ms": round((time.perf_counter() - start) * 1000, 3) if start else None,
+    }
+    game_id = (request.view_args or {}).get("game_id")
+    if game_id is not None:
+        line["game_id"] = game_id
+    extra = g.get("log_fields")
+    if extra:
+        line.update(extra)
+    logger.info(orjson.dumps(line).decode())
+    return response
+
+
+def configure_logging(level: str = "INFO") -> None:
+    """Send the request lines, bare, to stderr (once per process)."""
+    if not any(getattr(h, "_rummy_access", False) for h in logger.handlers):
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        handler._rummy_access = True  # type: ignore[attr-defined]
+        logger.addHandler(handler)
+    logger.setLevel(level.upper())
+    logger.propagate = False
+
+
+def init_app(app: Flask) -> None:
+    """Log every request of ``app`` and give each an ``X-Request-ID``.
+
+    Settings: ``ACCESS_LOG`` (default on) and ``LOG_LEVEL`` (default ``INFO``;
+    ``WARNING`` silences the request lines).
+    """
+    # First of all before-request hooks, so that requests refused by a later
+    # hook (rate limit, content type) still get an id and a duration.
+    app.before_request_funcs.setdefault(None, []).insert(0, _begin)
+    app.after_request(_finish)
+    if app.config.get("ACCESS_LOG", True):
+        configure_logging(str(app.config.get("LOG_LEVEL", "INFO")))
+    else:
+        logger.setLevel(logging.WARNING)

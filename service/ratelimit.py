@@ -1,0 +1,266 @@
+"""Rate limits per seat token and per client address (fixed windows).
+
+Every request except the probes and ``/metrics`` counts against its client
+address; a request with ``Authorization: Bearer <token>`` also counts against
+that token (by its hash: the token itself is never stored). Past a limit the
+answer is ``429`` (problem ``rate_limited``) with ``Retry-After``: the seconds
+until the window that refused it ends.
+
+Counts live in Redis when the limiter's storage is a Redis URL (shared by
+every process and host), else in this process's memory. One Redis round trip
+per request: ``SET key 0 PX 2*window NX`` + ``INCR key`` for each limit, sent
+together in one pipeline. If Redis cannot be reached the request is let
+through (the store then answers 503 on its own).
+
+Settings (see deploy/README.md): ``RATELIMIT_ENABLED``,
+``RATELIMIT_STORAGE_URL`` (default: ``STORE_URL``), ``RATELIMIT_PER_TOKEN``,
+``RATELIMIT_PER_ADDRESS`` (``"COUNT/SECONDS"``), ``RATELIMIT_PROXY_HOPS``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import math
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Protocol
+
+import redis
+import redis.cluster
+from flask import Flask, Response, request
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+
+from service.api.problems import problem_response
+from service.observability import metrics
+
+log = logging.getLogger(__name__)
+
+#: Paths never limited: probes and the metrics scrape must always answer.
+EXEMPT_PATHS: Final = frozenset({"/healthz", "/readyz", "/metrics"})
+DEFAULT_PER_TOKEN: Final = "1200/60"
+DEFAULT_PER_ADDRESS: Final = "6000/60"
+KEY_PREFIX: Final = "rl:"
+
+
+@dataclass(frozen=True)
+class Limit:
+    """At most ``count`` requests per window of ``seconds``."""
+
+    count: int
+    seconds: int
+
+    @classmethod
+    def parse(cls, text: str) -> Limit:
+        """Read ``"COUNT/SECONDS"`` (``"600/60"``); ``SECONDS`` may also be
+        ``second``, ``minute`` or ``hour``."""
+        named = {"second": 1, "s": 1, "minute": 60, "m": 60, "hour": 3600, "h": 3600}
+        count_text, sep, period_text = text.strip().partition("/")
+        period_text = period_text.strip().lower()
+        try:
+            count = int(count_text)
+            seconds = named[period_text] if period_text in named else int(period_text)
+        except (KeyError, ValueError):
+            raise ValueError(f"a rate limit is COUNT/SECONDS, not {text!r}") from None
+        if not sep or count < 1 or seconds < 1:
+            raise ValueError(f"a rate limit is COUNT/SECONDS with both positive, not {text!r}")
+        return cls(count, seconds)
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One count to make: the counter's name and the limit it is held to."""
+
+    scope: str
+    key: str
+    limit: Limit
+
+
+class Counters(Protocol):
+    """Where the window counts are kept."""
+
+    def incr(self, hits: Sequence[Hit], now: float) -> list[int]:
+        """Add one to each hit's counter for the current window; the new counts."""
+
+
+def _window(limit: Limit, now: float) -> int:
+    return int(now // limit.seconds)
+
+
+class MemoryCounters:
+    """Counts in this process only (the limit then applies per process)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        # key -> (window number, count, time the window ends)
+        self._counts: dict[str, tuple[int, int, float]] = {}
+        self._sweep_at = 0.0
+
+    def incr(self, hits: Sequence[Hit], now: float) -> list[int]:
+        """Add one to each counter of the current windows."""
+        out = []
+        with self._lock:
+            if now >= self._sweep_at:
+                # Forget ended windows, at most every 10 s, so memory stays bounded.
+                self._counts = {k: v for k, v in self._counts.items() if v[2] > now}
+                self._sweep_at = now + 10.0
+            for hit in hits:
+                window = _window(hit.limit, now)
+                seen = self._counts.get(hit.key)
+                count = seen[1] + 1 if seen is not None and seen[0] == window else 1
+                self._counts[hit.key] = (window, count, (window + 1) * hit.limit.seconds)
+                out.append(count)
+        return out
+
+
+class RedisCounters:
+    """Counts in Redis, shared by every process that uses the same server."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+
+    def incr(self, hits: Sequence[Hit], now: float) -> list[int]:
+        """One pipeline: create each window's key with an expiry, then INCR it."""
+        pipe = self._client.pipeline(transaction=False)
+        for hit in hits:
+            key = f"{KEY_PREFIX}{hit.key}:{_window(hit.limit, now)}"
+            # The key outlives its window, so it cannot expire between the SET
+            # and the INCR and come back without an expiry.
+            pipe.set(key, 0, px=2000 * hit.limit.seconds, nx=True)
+            pipe.incr(key)
+        replies = pipe.execute()
+        return [int(reply) for reply in replies[1::2]]
+
+
+def redis_client(url: str) -> Any:
+    """A client for the limiter: short timeouts, no retries (it fails open)."""
+    options: dict[str, Any] = {
+        "socket_connect_timeout": 0.5,
+        "socket_timeout": 0.5,
+        "retry": Retry(NoBackoff(), 0),
+    }
+    if url.startswith("redis+cluster://"):
+        return redis.cluster.RedisCluster.from_url(
+            "redis://" + url.removeprefix("redis+cluster://"), **options
+        )
+    return redis.Redis.from_url(url, **options)
+
+
+def open_counters(url: str) -> Counters:
+    """Counters for a storage URL: Redis for ``redis://``, ``rediss://``,
+    ``redis+cluster://``, else in memory."""
+    if url.startswith(("redis://", "rediss://", "redis+cluster://")):
+        return RedisCounters(redis_client(url))
+    return MemoryCounters()
+
+
+def _truthy(value: Any) -> bool:
+    if isinstance(value, str):
+        return value.strip().lower() not in {"", "0", "false", "no", "off"}
+    return bool(value)
+
+
+class RateLimiter:
+    """Counts requests per token and per address and refuses those past a limit."""
+
+    def __init__(
+        self,
+        counters: Counters,
+        per_token: Limit | None,
+        per_address: Limit | None,
+        *,
+        proxy_hops: int = 0,
+        exempt: Iterable[str] = EXEMPT_PATHS,
+    ) -> None:
+        self.counters = counters
+        self.per_token = per_token
+        self.per_address = per_address
+        self.proxy_hops = proxy_hops
+        self.exempt = frozenset(exempt)
+        self._failing_since = 0.0
+
+    def client_address(self) -> str:
+        """The client's address: the connection's peer, or with ``proxy_hops``
+        trusted proxies in front, the address the outermost of them saw."""
+        if self.proxy_hops > 0:
+            forwarded = request.headers.get("X-Forwarded-For", "")
+            chain = [part.strip() for part in forwarded.split(",") if part.strip()]
+            if len(chain) >= self.proxy_hops:
+                return chain[-self.proxy_hops]
+        return request.remote_addr or "unknown"
+
+    def hits(self) -> list[Hit]:
+        """The counters the current request adds to."""
+        hits = []
+        if self.per_address is not None:
+            hits.append(Hit("address", "a:" + self.client_address(), self.per_address))
+        if self.per_token is not None:
+            header = request.headers.get("Authorization", "")
+            scheme, _, token = header.partition(" ")
+            token = token.strip()
+            if token and scheme.lower() == "bearer":
+                digest = hashlib.sha256(token.encode("utf-8", "surrogateescape")).hexdigest()
+                hits.append(Hit("token", "t:" + digest[:32], self.per_token))
+        return hits
+
+    def check(self) -> Response | None:
+        """``before_request`` hook: ``None`` to go on, or the 429 answer."""
+        if request.path in self.exempt:
+            return None
+        hits = self.hits()
+        if not hits:
+            return None
+        now = time.time()
+        try:
+            counts = self.counters.incr(hits, now)
+        except redis.RedisError as error:
+            self._report_failure(error, now)
+            return None
+        for hit, count in zip(hits, counts, strict=True):
+            if count > hit.limit.count:
+                return self.refuse(hit, now)
+        return None
+
+    def refuse(self, hit: Hit, now: float) -> Response:
+        """The 429 problem for a request past ``hit``'s limit."""
+        metrics.record_rate_limited(hit.scope)
+        window_end = (_window(hit.limit, now) + 1) * hit.limit.seconds
+        retry_after = max(1, math.ceil(window_end - now))
+        return problem_response(
+            429,
+            "rate_limited",
+            f"Too many requests for this {hit.scope}: at most {hit.limit.count} "
+            f"per {hit.limit.seconds} s. Retry after {retry_after} s.",
+            headers={"Retry-After": str(retry_after)},
+        )
+
+    def _report_failure(self, error: Exception, now: float) -> None:
+        # Fail open, and say so at most every 30 s instead of once per request.
+        if now - self._failing_since > 30:
+            self._failing_since = now
+            log.warning("rate limiter storage unreachable, not limiting: %s", error)
+
+
+def init_app(app: Flask) -> RateLimiter | None:
+    """Install the limiter on ``app`` from its settings; ``None`` when disabled.
+
+    The limiter is kept in ``app.extensions["ratelimit"]``.
+    """
+    config = app.config
+    if not _truthy(config.get("RATELIMIT_ENABLED", True)):
+        return None
+    url = str(config.get("RATELIMIT_STORAGE_URL") or config.get("STORE_URL") or "memory://")
+    per_token = str(config.get("RATELIMIT_PER_TOKEN") or DEFAULT_PER_TOKEN)
+    per_address = str(config.get("RATELIMIT_PER_ADDRESS") or DEFAULT_PER_ADDRESS)
+    limiter = RateLimiter(
+        open_counters(url),
+        None if per_token.strip() in {"0", "off"} else Limit.parse(per_token),
+        None if per_address.strip() in {"0", "off"} else Limit.parse(per_address),
+        proxy_hops=int(config.get("RATELIMIT_PROXY_HOPS", 0) or 0),
+    )
+    app.extensions["ratelimit"] = limiter
+    app.before_request(limiter.check)
+    return limiter
