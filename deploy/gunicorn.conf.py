@@ -1,0 +1,38 @@
+"""gunicorn settings for production (Dockerfile, Procfile, e2e tests, `rummy-service`).
+
+Environment: PORT (default 8000), HOST (default 0.0.0.0), WEB_CONCURRENCY
+(worker processes, default 2), GUNICORN_THREADS (threads per worker, default 4).
+
+Worker class: `gthread`. A long-poll (`GET /events?wait=30`) holds its thread
+for up to 30 s; with `sync` it would hold a whole process and a few waiters
+starve every move. Several processes with a few threads each keep moves fast
+while long-polls wait. Measured on 2 cores, moves against the memory store
+(see bench/README for the command; the figures go here when it is run):
+    sync    -w 4             : see bench/
+    gthread -w 2 --threads 4 : see bench/
+"""
+
+import os
+
+bind = f"{os.environ.get('HOST', '0.0.0.0')}:{os.environ.get('PORT', '8000')}"
+workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
+worker_class = "gthread"
+threads = int(os.environ.get("GUNICORN_THREADS", "4"))
+
+# A long-poll lasts at most 30 s; the worker timeout must outlast it, and a
+# graceful shutdown must let the longest long-poll finish.
+timeout = 45
+graceful_timeout = 40
+keepalive = 5
+
+# Bound request sizes at the server as well (the app caps bodies at MAX_CONTENT_LENGTH).
+limit_request_line = 8190
+limit_request_fields = 100
+
+# Logs to stdout/stderr (the platform collects them).
+accesslog = "-"
+errorlog = "-"
+loglevel = os.environ.get("LOG_LEVEL", "info")
+
+# gunicorn 23+ can open a control socket; nothing here uses it.
+control_socket_disable = True

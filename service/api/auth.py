@@ -1,0 +1,76 @@
+"""Seat tokens: random, shown once, stored only as a hash, compared in constant time."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from collections.abc import Sequence
+from typing import Any
+
+from flask import request
+
+from service.api.problems import Problem
+
+
+def new_token() -> tuple[str, str]:
+    """A fresh seat token and the hash the game keeps of it."""
+    token = secrets.token_urlsafe(32)
+    return token, hash_token(token)
+
+
+def hash_token(token: str) -> str:
+    """The sha256 hex digest kept in the engine's `Seat.token_hash`."""
+    return hashlib.sha256(token.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def bearer_token() -> str | None:
+    """The token of `Authorization: Bearer <token>`, `None` without the header.
+
+    Any other form of the header is a 401: a client that sent credentials
+    must not silently get the public view.
+    """
+    header = request.headers.get("Authorization")
+    if header is None:
+        return None
+    scheme, _, token = header.strip().partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token or len(token) > 512:
+        raise invalid_token()
+    return token
+
+
+def invalid_token() -> Problem:
+    """The 401 answer for a missing, malformed or wrong token."""
+    return Problem(
+        401,
+        "invalid_token",
+        "The bearer token is not a seat token of this game.",
+        headers={"WWW-Authenticate": 'Bearer realm="rummy"'},
+    )
+
+
+def missing_token() -> Problem:
+    """The 401 answer when a seat token is required but none was sent."""
+    return Problem(
+        401,
+        "missing_token",
+        "This request needs a seat token: Authorization: Bearer <token>.",
+        headers={"WWW-Authenticate": 'Bearer realm="rummy"'},
+    )
+
+
+def seat_of(seats: Sequence[Any], token: str) -> int:
+    """The seat whose stored hash matches `token`, else a 401 `Problem`.
+
+    Every seat is compared (no early exit), each in constant time.
+    """
+    digest = hash_token(token)
+    found = -1
+    for index, seat in enumerate(seats):
+        stored = getattr(seat, "token_hash", None) or ""
+        if hmac.compare_digest(stored.encode(), digest.encode()) and found < 0:
+            found = index
+    if found < 0:
+        raise invalid_token()
+    return found

@@ -1,0 +1,58 @@
+"""Map the engine's and the store's exceptions to problem answers."""
+
+from __future__ import annotations
+
+from flask import Flask, Response
+
+from service.api.problems import problem_response
+from service.rules.cards import CardCodeError
+from service.rules.moves import IllegalMove, MoveFormatError
+from service.rules.options import OptionsError
+from service.store import GameNotFound, StoreUnavailable
+
+
+def _illegal_move(error: IllegalMove) -> Response:
+    return problem_response(409, error.code, error.detail)
+
+
+def _move_format(error: MoveFormatError) -> Response:
+    field = error.field or "_schema"
+    return problem_response(422, "validation_error", error.detail, errors={field: [error.detail]})
+
+
+def _options(error: OptionsError) -> Response:
+    return problem_response(
+        422, "validation_error", "The preset or options are not valid.", errors=error.errors
+    )
+
+
+def _card_code(error: CardCodeError) -> Response:
+    return problem_response(422, "validation_error", str(error), errors={"cards": [str(error)]})
+
+
+def _game_not_found(error: GameNotFound) -> Response:
+    return problem_response(404, "game_not_found", "There is no such game.")
+
+
+def _store_unavailable(error: StoreUnavailable) -> Response:
+    return problem_response(
+        503,
+        "store_unavailable",
+        "The game store does not answer; retry shortly.",
+        headers={"Retry-After": "1"},
+    )
+
+
+def _too_deep(error: RecursionError) -> Response:
+    return problem_response(400, "invalid_json", "The request body is nested too deeply.")
+
+
+def register(app: Flask) -> None:
+    """Install the handlers on the app."""
+    app.register_error_handler(IllegalMove, _illegal_move)
+    app.register_error_handler(MoveFormatError, _move_format)
+    app.register_error_handler(OptionsError, _options)
+    app.register_error_handler(CardCodeError, _card_code)
+    app.register_error_handler(GameNotFound, _game_not_found)
+    app.register_error_handler(StoreUnavailable, _store_unavailable)
+    app.register_error_handler(RecursionError, _too_deep)

@@ -1,0 +1,64 @@
+"""`/games/{id}/events`: the game's events as the caller may see them, with long-poll."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response, current_app
+from flask.views import MethodView
+
+from service.api import auth
+from service.api.gamestore import get_store, load_game
+from service.api.jsonio import json_response
+from service.api.paths import GAME_ID_PARAMETER, check_game_id
+from service.api.problems import Problem
+from service.api.schemas import EventsQuerySchema, EventsSchema
+from service.api.smorest import Blueprint
+from service.rules import views
+
+blp = Blueprint("events", __name__, url_prefix="/games", description="Events")
+
+_BEARER = {
+    "in": "header",
+    "name": "Authorization",
+    "required": False,
+    "description": "`Bearer <seat token>`: that seat's cards are shown; else the public events",
+    "schema": {"type": "string"},
+}
+
+
+@blp.route("/<string:game_id>/events", parameters=[GAME_ID_PARAMETER])
+class Events(MethodView):
+    """The event log of a game."""
+
+    @blp.arguments(EventsQuerySchema, location="query")
+    @blp.response(200, EventsSchema)
+    @blp.alt_response(401, description="The token is not a seat token of this game")
+    @blp.alt_response(404, description="No such game (`game_not_found`)")
+    @blp.alt_response(422, description="`after` or `wait` out of range (wait: 0 to 30 s)")
+    @blp.doc(operationId="getEvents", parameters=[_BEARER])
+    def get(self, query: dict[str, Any], game_id: str) -> Response:
+        """List events after `after`, long-polling up to `wait` seconds
+
+        A stock draw shows its card only to the drawer.
+        """
+        check_game_id(game_id)
+        wait = float(query["wait"])
+        longest = float(current_app.config["LONGPOLL_MAX"])
+        if wait > longest:
+            raise Problem(
+                422,
+                "validation_error",
+                f"wait may be at most {longest:g} seconds.",
+                errors={"wait": [f"at most {longest:g}"]},
+            )
+        token = auth.bearer_token()
+        game = load_game(game_id)
+        seat = auth.seat_of(game.state.seats, token) if token is not None else None
+        after = int(query["after"])
+        if game.last_event > after:
+            wait = 0.0  # already something to answer: no need to wait
+        events = get_store().events(game_id, after, wait=wait)
+        shown = [views.redact_event(event, seat) for event in events]
+        last = shown[-1]["seq"] if shown else min(after, game.last_event)
+        return json_response({"events": shown, "last": last}, 200, {"Vary": "Authorization"})

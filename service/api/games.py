@@ -1,0 +1,240 @@
+"""`/games`: create a game, list the lobby, view a game, take a seat."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response
+from flask.views import MethodView
+
+from service.api import auth
+from service.api.gamestore import (
+    busy,
+    encode,
+    game_view,
+    get_store,
+    load_game,
+    lobby_summary,
+    now_iso,
+    play_bots,
+)
+from service.api.jsonio import json_response
+from service.api.paths import GAME_ID_PARAMETER, check_game_id, game_not_found
+from service.api.preconditions import etag, not_modified
+from service.api.problems import Problem
+from service.api.schemas import (
+    CreatedSchema,
+    CreateGameSchema,
+    GameViewSchema,
+    JoinedSchema,
+    JoinSchema,
+    LobbyPageSchema,
+    LobbyQuerySchema,
+)
+from service.api.smorest import Blueprint
+from service.rules import engine
+from service.rules.options import resolve_options
+from service.store import KEEP
+
+blp = Blueprint("games", __name__, url_prefix="/games", description="Games and seats")
+
+_LOCATION_ID = "$response.header.Location#regex:/games/(.+)"
+_CREATE_LINKS = {
+    name: {"operationId": operation, "parameters": {"game_id": _LOCATION_ID}}
+    for name, operation in (
+        ("GetGame", "getGame"),
+        ("JoinGame", "joinGame"),
+        ("MakeMove", "makeMove"),
+        ("GetLegalMoves", "getLegalMoves"),
+        ("GetEvents", "getEvents"),
+    )
+}
+_ETAG_HEADER = {
+    "ETag": {"description": 'the game version, quoted: `"17"`', "schema": {"type": "string"}}
+}
+_AUTH_PARAMETER = {
+    "in": "header",
+    "name": "Authorization",
+    "required": False,
+    "description": "`Bearer <seat token>`: the seat's view; without it, the public view",
+    "schema": {"type": "string"},
+}
+_IF_NONE_MATCH = {
+    "in": "header",
+    "name": "If-None-Match",
+    "required": False,
+    "description": "an ETag from an earlier answer: 304 while the game has not changed",
+    "schema": {"type": "string"},
+}
+
+
+@blp.route("")
+class Games(MethodView):
+    """The collection of games."""
+
+    @blp.arguments(CreateGameSchema)
+    @blp.response(
+        201,
+        CreatedSchema,
+        headers={
+            "Location": {"description": "/games/{id}", "schema": {"type": "string"}},
+            **_ETAG_HEADER,
+        },
+    )
+    @blp.alt_response(422, description="Invalid body, options, preset or deck")
+    @blp.doc(operationId="createGame", responses={201: {"links": _CREATE_LINKS}})
+    def post(self, body: dict[str, Any]) -> Response:
+        """Create a game
+
+        Seats with a `name` are taken at once (their tokens are in the answer,
+        shown only this once); `{"name": null}` is open for join; `{"bot": …}`
+        is played by the server.
+        """
+        seats = body["seats"]
+        options = resolve_options(body["preset"], body.get("options") or {}, len(seats))
+        specs: list[engine.SeatSpec] = []
+        tokens: dict[int, str] = {}
+        for index, seat in enumerate(seats):
+            if "bot" in seat:
+                name = seat.get("name") or f"{seat['bot']} bot {index}"
+                specs.append(engine.SeatSpec(name, "bot", seat["bot"], None))
+            elif seat.get("name") is None:
+                specs.append(engine.SeatSpec(None, "human", None, None))
+            else:
+                token, token_hash = auth.new_token()
+                tokens[index] = token
+                specs.append(engine.SeatSpec(seat["name"], "human", None, token_hash))
+        state, events = engine.new_game(
+            options,
+            body["preset"],
+            specs,
+            seed=body.get("seed"),
+            deck=body.get("deck"),
+            first_dealer=body.get("first_dealer"),
+        )
+        state, bot_events = play_bots(state)
+        created_at = now_iso()
+        store = get_store()
+        created = store.create(
+            encode(state), events + bot_events, _lobby_for_create(state, created_at)
+        )
+        game_id = created.game_id
+        answer_seats = []
+        for index, seat in enumerate(state.seats):
+            entry: dict[str, Any] = {"seat": index, "name": seat.name, "kind": seat.kind}
+            if index in tokens:
+                entry["token"] = tokens[index]
+            answer_seats.append(entry)
+        answer = {
+            "id": game_id,
+            "version": created.version,
+            "status": state.status,
+            "seats": answer_seats,
+        }
+        return json_response(
+            answer,
+            201,
+            {"Location": f"/games/{game_id}", "ETag": etag(created.version)},
+        )
+
+    @blp.arguments(LobbyQuerySchema, location="query")
+    @blp.response(200, LobbyPageSchema)
+    @blp.doc(operationId="listGames")
+    def get(self, query: dict[str, Any]) -> Response:
+        """List games waiting for players
+
+        Public summaries only, newest first; pass `next_cursor` back as
+        `cursor` for the next page.
+        """
+        games, next_cursor = get_store().lobby(query["limit"], query.get("cursor"))
+        return json_response({"games": games, "next_cursor": next_cursor})
+
+
+def _lobby_for_create(state: Any, created_at: str) -> Any:
+    """The lobby summary a new game is created with (the store fills in the id)."""
+    return lobby_summary("", state, created_at)
+
+
+@blp.route("/<string:game_id>", parameters=[GAME_ID_PARAMETER])
+class Game(MethodView):
+    """One game."""
+
+    @blp.response(200, GameViewSchema, headers=_ETAG_HEADER)
+    @blp.alt_response(304, description="Not modified since the ETag in If-None-Match")
+    @blp.alt_response(401, description="The token is not a seat token of this game")
+    @blp.alt_response(404, description="No such game (`game_not_found`)")
+    @blp.doc(operationId="getGame", parameters=[_AUTH_PARAMETER, _IF_NONE_MATCH])
+    def get(self, game_id: str) -> Response:
+        """View a game
+
+        With a seat token: that seat's view (its hand included); without: the
+        public view. Never another player's cards.
+        """
+        check_game_id(game_id)
+        token = auth.bearer_token()
+        game = load_game(game_id)
+        seat = auth.seat_of(game.state.seats, token) if token is not None else None
+        headers = {"ETag": etag(game.version), "Vary": "Authorization"}
+        if not_modified(game.version):
+            response = Response(status=304)
+            response.headers.update(headers)
+            return response
+        view = game_view(game_id, game.state, game.version, game.last_event, seat)
+        return json_response(view, 200, headers)
+
+
+@blp.route("/<string:game_id>/join", parameters=[GAME_ID_PARAMETER])
+class Join(MethodView):
+    """Seats of a game."""
+
+    @blp.arguments(JoinSchema)
+    @blp.response(201, JoinedSchema, headers=_ETAG_HEADER)
+    @blp.alt_response(404, description="No such game (`game_not_found`)")
+    @blp.alt_response(409, description="No open seat, or that seat is taken")
+    @blp.alt_response(422, description="Invalid body")
+    @blp.doc(operationId="joinGame")
+    def post(self, body: dict[str, Any], game_id: str) -> Response:
+        """Take an open seat
+
+        The answer carries the seat's token, shown only this once.
+        """
+        check_game_id(game_id)
+        token, token_hash = auth.new_token()
+        store = get_store()
+        for _attempt in range(_retries()):
+            game = load_game(game_id)
+            state, events = engine.take_seat(game.state, body.get("seat"), body["name"], token_hash)
+            seat = auth.seat_of(state.seats, token)
+            state, bot_events = play_bots(state)
+            events = events + bot_events
+            lobby = KEEP
+            if game.state.status == "waiting":
+                lobby = lobby_summary(game_id, state, _created_of(game_id))
+            result = store.save(game_id, game.version, encode(state), events, lobby=lobby)
+            if result.status == "not_found":
+                raise game_not_found(game_id)
+            if result.status == "saved":
+                view = game_view(game_id, state, result.version, result.last_event, seat)
+                return json_response(
+                    {"seat": seat, "token": token, "game": view},
+                    201,
+                    {"ETag": etag(result.version)},
+                )
+        raise busy()
+
+
+def _retries() -> int:
+    from flask import current_app
+
+    return int(current_app.config["SAVE_RETRIES"])
+
+
+def _created_of(game_id: str) -> str:
+    """When a waiting game was created: the time of its first event."""
+    first = get_store().events(game_id, 0, limit=1)
+    if first:
+        return str(first[0].get("at", ""))
+    return now_iso()
+
+
+__all__ = ["Problem", "blp"]

@@ -1,0 +1,104 @@
+"""The game store of the running app, and the steps every game request shares.
+
+One `load` per read, one `load` + one `save` per write: a write that loses
+the compare-and-set race is reloaded and applied again (at most
+`SAVE_RETRIES` times, then 503 `busy`), unless the client sent `If-Match`,
+in which case the answer is 412 and nothing changes.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from flask import Flask, current_app
+
+from service.api.problems import Problem
+from service.rules import engine, views
+from service.rules.state import GameState, decode_state, encode_state
+from service.store import GameStore, open_store
+
+STORE_EXTENSION = "rummy.store"
+
+
+def init_store(app: Flask) -> None:
+    """Open the store named by `STORE_URL` and attach it to the app."""
+    app.extensions[STORE_EXTENSION] = open_store(
+        app.config["STORE_URL"],
+        prefix=app.config["STORE_PREFIX"],
+        idle_ttl=app.config["IDLE_TTL"],
+        max_wait=app.config["LONGPOLL_MAX"],
+    )
+
+
+def get_store() -> GameStore:
+    """The store of the current app."""
+    store: GameStore = current_app.extensions[STORE_EXTENSION]
+    return store
+
+
+@dataclass(frozen=True)
+class LoadedGame:
+    """A game as loaded: its decoded state, version and last event sequence."""
+
+    game_id: str
+    state: GameState
+    version: int
+    last_event: int
+
+
+def load_game(game_id: str) -> LoadedGame:
+    """Load and decode a game (`GameNotFound` → 404 by the error mapping)."""
+    loaded = get_store().load(game_id)
+    return LoadedGame(game_id, decode_state(loaded.state), loaded.version, loaded.last_event)
+
+
+def encode(state: GameState) -> bytes:
+    """The stored form of a state."""
+    return encode_state(state)
+
+
+def busy() -> Problem:
+    """The 503 answer after too many lost races."""
+    return Problem(
+        503,
+        "busy",
+        "The game changed too often while this move was applied; retry shortly.",
+        headers={"Retry-After": "1"},
+    )
+
+
+def play_bots(state: GameState) -> tuple[GameState, list[dict[str, Any]]]:
+    """Let the server play bot seats until a human is to move or the game ends."""
+    if state.status != "active":
+        return state, []
+    return engine.play_bots(state, random.Random())
+
+
+def game_view(
+    game_id: str, state: GameState, version: int, last_event: int, seat: int | None
+) -> dict[str, Any]:
+    """The API.md view of a game: a seat's view, or the public view for `None`."""
+    body = views.seat_view(state, seat) if seat is not None else views.public_view(state)
+    view: dict[str, Any] = {"id": game_id, "version": version}
+    view.update(body)
+    view["last_event"] = last_event
+    return view
+
+
+def now_iso() -> str:
+    """The current UTC time, ISO 8601 with seconds."""
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def lobby_summary(game_id: str, state: GameState, created: str) -> dict[str, Any] | None:
+    """The public lobby summary of a waiting game; `None` once it no longer waits."""
+    if state.status != "waiting":
+        return None
+    seats = []
+    for index, seat in enumerate(state.seats):
+        is_open = seat.kind == "human" and seat.name is None
+        seats.append({"seat": index, "name": seat.name, "kind": seat.kind, "open": is_open})
+    return {"id": game_id, "preset": state.preset, "seats": seats, "created": created}

@@ -1,0 +1,54 @@
+"""`Idempotency-Key`: a retried move replays its first answer.
+
+A record (game, seat, key) → (fingerprint of the request, status, body) is
+written by the same compare-and-set that saves the move, so a move and its
+record are never apart. Refused moves (409) are not recorded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import orjson
+from flask import request
+
+from service.api.problems import Problem
+
+MAX_KEY_LENGTH = 255
+
+
+def idempotency_key() -> str | None:
+    """The request's `Idempotency-Key`, checked: 1 to 255 printable ASCII characters."""
+    key = request.headers.get("Idempotency-Key")
+    if key is None:
+        return None
+    if not 1 <= len(key) <= MAX_KEY_LENGTH or not all(" " <= ch <= "~" for ch in key):
+        raise Problem(
+            422,
+            "validation_error",
+            "Idempotency-Key must be 1 to 255 printable ASCII characters.",
+            errors={"Idempotency-Key": ["1 to 255 printable ASCII characters"]},
+        )
+    return key
+
+
+def fingerprint(body: Any) -> str:
+    """sha256 of method, path and the canonical JSON of the body."""
+    canonical = orjson.dumps(body, option=orjson.OPT_SORT_KEYS)
+    digest = hashlib.sha256()
+    digest.update(request.method.encode())
+    digest.update(b" ")
+    digest.update(request.path.encode())
+    digest.update(b"\n")
+    digest.update(canonical)
+    return digest.hexdigest()
+
+
+def key_reused() -> Problem:
+    """The 422 answer for a key already used with another body."""
+    return Problem(
+        422,
+        "idempotency_key_reused",
+        "This Idempotency-Key was already used with another request body.",
+    )

@@ -1,0 +1,94 @@
+"""JSON in and out with orjson: the Flask JSON provider and request bodies."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from flask import Flask, Response, g, request
+from flask.json.provider import JSONProvider
+
+from service.api.problems import Problem
+
+JSON_MIMETYPE = "application/json"
+
+
+class OrjsonProvider(JSONProvider):
+    """Flask's `app.json` backed by orjson (fast, strict UTF-8)."""
+
+    def dumps(self, obj: Any, **kwargs: Any) -> str:
+        """Serialise to a `str`; `indent` gives a two-space indented document."""
+        option = orjson.OPT_NON_STR_KEYS
+        if kwargs.get("indent"):
+            option |= orjson.OPT_INDENT_2
+        if kwargs.get("sort_keys"):
+            option |= orjson.OPT_SORT_KEYS
+        return orjson.dumps(obj, option=option).decode()
+
+    def loads(self, s: str | bytes, **kwargs: Any) -> Any:
+        """Parse JSON text."""
+        return orjson.loads(s)
+
+    def response(self, *args: Any, **kwargs: Any) -> Response:
+        """A JSON response of the given object (as `flask.jsonify`)."""
+        obj = self._prepare_response_obj(args, kwargs)
+        return self._app.response_class(
+            orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS), mimetype=JSON_MIMETYPE
+        )
+
+
+def json_response(obj: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    """A JSON response built directly from plain data (the hot path: no schema dump)."""
+    response = Response(orjson.dumps(obj), status=status, mimetype=JSON_MIMETYPE)
+    if headers:
+        for name, value in headers.items():
+            response.headers[name] = value
+    return response
+
+
+def raw_json_response(
+    body: bytes, status: int = 200, headers: dict[str, str] | None = None
+) -> Response:
+    """A JSON response from already serialised bytes (idempotent replays)."""
+    response = Response(body, status=status, mimetype=JSON_MIMETYPE)
+    if headers:
+        for name, value in headers.items():
+            response.headers[name] = value
+    return response
+
+
+_NO_BODY = object()
+
+
+def request_body() -> Any:
+    """The request's JSON body, parsed once per request with orjson.
+
+    Answers 415 for a body that is not JSON, 413 for one over
+    `MAX_CONTENT_LENGTH` (raised by Werkzeug while reading) and 400 for
+    malformed JSON (too deep nesting included). An empty body is `None`.
+    """
+    cached = g.get("json_body", _NO_BODY)
+    if cached is not _NO_BODY:
+        return cached
+    data = request.get_data(cache=True)
+    if not data:
+        g.json_body = None
+        return None
+    if not request.is_json:
+        raise Problem(
+            415,
+            "unsupported_media_type",
+            "The request body must be JSON (Content-Type: application/json).",
+        )
+    try:
+        body = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise Problem(400, "invalid_json", f"The request body is not valid JSON: {exc}") from None
+    g.json_body = body
+    return body
+
+
+def install(app: Flask) -> None:
+    """Make orjson the app's JSON provider."""
+    app.json_provider_class = OrjsonProvider
+    app.json = OrjsonProvider(app)

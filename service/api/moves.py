@@ -1,0 +1,200 @@
+"""`/games/{id}/legal-moves` and `/games/{id}/moves`: the hot path.
+
+A move is one `load`, the engine's pure `apply` (and the bot turns that
+follow, via `engine.play_bots`), then one compare-and-set `save` that also
+writes the events and the idempotency record. The answer is the engine's
+view dict serialised directly, with the version as `ETag`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import orjson
+from flask import Response, current_app
+from flask.views import MethodView
+
+from service.api import auth
+from service.api.gamestore import busy, encode, game_view, get_store, load_game, play_bots
+from service.api.idempotency import fingerprint, idempotency_key, key_reused
+from service.api.jsonio import json_response, raw_json_response, request_body
+from service.api.paths import GAME_ID_PARAMETER, check_game_id, game_not_found
+from service.api.preconditions import check_if_match, etag, not_modified, parse_if_match
+from service.api.problems import Problem
+from service.api.schemas import (
+    GameViewSchema,
+    LegalMovesSchema,
+    MoveHeadersSchema,
+    MoveRequestSchema,
+)
+from service.api.smorest import Blueprint
+from service.rules import engine
+from service.rules.moves import Move, parse_move
+from service.store import KEEP, IdempotencyRecord
+
+blp = Blueprint("moves", __name__, url_prefix="/games", description="Moves")
+
+_ETAG_HEADER = {
+    "ETag": {"description": 'the game version, quoted: `"17"`', "schema": {"type": "string"}}
+}
+_BEARER = {
+    "in": "header",
+    "name": "Authorization",
+    "required": False,
+    "description": "`Bearer <seat token>` (required to move)",
+    "schema": {"type": "string"},
+}
+_MOVE_LINKS = {
+    "NextMove": {
+        "operationId": "makeMove",
+        "parameters": {
+            "game_id": "$request.path.game_id",
+            "header.If-Match": "$response.header.ETag",
+        },
+    },
+    "LegalMovesAfter": {
+        "operationId": "getLegalMoves",
+        "parameters": {"game_id": "$request.path.game_id"},
+    },
+    "GameAfter": {"operationId": "getGame", "parameters": {"game_id": "$request.path.game_id"}},
+}
+
+
+@blp.route("/<string:game_id>/legal-moves", parameters=[GAME_ID_PARAMETER])
+class LegalMoves(MethodView):
+    """The moves a seat may make now."""
+
+    @blp.response(200, LegalMovesSchema, headers=_ETAG_HEADER)
+    @blp.alt_response(304, description="Not modified since the ETag in If-None-Match")
+    @blp.alt_response(401, description="The token is not a seat token of this game")
+    @blp.alt_response(404, description="No such game (`game_not_found`)")
+    @blp.doc(operationId="getLegalMoves", parameters=[_BEARER])
+    def get(self, game_id: str) -> Response:
+        """List the moves the caller may make now
+
+        Empty when it is not the caller's turn (and for a caller without a
+        token, who has no seat).
+        """
+        check_game_id(game_id)
+        token = auth.bearer_token()
+        game = load_game(game_id)
+        headers = {"ETag": etag(game.version), "Vary": "Authorization"}
+        if token is None:
+            moves: list[dict[str, Any]] = []
+        else:
+            seat = auth.seat_of(game.state.seats, token)
+            moves = [move.to_json() for move in engine.legal_moves(game.state, seat)]
+        if not_modified(game.version):
+            response = Response(status=304)
+            response.headers.update(headers)
+            return response
+        return json_response({"version": game.version, "moves": moves}, 200, headers)
+
+
+@blp.route("/<string:game_id>/moves", parameters=[GAME_ID_PARAMETER])
+class Moves(MethodView):
+    """Moves of a game."""
+
+    @blp.arguments(MoveHeadersSchema, location="headers")
+    @blp.arguments(MoveRequestSchema)
+    @blp.response(200, GameViewSchema, headers=_ETAG_HEADER)
+    @blp.alt_response(400, description="Malformed JSON or If-Match (`invalid_if_match`)")
+    @blp.alt_response(401, description="Missing or wrong seat token")
+    @blp.alt_response(404, description="No such game (`game_not_found`)")
+    @blp.alt_response(409, description="The rules forbid this move now (`code` says why)")
+    @blp.alt_response(412, description="If-Match names another version (`version_mismatch`)")
+    @blp.alt_response(422, description="Body does not match the schema, or Idempotency-Key reused")
+    @blp.alt_response(503, description="Store unavailable or busy; see Retry-After")
+    @blp.doc(operationId="makeMove", parameters=[_BEARER], responses={200: {"links": _MOVE_LINKS}})
+    def post(self, headers: dict[str, Any], body: dict[str, Any], game_id: str) -> Response:
+        """Make a move, or several all-or-nothing
+
+        Answers the mover's view after the move and after any bot turns
+        that follow it. `If-Match: "<version>"` makes the move conditional
+        (stale → 412, nothing changes); without it a move that loses a race
+        is applied again to the new state. A retry with the same
+        `Idempotency-Key` and body replays the first answer.
+        """
+        check_game_id(game_id)
+        token = auth.bearer_token()
+        if token is None:
+            raise auth.missing_token()
+        expected = parse_if_match(headers.get("if_match"))
+        key = idempotency_key()
+        moves = _parse_moves(body)
+        print_ = request_body()
+        fp = fingerprint(print_) if key is not None else ""
+        store = get_store()
+        for _attempt in range(int(current_app.config["SAVE_RETRIES"])):
+            game = load_game(game_id)
+            seat = auth.seat_of(game.state.seats, token)
+            if key is not None:
+                record = store.get_idempotency(game_id, seat, key)
+                if record is not None:
+                    if record.fingerprint != fp:
+                        raise key_reused()
+                    return raw_json_response(
+                        record.body,
+                        record.status,
+                        {"Idempotency-Replayed": "true", **_etag_of_body(record.body)},
+                    )
+            check_if_match(expected, game.version)
+            if len(moves) == 1:
+                state, events = engine.apply(game.state, seat, moves[0])
+            else:
+                state, events = engine.apply_all(game.state, seat, moves)
+            state, bot_events = play_bots(state)
+            events = events + bot_events
+            # The compare-and-set makes the next version and event numbers certain.
+            version = game.version + 1
+            last_event = game.last_event + len(events)
+            view = game_view(game_id, state, version, last_event, seat)
+            answer = orjson.dumps(view)
+            idempotency = IdempotencyRecord(seat, key, fp, 200, answer) if key is not None else None
+            result = store.save(
+                game_id, game.version, encode(state), events, idempotency=idempotency, lobby=KEEP
+            )
+            if result.status == "saved":
+                return raw_json_response(answer, 200, {"ETag": etag(result.version)})
+            if result.status == "not_found":
+                raise game_not_found(game_id)
+            if expected is not None:
+                # Someone else moved first: the client asked for that version only.
+                check_if_match(expected, get_store().load(game_id).version)
+        raise busy()
+
+
+def _parse_moves(body: dict[str, Any]) -> list[Move]:
+    """The engine's moves for the request body (422 for a bad shape or card)."""
+    raw = body.get("actions", [body])
+    moves = []
+    for index, item in enumerate(raw):
+        move = parse_move(item)
+        _refuse_duplicate_cards(move, index if "actions" in body else None)
+        moves.append(move)
+    return moves
+
+
+def _refuse_duplicate_cards(move: Move, index: int | None) -> None:
+    """A natural card named twice in one move is a malformed request (422)."""
+    cards = getattr(move, "cards", None)
+    if not cards:
+        return
+    repeated = sorted(card for card, count in Counter(cards).items() if count > 1 and card != "JK")
+    if repeated:
+        field = "cards" if index is None else f"actions.{index}.cards"
+        raise Problem(
+            422,
+            "validation_error",
+            f"Card {repeated[0]} is named more than once in one move.",
+            errors={field: [f"duplicate card {code}" for code in repeated]},
+        )
+
+
+def _etag_of_body(body: bytes) -> dict[str, str]:
+    try:
+        version = orjson.loads(body).get("version")
+    except (orjson.JSONDecodeError, AttributeError):
+        return {}
+    return {"ETag": etag(version)} if isinstance(version, int) else {}

@@ -1,0 +1,67 @@
+"""Game versions as HTTP validators: `ETag`, `If-Match`, `If-None-Match`.
+
+The entity tag of a game is its version, quoted: `"17"`. `If-Match` on a
+move accepts `"17"`, `W/"17"` or `*`; any other form answers 400
+`invalid_if_match` (documented in the OpenAPI description of the header).
+"""
+
+from __future__ import annotations
+
+import re
+
+from flask import request
+
+from service.api.problems import Problem
+
+_TAG = re.compile(r'^\s*(?:W/)?"(\d{1,18})"\s*$')
+
+
+def etag(version: int) -> str:
+    """The `ETag` header value of a game version."""
+    return f'"{version}"'
+
+
+def parse_if_match(value: str | None) -> int | str | None:
+    """The version `If-Match` asks for: an int, `"*"` for any, `None` if absent."""
+    if value is None:
+        return None
+    if value.strip() == "*":
+        return "*"
+    match = _TAG.match(value)
+    if match is None:
+        raise Problem(
+            400,
+            "invalid_if_match",
+            'If-Match must be a quoted game version such as "17" (or W/"17", or *).',
+        )
+    return int(match.group(1))
+
+
+def check_if_match(expected: int | str | None, version: int) -> None:
+    """Raise 412 `version_mismatch` when `If-Match` names another version."""
+    if expected is None or expected == "*" or expected == version:
+        return
+    raise Problem(
+        412,
+        "version_mismatch",
+        f"The game is at version {version}, not {expected}.",
+        headers={"ETag": etag(version)},
+        extra={"version": version},
+    )
+
+
+def not_modified(version: int) -> bool:
+    """Whether `If-None-Match` already names this version (answer 304)."""
+    header = request.headers.get("If-None-Match")
+    if not header:
+        return False
+    if header.strip() == "*":
+        return True
+    wanted = etag(version)
+    for part in header.split(","):
+        tag = part.strip()
+        if tag.startswith("W/"):
+            tag = tag[2:]
+        if tag == wanted:
+            return True
+    return False

@@ -1,0 +1,330 @@
+"""Marshmallow schemas: request shapes (checked) and response shapes (documented).
+
+Request schemas check shape only — types, enums, bounded lengths; the engine
+decides every rule. Response schemas document the contract in OpenAPI; the
+hot path sends the engine's plain dicts without dumping them through here
+(a test checks real answers against these documented shapes).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import marshmallow as ma
+from marshmallow import fields, validate
+
+#: Longest list of cards a request may hold (two decks and six jokers).
+MAX_CARDS = 110
+#: Most moves in one all-or-nothing request.
+MAX_ACTIONS = 64
+MOVE_TYPES = ("draw", "meld", "layoff", "discard", "swap_joker", "reengage")
+BOT_STRATEGIES = ("random", "greedy")
+
+_card = fields.String(validate=validate.Length(min=1, max=8), metadata={"example": "H10"})
+
+
+class _Response(ma.Schema):
+    """Base of response schemas: more fields may be added without notice."""
+
+    class Meta:
+        unknown = ma.INCLUDE
+
+
+# --- errors -----------------------------------------------------------------
+
+
+class ProblemSchema(_Response):
+    """RFC 9457 problem details, with a stable `code`."""
+
+    type = fields.String(required=True, metadata={"description": "URI of the problem type"})
+    title = fields.String(required=True)
+    status = fields.Integer(required=True)
+    detail = fields.String(required=True)
+    code = fields.String(
+        required=True, metadata={"description": "stable snake_case reason, e.g. not_your_turn"}
+    )
+    errors = fields.Dict(
+        keys=fields.String(),
+        values=fields.Raw(),
+        metadata={"description": "field → messages, for invalid fields"},
+    )
+
+
+# --- presets ----------------------------------------------------------------
+
+
+class PresetSchema(_Response):
+    """A named rule set with the full value of every option."""
+
+    name = fields.String(required=True)
+    description = fields.String(required=True)
+    options = fields.Dict(keys=fields.String(), values=fields.Raw(), required=True)
+
+
+class PresetListSchema(_Response):
+    """Every preset."""
+
+    presets = fields.List(fields.Nested(PresetSchema), required=True)
+
+
+# --- games: create, lobby, join ---------------------------------------------
+
+
+class SeatSpecSchema(ma.Schema):
+    """A seat of a new game: `{"name": "Ann"}`, `{"name": null}` (open) or `{"bot": "greedy"}`."""
+
+    name = fields.String(allow_none=True, validate=validate.Length(min=1, max=64))
+    bot = fields.String(validate=validate.OneOf(BOT_STRATEGIES))
+
+    @ma.validates_schema
+    def _one_kind(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if "bot" in data and data.get("name") is not None:
+            raise ma.ValidationError("a seat has either a name or a bot", "bot")
+
+
+class CreateGameSchema(ma.Schema):
+    """Body of `POST /games`."""
+
+    preset = fields.String(load_default="standard", validate=validate.Length(min=1, max=64))
+    options = fields.Dict(keys=fields.String(validate=validate.Length(max=64)), values=fields.Raw())
+    seats = fields.List(
+        fields.Nested(SeatSpecSchema), required=True, validate=validate.Length(min=1, max=6)
+    )
+    seed = fields.Integer(allow_none=True, validate=validate.Range(min=0, max=2**63 - 1))
+    deck = fields.List(_card, allow_none=True, validate=validate.Length(max=MAX_CARDS))
+    first_dealer = fields.Integer(allow_none=True, validate=validate.Range(min=0, max=5))
+
+
+class CreatedSeatSchema(_Response):
+    """A seat of a created game; `token` only for seats taken by this request."""
+
+    seat = fields.Integer(required=True)
+    name = fields.String(allow_none=True)
+    kind = fields.String(required=True, metadata={"enum": ["human", "bot", "open"]})
+    token = fields.String(metadata={"description": "the seat's secret, shown only once"})
+
+
+class CreatedSchema(_Response):
+    """Answer of `POST /games`."""
+
+    id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    status = fields.String(required=True)
+    seats = fields.List(fields.Nested(CreatedSeatSchema), required=True)
+
+
+class LobbyQuerySchema(ma.Schema):
+    """Query of `GET /games`."""
+
+    status = fields.String(load_default="waiting", validate=validate.OneOf(["waiting"]))
+    limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
+    cursor = fields.String(validate=validate.Length(min=1, max=200))
+
+
+class LobbySeatSchema(_Response):
+    """A seat in a lobby summary."""
+
+    seat = fields.Integer(required=True)
+    name = fields.String(allow_none=True)
+    kind = fields.String(required=True)
+    open = fields.Boolean(required=True)
+
+
+class LobbyGameSchema(_Response):
+    """Public summary of a game waiting for players."""
+
+    id = fields.String(required=True)
+    preset = fields.String(required=True)
+    seats = fields.List(fields.Nested(LobbySeatSchema), required=True)
+    created = fields.String(required=True)
+
+
+class LobbyPageSchema(_Response):
+    """One page of the lobby; pass `next_cursor` as `cursor` for the next page."""
+
+    games = fields.List(fields.Nested(LobbyGameSchema), required=True)
+    next_cursor = fields.String(allow_none=True, required=True)
+
+
+class JoinSchema(ma.Schema):
+    """Body of `POST /games/{id}/join`."""
+
+    name = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    seat = fields.Integer(validate=validate.Range(min=0, max=5))
+
+
+# --- views ------------------------------------------------------------------
+
+
+class MeldSchema(_Response):
+    """A meld on the table."""
+
+    id = fields.Integer(required=True)
+    type = fields.String(required=True, metadata={"enum": ["set", "run"]})
+    cards = fields.List(fields.String(), required=True)
+    owner = fields.Integer(allow_none=True)
+
+
+class RoundSchema(_Response):
+    """The round being played."""
+
+    number = fields.Integer(required=True)
+    dealer = fields.Integer(required=True)
+    turn = fields.Integer(allow_none=True, required=True)
+    phase = fields.String(allow_none=True, required=True)
+    stock_size = fields.Integer(required=True)
+    refills = fields.Integer(required=True)
+    discard_pile = fields.List(fields.String(), required=True)
+    taken_discard = fields.String(allow_none=True)
+    melds = fields.List(fields.Nested(MeldSchema), required=True)
+
+
+class FinishedRoundSchema(_Response):
+    """A finished round: every hand is revealed."""
+
+    number = fields.Integer(required=True)
+    reason = fields.String(required=True)
+    winner = fields.Integer(allow_none=True)
+    rummy = fields.Boolean()
+    points = fields.List(fields.Integer(), required=True)
+    hands = fields.List(fields.List(fields.String()), required=True)
+
+
+class ViewSeatSchema(_Response):
+    """A seat as everybody may see it."""
+
+    seat = fields.Integer(required=True)
+    name = fields.String(allow_none=True, required=True)
+    kind = fields.String(required=True)
+    hand_size = fields.Integer(required=True)
+    score = fields.Integer(required=True)
+    has_melded = fields.Boolean()
+    eliminated = fields.Boolean()
+
+
+class GameViewSchema(_Response):
+    """A game as the caller may see it: `you` and `hand` only in a seat's view."""
+
+    id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    status = fields.String(required=True, metadata={"enum": ["waiting", "active", "finished"]})
+    preset = fields.String(required=True)
+    options = fields.Dict(keys=fields.String(), values=fields.Raw(), required=True)
+    you = fields.Integer()
+    hand = fields.List(fields.String())
+    seats = fields.List(fields.Nested(ViewSeatSchema), required=True)
+    round = fields.Nested(RoundSchema, allow_none=True, required=True)
+    rounds = fields.List(fields.Nested(FinishedRoundSchema), required=True)
+    winners = fields.List(fields.Integer(), allow_none=True, required=True)
+    last_event = fields.Integer(required=True)
+
+
+class JoinedSchema(_Response):
+    """Answer of `POST /games/{id}/join`."""
+
+    seat = fields.Integer(required=True)
+    token = fields.String(required=True, metadata={"description": "shown only once"})
+    game = fields.Nested(GameViewSchema, required=True)
+
+
+# --- moves ------------------------------------------------------------------
+
+
+class MoveSchema(ma.Schema):
+    """One move; which fields apply depends on `type` (see API.md)."""
+
+    type = fields.String(required=True, validate=validate.OneOf(MOVE_TYPES))
+    source = fields.String(validate=validate.OneOf(["stock", "discard"]))
+    cards = fields.List(_card, validate=validate.Length(min=1, max=MAX_CARDS))
+    meld = fields.Integer(validate=validate.Range(min=0, max=10_000))
+    card = _card
+
+
+class MoveRequestSchema(ma.Schema):
+    """Body of `POST /games/{id}/moves`: one move, or `{"actions": [...]}` all-or-nothing."""
+
+    type = fields.String(validate=validate.OneOf(MOVE_TYPES))
+    source = fields.String(validate=validate.OneOf(["stock", "discard"]))
+    cards = fields.List(_card, validate=validate.Length(min=1, max=MAX_CARDS))
+    meld = fields.Integer(validate=validate.Range(min=0, max=10_000))
+    card = _card
+    actions = fields.List(
+        fields.Nested(MoveSchema), validate=validate.Length(min=1, max=MAX_ACTIONS)
+    )
+
+    @ma.validates_schema
+    def _one_or_many(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if ("actions" in data) == ("type" in data):
+            raise ma.ValidationError("give either a move's `type` or `actions`", "type")
+        if "actions" in data and len(data) > 1:
+            raise ma.ValidationError("`actions` stands alone", "actions")
+
+
+class LegalMoveSchema(_Response):
+    """A move in the exact shape `POST /moves` accepts."""
+
+    type = fields.String(required=True)
+    source = fields.String()
+    cards = fields.List(fields.String())
+    meld = fields.Integer()
+    card = fields.String()
+
+
+class LegalMovesSchema(_Response):
+    """Every move the caller may make now."""
+
+    version = fields.Integer(required=True)
+    moves = fields.List(fields.Nested(LegalMoveSchema), required=True)
+
+
+class MoveHeadersSchema(ma.Schema):
+    """Optional headers of `POST /moves`."""
+
+    class Meta:
+        unknown = ma.EXCLUDE
+
+    if_match = fields.String(
+        data_key="If-Match",
+        metadata={"description": 'the version the move expects, quoted: `"17"`; stale → 412'},
+    )
+    idempotency_key = fields.String(
+        data_key="Idempotency-Key",
+        validate=validate.Length(min=1, max=255),
+        metadata={"description": "1 to 255 printable ASCII characters; a retry replays the answer"},
+    )
+
+
+# --- events -----------------------------------------------------------------
+
+
+class EventsQuerySchema(ma.Schema):
+    """Query of `GET /games/{id}/events`."""
+
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=2**53))
+    wait = fields.Float(load_default=0.0, validate=validate.Range(min=0, max=30))
+
+
+class EventSchema(_Response):
+    """An event as the caller may see it; more fields depend on `type`."""
+
+    seq = fields.Integer(required=True)
+    version = fields.Integer(required=True)
+    type = fields.String(required=True)
+    at = fields.String(required=True)
+    seat = fields.Integer(allow_none=True)
+
+
+class EventsSchema(_Response):
+    """Events after `after`; `last` is the sequence to pass as `after` next."""
+
+    events = fields.List(fields.Nested(EventSchema), required=True)
+    last = fields.Integer(required=True)
+
+
+# --- health -----------------------------------------------------------------
+
+
+class HealthSchema(_Response):
+    """Liveness or readiness."""
+
+    status = fields.String(required=True)

@@ -1,0 +1,64 @@
+"""The application factory: `create_app(config)`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask
+
+from service.api import cors, docs, errors, events, games, health, jsonio, moves, presets
+from service.api.problems import register_fallback
+from service.api.smorest import Api
+from service.config import Config
+
+API_SETTINGS: dict[str, Any] = {
+    "API_TITLE": "Rummy service",
+    "API_VERSION": "1.0.0",
+    "OPENAPI_VERSION": "3.1.0",
+    "OPENAPI_URL_PREFIX": "/",
+    "OPENAPI_JSON_PATH": "openapi.json",
+    "OPENAPI_SWAGGER_UI_PATH": "/docs",
+    "OPENAPI_SWAGGER_UI_URL": docs.STATIC_URL,
+    "API_SPEC_OPTIONS": {
+        "info": {
+            "description": (
+                "Basic Rummy and its well-known variants over HTTP. Errors are RFC 9457 "
+                "problem details (application/problem+json) with a stable `code`. "
+                "Seat tokens go in `Authorization: Bearer <token>`; every answer that "
+                'carries a game has `ETag: "<version>"`.'
+            )
+        },
+        "components": {"securitySchemes": {"seatToken": {"type": "http", "scheme": "bearer"}}},
+    },
+}
+
+
+def create_app(config: Config | None = None) -> Flask:
+    """Build the app: store, JSON, errors, CORS, blueprints, docs, then extensions."""
+    config = Config.from_env() if config is None else config
+    app = Flask("service")
+    app.config.update(API_SETTINGS)
+    app.config.update(config.flask_settings())
+    app.url_map.strict_slashes = False
+    jsonio.install(app)
+
+    from service.api.gamestore import init_store
+
+    init_store(app)
+
+    api = Api(app)
+    for blueprint in (presets.blp, games.blp, moves.blp, events.blp, health.blp):
+        api.register_blueprint(blueprint)
+    errors.register(app)
+    register_fallback(app)
+    docs.install(app)
+    cors.install(app)
+
+    # Extensions (request logs, /metrics, rate limiting) hook in here, each an
+    # `init_app(app)` that adds its own before/after-request handlers or routes.
+    init_extensions(app)
+    return app
+
+
+def init_extensions(app: Flask) -> None:
+    """Operational extensions of the app; each is an `init_app(app)` call."""

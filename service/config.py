@@ -1,0 +1,83 @@
+"""Settings of the service, read from the environment.
+
+Every setting has a default that serves the embedded memory store on one
+process; `Config.from_env()` overrides them from environment variables of the
+same name. `TestConfig` is what the test suite starts from.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+
+def _split_origins(text: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in text.split(",") if part.strip())
+
+
+@dataclass(frozen=True)
+class Config:
+    """Settings of one app instance (see the configuration table in README.md)."""
+
+    #: Where games live: ``memory://`` (one process), ``redis://host:port/db``,
+    #: ``rediss://…`` or ``redis+cluster://host:port``.
+    STORE_URL: str = "memory://"
+    #: Prefix of every Redis key (lets several deployments share one Redis).
+    STORE_PREFIX: str = "rummy"
+    #: Largest request body accepted, in bytes; larger bodies answer 413.
+    MAX_CONTENT_LENGTH: int = 64 * 1024
+    #: Origins allowed by CORS (``*`` for any); empty: no CORS headers.
+    CORS_ORIGINS: tuple[str, ...] = ()
+    #: Seconds after its last change that a game may be forgotten by the store.
+    IDLE_TTL: int = 7 * 24 * 3600
+    #: Longest ``wait`` a client may ask of the events long-poll, in seconds.
+    LONGPOLL_MAX: float = 30.0
+    #: How many times a move that lost a race is reloaded and applied again.
+    SAVE_RETRIES: int = 8
+    #: Largest page of the lobby listing.
+    LOBBY_MAX_LIMIT: int = 100
+    #: Whether an unexpected exception is raised to the caller (tests) instead
+    #: of being answered with a logged 500 problem.
+    RAISE_UNEXPECTED: bool = False
+    #: Extra Flask settings, applied last.
+    EXTRA: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Config:
+        """Build the settings from environment variables (default: ``os.environ``)."""
+        env = os.environ if environ is None else environ
+        base = cls()
+        changes: dict[str, Any] = {}
+        if "STORE_URL" in env:
+            changes["STORE_URL"] = env["STORE_URL"]
+        if "STORE_PREFIX" in env:
+            changes["STORE_PREFIX"] = env["STORE_PREFIX"]
+        if "MAX_CONTENT_LENGTH" in env:
+            changes["MAX_CONTENT_LENGTH"] = int(env["MAX_CONTENT_LENGTH"])
+        if "CORS_ORIGINS" in env:
+            changes["CORS_ORIGINS"] = _split_origins(env["CORS_ORIGINS"])
+        if "IDLE_TTL" in env:
+            changes["IDLE_TTL"] = int(env["IDLE_TTL"])
+        if "LONGPOLL_MAX" in env:
+            changes["LONGPOLL_MAX"] = min(float(env["LONGPOLL_MAX"]), 30.0)
+        if "SAVE_RETRIES" in env:
+            changes["SAVE_RETRIES"] = max(1, int(env["SAVE_RETRIES"]))
+        return replace(base, **changes)
+
+    def flask_settings(self) -> dict[str, Any]:
+        """The settings as a Flask config mapping."""
+        settings = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "EXTRA"}
+        settings.update(self.EXTRA)
+        return settings
+
+
+@dataclass(frozen=True)
+class TestConfig(Config):
+    """Settings for the test suite: memory store, unexpected errors raised."""
+
+    __test__ = False  # not a pytest test class
+
+    RAISE_UNEXPECTED: bool = True
+    EXTRA: Mapping[str, Any] = field(default_factory=lambda: {"TESTING": True})

@@ -1,0 +1,89 @@
+"""A real gunicorn serving the app with the production config (deploy/gunicorn.conf.py).
+
+`GunicornServer(env={...}).start()` runs it on a free port with the given
+environment, waits for `/healthz`, and `stop()` ends it (SIGTERM, then SIGKILL).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from tests.support.redis_server import find_free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+CONFIG = ROOT / "deploy" / "gunicorn.conf.py"
+
+
+class GunicornServer:
+    """One gunicorn master and its workers, started by the tests."""
+
+    def __init__(self, env: dict[str, str] | None = None, *, workers: int = 2) -> None:
+        self.port = find_free_port()
+        self.env = {**os.environ, "HOST": "127.0.0.1", "PORT": str(self.port)}
+        self.env["WEB_CONCURRENCY"] = str(workers)
+        self.env.update(env or {})
+        self.process: subprocess.Popen[bytes] | None = None
+        self._log = tempfile.NamedTemporaryFile(  # noqa: SIM115 - lives as long as the server
+            prefix="gunicorn-", suffix=".log", delete=False
+        )
+
+    @property
+    def url(self) -> str:
+        """Base URL, e.g. ``http://127.0.0.1:PORT``."""
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 30.0) -> GunicornServer:
+        """Start gunicorn and wait until `/healthz` answers 200."""
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "--config", str(CONFIG), "service.wsgi:app"],
+            cwd=ROOT,
+            env=self.env,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"gunicorn exited early:\n{self.log_tail()}")
+            try:
+                with urllib.request.urlopen(self.url + "/healthz", timeout=1) as answer:
+                    if answer.status == 200:
+                        return self
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                pass
+            time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"gunicorn did not answer /healthz:\n{self.log_tail()}")
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop gunicorn (graceful first); safe to call twice."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(5)
+
+    def log_tail(self, lines: int = 40) -> str:
+        """The last lines of gunicorn's output."""
+        self._log.flush()
+        text = Path(self._log.name).read_text(errors="replace")
+        return "\n".join(text.splitlines()[-lines:])
+
+    def __enter__(self) -> GunicornServer:
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
