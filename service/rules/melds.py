@@ -1,0 +1,584 @@
+"""Melds: sets, runs, jokers, lay-offs, joker swaps and the meld search (RULES.md §2).
+
+A meld on the table is a :class:`MeldShape`: its kind, its cards in table
+display order and, parallel to them, the card each one stands for (a natural
+card stands for itself, a joker for the card it represents).
+
+Ace modes (option ``ace``): ``low`` (A-2-3 only), ``high_or_low`` (A-2-3 and
+Q-K-A, never K-A-2: the ace is low or high in one run) and ``around`` (runs
+may turn the corner, K-A-2; never more than 13 cards).
+
+Decisions the rules page leaves open:
+
+- **Run order.** Natural cards of a run may be given in any order; the table
+  shows them ascending. With a joker, the given order fixes what the joker
+  stands for: the cards must be consecutive as given, ascending
+  (``["H7","JK","H9"]``: the joker is ``H8``; ``["JK","H8","H9"]``: ``H7``) or
+  descending (``["H9","JK","H7"]``: ``H8``; ``["H9","H8","JK"]``: ``H7``).
+  A shuffled order with a joker is refused.
+- **Thirteen cards.** All thirteen natural cards of a suit, under
+  ``high_or_low`` or ``around``, form the run A..K (ace low); with a joker the
+  given order decides where the run starts.
+- **Jokers in a set** stand for a missing suit: the recorded one is the first
+  missing suit in C D H S order (``["JK","H7","S7"]`` shows ``JK H7 S7`` and
+  the joker stands for ``C7``). Because any missing suit would do, the record
+  follows the natural cards: :func:`swap_joker` accepts any missing suit of the
+  set's rank, and laying off the natural card a set's joker was recorded as is
+  allowed (``C7`` on ``JK(C7) H7 S7`` gives ``C7 JK(D7) H7 S7``): the joker
+  then stands for the next missing suit. In a run a joker's card never changes
+  while it stays on the table.
+- **Joker limit.** A meld holds no more jokers than natural cards, also
+  after a lay-off: ``JK`` may be laid off on ``JK H7 H8`` (two and two) but
+  not on ``JK JK H7 H8``.
+- **Laid-off jokers** extend a run at the high end when possible, else at the
+  low end: of all placements the one with the fewest cards below the run is
+  taken (``JK`` on ``C5 C6 C7`` is ``C8``; on ``CJ CQ CK`` under ``low`` it is
+  ``C10``; ``C4 JK`` on ``C5 C6 C7`` puts ``C4`` low and the joker as ``C8``).
+  The order of the laid-off cards does not matter.
+- **Meld points** (``first_meld_min_points``): an ace counts 1 only as the
+  first card of a run starting at the ace (``A-2-3``); in ``Q-K-A``,
+  ``K-A-2`` and in sets it counts 11. Faces 10, others their pips; a joker
+  counts as the card it stands for.
+- **Two decks.** A set still needs different suits and a run different ranks,
+  so the same code twice is never in one meld. The search functions list each
+  distinct meld or lay-off once, whatever duplicates the hand holds.
+- **Search output.** :func:`candidate_melds` lists card tuples in display
+  order (``make_meld`` of such a tuple gives that same meld);
+  :func:`candidate_layoffs` lists the laid-off cards of a run in the order
+  they take in the resulting run, those of a set as naturals in suit order
+  then jokers. Both are sorted (plain tuple order of codes).
+
+Card arguments must be canonical codes (see :mod:`service.rules.cards`);
+anything else raises :class:`~service.rules.cards.CardCodeError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Literal
+
+from service.rules.cards import (
+    JOKER,
+    NATURAL_CARDS,
+    RANK_LABELS,
+    SUITS,
+    Card,
+    CardCodeError,
+    rank,
+    suit,
+)
+
+AceMode = Literal["low", "high_or_low", "around"]
+MeldKind = Literal["set", "run"]
+
+ACE_MODES: tuple[str, ...] = ("low", "high_or_low", "around")
+MAX_RUN = 13
+MAX_SET = 4
+
+# Hot-path tables: rank and suit per canonical code, suit bit per letter.
+_RANK: dict[Card, int] = {c: rank(c) for c in (*NATURAL_CARDS, JOKER)}
+_SUIT: dict[Card, str] = {c: suit(c) for c in (*NATURAL_CARDS, JOKER)}
+_SUIT_BIT: dict[str, int] = {s: 1 << i for i, s in enumerate(SUITS)}
+# Run positions: 1..13 are A..K; 14..25 continue past the king (14 is the high
+# ace, 15 a 2 after the corner ...). _POS_CODE[suit][pos] is the natural card.
+_POS_CODE: dict[str, tuple[Card, ...]] = {
+    s: ("", *(s + RANK_LABELS[(p - 1) % 13 + 1] for p in range(1, 27))) for s in SUITS
+}
+_SET_POINTS = {r: (11 if r == 1 else min(r, 10)) for r in range(1, 14)}
+
+
+@dataclass(frozen=True, slots=True)
+class MeldShape:
+    """A meld as the table shows it.
+
+    ``cards`` are in display order (set: suits C D H S, a joker at the suit it
+    stands for; run: ascending, the ace where it is used) and ``stands_for``
+    is parallel to ``cards``: the natural card each position represents.
+    """
+
+    kind: MeldKind
+    cards: tuple[Card, ...]
+    stands_for: tuple[Card, ...]
+
+
+def _check_ace(ace: str) -> None:
+    if ace not in ACE_MODES:
+        raise ValueError(f"unknown ace mode {ace!r}")
+
+
+def _rank_of(card: Card) -> int:
+    try:
+        return _RANK[card]
+    except KeyError:
+        raise CardCodeError(card) from None
+
+
+def _rank_at(pos: int) -> int:
+    return (pos - 1) % 13 + 1
+
+
+def _run_fits(start: int, length: int, ace: str) -> bool:
+    """True when positions start..start+length-1 form a legal run span."""
+    if length > MAX_RUN:
+        return False
+    if ace == "around":
+        return True
+    end = start + length - 1
+    return start >= 1 and end <= (14 if ace == "high_or_low" else 13)
+
+
+# ---------------------------------------------------------------------------
+# Sets
+
+
+def _set_shape(set_rank: int, suit_mask: int, jokers: int) -> MeldShape:
+    """The set of ``set_rank`` with natural suits ``suit_mask`` and ``jokers`` jokers."""
+    cards: list[Card] = []
+    stands: list[Card] = []
+    free = jokers
+    label = RANK_LABELS[set_rank]
+    for s in SUITS:
+        code = s + label
+        if suit_mask & _SUIT_BIT[s]:
+            cards.append(code)
+            stands.append(code)
+        elif free:
+            # A joker takes the first missing suits, in C D H S order.
+            free -= 1
+            cards.append(JOKER)
+            stands.append(code)
+    return MeldShape("set", tuple(cards), tuple(stands))
+
+
+def _make_set(naturals: Sequence[Card], jokers: int) -> MeldShape | None:
+    total = len(naturals) + jokers
+    if total > MAX_SET:
+        return None
+    set_rank = _RANK[naturals[0]]
+    mask = 0
+    for c in naturals:
+        bit = _SUIT_BIT[_SUIT[c]]
+        if _RANK[c] != set_rank or mask & bit:
+            return None
+        mask |= bit
+    return _set_shape(set_rank, mask, jokers)
+
+
+# ---------------------------------------------------------------------------
+# Runs
+
+
+def _run_shape(run_suit: str, start: int, cards: Sequence[Card]) -> MeldShape:
+    codes = _POS_CODE[run_suit]
+    start = _rank_at(start)  # normalise positions before the ace (around)
+    stands = codes[start : start + len(cards)]
+    return MeldShape("run", tuple(cards), stands)
+
+
+def _natural_run(naturals: Sequence[Card], ace: str) -> MeldShape | None:
+    """A run of natural cards given in any order."""
+    run_suit = _SUIT[naturals[0]]
+    ranks = []
+    for c in naturals:
+        if _SUIT[c] != run_suit:
+            return None
+        ranks.append(_RANK[c])
+    ranks.sort()
+    n = len(ranks)
+    if n > MAX_RUN or len(set(ranks)) != n:
+        return None
+    start = 0
+    if ranks[-1] - ranks[0] == n - 1:
+        start = ranks[0]
+    elif ace == "high_or_low" and ranks[0] == 1:
+        high = ranks[1:]
+        if 14 - high[0] == n - 1:
+            start = high[0]
+    elif ace == "around":
+        # Cyclically consecutive: exactly one gap wider than one step.
+        breaks = [i for i in range(n - 1) if ranks[i + 1] - ranks[i] != 1]
+        if len(breaks) == 1 and ranks[0] == 1 and ranks[-1] == 13:
+            start = ranks[breaks[0] + 1]
+    if not start:
+        return None
+    codes = _POS_CODE[run_suit]
+    shown = codes[start : start + n]
+    return MeldShape("run", shown, shown)
+
+
+def _ordered_run(cards: Sequence[Card], ace: str) -> MeldShape | None:
+    """A run with jokers, consecutive ascending in the given order."""
+    first = next(i for i, c in enumerate(cards) if c != JOKER)
+    run_suit = _SUIT[cards[first]]
+    first_rank = _RANK[cards[first]]
+    n = len(cards)
+    if ace == "around":
+        starts = [_rank_at(first_rank - first)]
+    elif ace == "high_or_low" and first_rank == 1:
+        starts = [1 - first, 14 - first]
+    else:
+        starts = [first_rank - first]
+    for start in starts:
+        if not _run_fits(start, n, ace):
+            continue
+        for k, c in enumerate(cards):
+            if c != JOKER and (_SUIT[c] != run_suit or _RANK[c] != _rank_at(start + k)):
+                break
+        else:
+            return _run_shape(run_suit, start, cards)
+    return None
+
+
+# ---------------------------------------------------------------------------
+# Public API
+
+
+def make_meld(cards: Sequence[Card], ace: AceMode | str) -> MeldShape | None:
+    """The meld these cards form, or ``None``.
+
+    Natural runs may be given in any order; with jokers the given order
+    (ascending or descending) fixes what each joker stands for.
+    """
+    _check_ace(ace)
+    n = len(cards)
+    naturals = [c for c in cards if c != JOKER]
+    for c in naturals:
+        _rank_of(c)
+    jokers = n - len(naturals)
+    if n < 3 or jokers > len(naturals):
+        return None
+    if _RANK[naturals[0]] == _RANK[naturals[1]]:
+        return _make_set(naturals, jokers)
+    if jokers == 0:
+        return _natural_run(naturals, ace)
+    shape = _ordered_run(cards, ace)
+    if shape is None:
+        shape = _ordered_run(cards[::-1], ace)
+    return shape
+
+
+def _run_span(shape: MeldShape) -> tuple[str, int, int]:
+    """Suit, start position and length of a run shape."""
+    first = shape.stands_for[0]
+    return _SUIT[first], _RANK[first], len(shape.cards)
+
+
+def _extend_run(
+    shape: MeldShape, naturals: Sequence[Card], jokers: int, ace: str
+) -> MeldShape | None:
+    run_suit, start, length = _run_span(shape)
+    ranks = set()
+    for c in naturals:
+        if _SUIT[c] != run_suit:
+            return None
+        ranks.add(_RANK[c])
+    if len(ranks) != len(naturals):
+        return None
+    added = len(naturals) + jokers
+    new_length = length + added
+    if new_length > MAX_RUN:
+        return None
+    end = start + length  # first position above the run
+    # Fewest cards below first: jokers go to the high end when they can.
+    for below in range(added + 1):
+        new_start = start - below
+        if not _run_fits(new_start, new_length, ace):
+            continue
+        low = [_rank_at(p) for p in range(new_start, start)]
+        high = [_rank_at(p) for p in range(end, end + added - below)]
+        if not ranks.issubset(low + high):
+            continue
+        codes = _POS_CODE[run_suit]
+        new_cards = [codes[r] if r in ranks else JOKER for r in low]
+        new_cards.extend(shape.cards)
+        new_cards.extend(codes[r] if r in ranks else JOKER for r in high)
+        return _run_shape(run_suit, new_start, new_cards)
+    return None
+
+
+def extend_meld(shape: MeldShape, added: Sequence[Card], ace: AceMode | str) -> MeldShape | None:
+    """The meld after laying ``added`` (one or more cards) off on ``shape``, or ``None``.
+
+    A run's jokers keep what they stand for; laid-off jokers go to the high
+    end when possible. A set grows to at most four cards.
+    """
+    _check_ace(ace)
+    if not added:
+        return None
+    naturals = [c for c in added if c != JOKER]
+    for c in naturals:
+        _rank_of(c)
+    jokers = len(added) - len(naturals)
+    old_jokers = shape.cards.count(JOKER)
+    if old_jokers + jokers > len(shape.cards) - old_jokers + len(naturals):
+        return None
+    if shape.kind == "set":
+        old_naturals = [c for c in shape.cards if c != JOKER]
+        return _make_set(old_naturals + naturals, old_jokers + jokers)
+    return _extend_run(shape, naturals, jokers, ace)
+
+
+def swap_joker(shape: MeldShape, card: Card) -> tuple[MeldShape, Card] | None:
+    """Put natural ``card`` in place of the joker standing for it.
+
+    Returns the new shape and the freed joker, or ``None`` when no joker of the
+    meld stands for ``card``. In a set any missing suit of the set's rank
+    qualifies (the remaining jokers then stand for the next missing suits).
+    """
+    _rank_of(card)
+    if card == JOKER or JOKER not in shape.cards:
+        return None
+    if shape.kind == "set":
+        naturals = [c for c in shape.cards if c != JOKER]
+        if _RANK[card] != _RANK[shape.stands_for[0]]:
+            return None
+        new = _make_set([*naturals, card], shape.cards.count(JOKER) - 1)
+        return None if new is None else (new, JOKER)
+    for i, (c, meant) in enumerate(zip(shape.cards, shape.stands_for, strict=True)):
+        if c == JOKER and meant == card:
+            cards = (*shape.cards[:i], card, *shape.cards[i + 1 :])
+            return MeldShape("run", cards, shape.stands_for), JOKER
+    return None
+
+
+def meld_points(shape: MeldShape) -> int:
+    """Points of a meld for ``first_meld_min_points``.
+
+    An ace counts 1 as the first card of a run starting at the ace (A-2-3),
+    11 anywhere else; faces 10; a joker counts as the card it stands for.
+    """
+    total = sum(_SET_POINTS[_RANK[c]] for c in shape.stands_for)
+    if shape.kind == "run" and _RANK[shape.stands_for[0]] == 1:
+        total -= 10
+    return total
+
+
+# ---------------------------------------------------------------------------
+# Search
+
+
+def _suit_subsets(mask: int) -> list[int]:
+    """Every sub-mask of ``mask`` with at least two suits."""
+    return [sub for sub in range(1, 16) if sub & mask == sub and sub.bit_count() >= 2]
+
+
+_SUBSETS: tuple[list[int], ...] = tuple(_suit_subsets(m) for m in range(16))
+_SET_CACHE: dict[tuple[int, int, int], list[tuple[Card, ...]]] = {}
+
+
+def _sets_for(set_rank: int, mask: int, jokers: int) -> list[tuple[Card, ...]]:
+    """Every set of one rank from natural suits ``mask`` and up to ``jokers`` jokers."""
+    key = (set_rank, mask, jokers)
+    found = _SET_CACHE.get(key)
+    if found is None:
+        found = []
+        for sub in _SUBSETS[mask]:
+            have = sub.bit_count()
+            for j in range(max(0, 3 - have), min(jokers, have, MAX_SET - have) + 1):
+                found.append(_set_shape(set_rank, sub, j).cards)
+        _SET_CACHE[key] = found
+    return found
+
+
+def _runs_for(run_suit: str, mask: int, jokers: int, ace: str) -> list[tuple[Card, ...]]:
+    """Every run of one suit from natural ranks ``mask`` (bit r-1 = rank r) and jokers.
+
+    A joker may fill a gap or stand in for a held card (keeping that card
+    back): every such pattern is its own meld.
+    """
+    codes = _POS_CODE[run_suit]
+    if ace == "low":
+        last_start, last_end = 11, 13
+    elif ace == "high_or_low":
+        last_start, last_end = 12, 14
+    else:
+        last_start, last_end = 13, 25
+    found: list[tuple[Card, ...]] = []
+    for start in range(1, last_start + 1):
+        held: list[int] = []  # indexes in the run of held naturals
+        gaps: list[int] = []  # indexes a joker must fill
+        for end in range(start, min(last_end, start + MAX_RUN - 1) + 1):
+            if mask >> ((end - 1) % 13) & 1:
+                held.append(end - start)
+            else:
+                gaps.append(end - start)
+                if len(gaps) > jokers:
+                    break
+            length = end - start + 1
+            if length < 3:
+                continue
+            if not gaps and (length < MAX_RUN or start == 1):
+                # Thirteen naturals are one meld, A..K (see make_meld).
+                found.append(codes[start : end + 1])
+            most = min(jokers, length // 2)  # never more jokers than naturals
+            for extra in range(1 if not gaps else 0, most - len(gaps) + 1):
+                for stand_ins in combinations(held, extra):
+                    cards = list(codes[start : end + 1])
+                    for i in gaps:
+                        cards[i] = JOKER
+                    for i in stand_ins:
+                        cards[i] = JOKER
+                    found.append(tuple(cards))
+    return found
+
+
+def _index_hand(hand: Iterable[Card]) -> tuple[dict[str, int], dict[int, int], int]:
+    """Rank mask per suit, suit mask per rank and the joker count of a hand."""
+    by_suit: dict[str, int] = {}
+    by_rank: dict[int, int] = {}
+    jokers = 0
+    for c in hand:
+        if c == JOKER:
+            jokers += 1
+            continue
+        r = _rank_of(c)
+        s = _SUIT[c]
+        by_suit[s] = by_suit.get(s, 0) | 1 << (r - 1)
+        by_rank[r] = by_rank.get(r, 0) | _SUIT_BIT[s]
+    return by_suit, by_rank, jokers
+
+
+def candidate_melds(hand: Iterable[Card], ace: AceMode | str) -> list[tuple[Card, ...]]:
+    """Every distinct meld formable from ``hand``, as display-order card tuples, sorted.
+
+    Includes 3- and 4-card sets, every run of three or more (sub-runs too) and,
+    with jokers in hand, the joker-completed melds (never more jokers than
+    naturals in one meld).
+    """
+    _check_ace(ace)
+    by_suit, by_rank, jokers = _index_hand(hand)
+    found: list[tuple[Card, ...]] = []
+    for set_rank, mask in by_rank.items():
+        if mask.bit_count() + min(jokers, 2) >= 3:
+            found.extend(_sets_for(set_rank, mask, min(jokers, 2)))
+    for run_suit, mask in by_suit.items():
+        if mask.bit_count() >= (3 if jokers == 0 else 2):
+            found.extend(_runs_for(run_suit, mask, jokers, ace))
+    found.sort()
+    return found
+
+
+def _run_layoffs(
+    shape: MeldShape, by_suit: Mapping[str, int], jokers: int, ace: str
+) -> list[tuple[Card, ...]]:
+    """Every distinct lay-off of hand cards on one run, in display order."""
+    run_suit, start, length = _run_span(shape)
+    mask = by_suit.get(run_suit, 0)
+    if not mask and not jokers:
+        return []
+    used_jokers = shape.cards.count(JOKER)
+    naturals = length - used_jokers
+    room = MAX_RUN - length
+    end = start + length
+    codes = _POS_CODE[run_suit]
+    # Each new slot takes the held natural card or a joker (rank 0). lows[d]
+    # fills the d slots below the run, highs[u] the u slots above it.
+    lows = _slot_fills([start - 1 - k for k in range(room)], mask, jokers, prepend=True)
+    highs = _slot_fills([end + k for k in range(room)], mask, jokers, prepend=False)
+    # A multiset of laid-off cards is placed as extend_meld places it, with the
+    # fewest cards below: the first placement seen for it (smallest d) wins.
+    seen: set[tuple[tuple[int, ...], int]] = set()
+    found: list[tuple[Card, ...]] = []
+    for below, low_ways in enumerate(lows):
+        new_start = start - below
+        if not low_ways or not _run_fits(new_start, length + below, ace):
+            break
+        for above, high_ways in enumerate(highs[: room - below + 1]):
+            if not high_ways or not _run_fits(new_start, length + below + above, ace):
+                break
+            if below + above == 0:
+                continue
+            positions = [*range(new_start, start), *range(end, end + above)]
+            for low, low_jokers in low_ways:
+                for high, high_jokers in high_ways:
+                    added_jokers = low_jokers + high_jokers
+                    if added_jokers > jokers:
+                        continue
+                    if used_jokers + added_jokers > naturals + below + above - added_jokers:
+                        continue
+                    fill = low + high
+                    key = (tuple(sorted(r for r in fill if r)), added_jokers)
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    found.append(
+                        tuple(
+                            codes[_rank_at(p)] if r else JOKER
+                            for p, r in zip(positions, fill, strict=True)
+                        )
+                    )
+    return found
+
+
+def _slot_fills(
+    positions: Sequence[int], mask: int, jokers: int, *, prepend: bool
+) -> list[list[tuple[tuple[int, ...], int]]]:
+    """Ways to fill the first k of ``positions`` (k = 0, 1, ...) from held ranks or jokers.
+
+    Each way is (ranks in display order with 0 for a joker, jokers used); with
+    ``prepend`` the positions run downwards, so each new slot goes in front.
+    """
+    ways: list[tuple[tuple[int, ...], int]] = [((), 0)]
+    result = [ways]
+    for p in positions:
+        r = _rank_at(p)
+        held = mask >> (r - 1) & 1
+        nxt: list[tuple[tuple[int, ...], int]] = []
+        for way, used in ways:
+            if held:
+                nxt.append(((r, *way) if prepend else (*way, r), used))
+            if used < jokers:
+                nxt.append(((0, *way) if prepend else (*way, 0), used + 1))
+        if not nxt:
+            break
+        result.append(nxt)
+        ways = nxt
+    return result
+
+
+def _set_layoffs(
+    shape: MeldShape, by_rank: Mapping[int, int], jokers: int
+) -> list[tuple[Card, ...]]:
+    """Every distinct lay-off of hand cards on one set, in display order."""
+    room = MAX_SET - len(shape.cards)
+    if room <= 0:
+        return []
+    set_rank = _RANK[shape.stands_for[0]]
+    old_naturals = [c for c in shape.cards if c != JOKER]
+    old_mask = 0
+    for c in old_naturals:
+        old_mask |= _SUIT_BIT[_SUIT[c]]
+    old_jokers = len(shape.cards) - len(old_naturals)
+    free = by_rank.get(set_rank, 0) & ~old_mask
+    label = RANK_LABELS[set_rank]
+    found: list[tuple[Card, ...]] = []
+    for sub in range(16):
+        if sub & free != sub:
+            continue
+        have = sub.bit_count()
+        for j in range(min(jokers, room - have) + 1):
+            if have + j == 0:
+                continue
+            if old_jokers + j > len(old_naturals) + have:
+                continue
+            found.append((*(s + label for s in SUITS if sub & _SUIT_BIT[s]), *[JOKER] * j))
+    return found
+
+
+def candidate_layoffs(
+    hand: Iterable[Card], shapes: Mapping[int, MeldShape], ace: AceMode | str
+) -> list[tuple[int, tuple[Card, ...]]]:
+    """Every distinct (meld id, cards) lay-off from ``hand``, multi-card ones included, sorted."""
+    _check_ace(ace)
+    by_suit, by_rank, jokers = _index_hand(hand)
+    found: list[tuple[int, tuple[Card, ...]]] = []
+    for meld_id, shape in shapes.items():
+        if shape.kind == "set":
+            options = _set_layoffs(shape, by_rank, jokers)
+        else:
+            options = _run_layoffs(shape, by_suit, jokers, ace)
+        found.extend((meld_id, cards) for cards in options)
+    found.sort()
+    return found
