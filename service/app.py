@@ -6,10 +6,14 @@ from typing import Any
 
 from flask import Flask
 
+from service import ratelimit
 from service.api import cors, docs, errors, events, games, health, jsonio, moves, presets
+from service.api.gamestore import STORE_EXTENSION
 from service.api.problems import register_fallback
 from service.api.smorest import Api
 from service.config import Config
+from service.observability import init_app as init_observability
+from service.observability.store_metrics import instrument
 
 API_SETTINGS: dict[str, Any] = {
     "API_TITLE": "Rummy service",
@@ -62,3 +66,6 @@ def create_app(config: Config | None = None) -> Flask:
 
 def init_extensions(app: Flask) -> None:
     """Operational extensions of the app; each is an `init_app(app)` call."""
+    init_observability(app)
+    app.extensions[STORE_EXTENSION] = instrument(app.extensions[STORE_EXTENSION])
+    ratelimit.init_app(app)

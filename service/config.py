@@ -13,6 +13,10 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 
+def _flag(text: str) -> bool:
+    return text.strip().lower() not in {"", "0", "false", "no", "off"}
+
+
 def _split_origins(text: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in text.split(",") if part.strip())
 
@@ -41,6 +45,23 @@ class Config:
     #: Whether an unexpected exception is raised to the caller (tests) instead
     #: of being answered with a logged 500 problem.
     RAISE_UNEXPECTED: bool = False
+    #: Whether requests are rate limited, per seat token and per client address
+    #: (see deploy/README.md: with Redis it costs one round trip per request).
+    RATELIMIT_ENABLED: bool = True
+    #: Where the rate-limit counts live; empty: ``STORE_URL`` (Redis: shared by
+    #: every process; ``memory://``: each process counts alone).
+    RATELIMIT_STORAGE_URL: str = ""
+    #: Requests allowed per seat token, ``"COUNT/SECONDS"`` (``"0"``: no limit).
+    RATELIMIT_PER_TOKEN: str = "1200/60"
+    #: Requests allowed per client address, ``"COUNT/SECONDS"`` (``"0"``: no limit).
+    RATELIMIT_PER_ADDRESS: str = "6000/60"
+    #: Trusted proxies in front of the service: the client address is that many
+    #: entries from the right of ``X-Forwarded-For`` (0: the connection's peer).
+    RATELIMIT_PROXY_HOPS: int = 0
+    #: One JSON line per request on stderr.
+    ACCESS_LOG: bool = True
+    #: Level of the service's logs (``WARNING`` also silences the request lines).
+    LOG_LEVEL: str = "INFO"
     #: Extra Flask settings, applied last.
     EXTRA: Mapping[str, Any] = field(default_factory=dict)
 
@@ -64,6 +85,19 @@ class Config:
             changes["LONGPOLL_MAX"] = min(float(env["LONGPOLL_MAX"]), 30.0)
         if "SAVE_RETRIES" in env:
             changes["SAVE_RETRIES"] = max(1, int(env["SAVE_RETRIES"]))
+        for name in ("RATELIMIT_ENABLED", "ACCESS_LOG"):
+            if name in env:
+                changes[name] = _flag(env[name])
+        for name in (
+            "RATELIMIT_STORAGE_URL",
+            "RATELIMIT_PER_TOKEN",
+            "RATELIMIT_PER_ADDRESS",
+            "LOG_LEVEL",
+        ):
+            if name in env:
+                changes[name] = env[name]
+        if "RATELIMIT_PROXY_HOPS" in env:
+            changes["RATELIMIT_PROXY_HOPS"] = max(0, int(env["RATELIMIT_PROXY_HOPS"]))
         return replace(base, **changes)
 
     def flask_settings(self) -> dict[str, Any]:
@@ -80,4 +114,6 @@ class TestConfig(Config):
     __test__ = False  # not a pytest test class
 
     RAISE_UNEXPECTED: bool = True
+    #: Tests send bursts from one address; the rate-limit tests turn it on.
+    RATELIMIT_ENABLED: bool = False
     EXTRA: Mapping[str, Any] = field(default_factory=lambda: {"TESTING": True})

@@ -43,7 +43,8 @@ log = logging.getLogger(__name__)
 EXEMPT_PATHS: Final = frozenset({"/healthz", "/readyz", "/metrics"})
 DEFAULT_PER_TOKEN: Final = "1200/60"
 DEFAULT_PER_ADDRESS: Final = "6000/60"
-KEY_PREFIX: Final = "rl:"
+#: The counters' keys are ``<STORE_PREFIX>:rl:<a|t>:<address or token hash>:<window>``.
+KEY_INFIX: Final = ":rl:"
 
 
 @dataclass(frozen=True)
@@ -119,14 +120,27 @@ class MemoryCounters:
 class RedisCounters:
     """Counts in Redis, shared by every process that uses the same server."""
 
-    def __init__(self, client: Any) -> None:
-        self._client = client
+    def __init__(self, url: str, prefix: str = "rummy") -> None:
+        self.url = url
+        self.key_prefix = prefix + KEY_INFIX
+        self._client: Any = None
+        self._lock = threading.Lock()
+
+    @property
+    def client(self) -> Any:
+        """The client, made on first use (a cluster client connects when made,
+        and the app must start while Redis is down)."""
+        if self._client is None:
+            with self._lock:
+                if self._client is None:
+                    self._client = redis_client(self.url)
+        return self._client
 
     def incr(self, hits: Sequence[Hit], now: float) -> list[int]:
         """One pipeline: create each window's key with an expiry, then INCR it."""
-        pipe = self._client.pipeline(transaction=False)
+        pipe = self.client.pipeline(transaction=False)
         for hit in hits:
-            key = f"{KEY_PREFIX}{hit.key}:{_window(hit.limit, now)}"
+            key = f"{self.key_prefix}{hit.key}:{_window(hit.limit, now)}"
             # The key outlives its window, so it cannot expire between the SET
             # and the INCR and come back without an expiry.
             pipe.set(key, 0, px=2000 * hit.limit.seconds, nx=True)
@@ -135,25 +149,32 @@ class RedisCounters:
         return [int(reply) for reply in replies[1::2]]
 
 
+_REDIS_SCHEMES: Final = ("redis", "rediss", "unix", "redis+cluster", "rediss+cluster")
+
+
 def redis_client(url: str) -> Any:
-    """A client for the limiter: short timeouts, no retries (it fails open)."""
+    """A client for the limiter: short timeouts, no retries (it fails open).
+
+    The URL's query (the store's own settings, such as ``prefix``) is ignored.
+    """
+    scheme, _, rest = url.partition("://")
+    rest = rest.partition("?")[0]
     options: dict[str, Any] = {
         "socket_connect_timeout": 0.5,
         "socket_timeout": 0.5,
         "retry": Retry(NoBackoff(), 0),
     }
-    if url.startswith("redis+cluster://"):
-        return redis.cluster.RedisCluster.from_url(
-            "redis://" + url.removeprefix("redis+cluster://"), **options
-        )
-    return redis.Redis.from_url(url, **options)
+    if scheme.lower().endswith("+cluster"):
+        base = scheme.lower().removesuffix("+cluster")
+        return redis.cluster.RedisCluster.from_url(f"{base}://{rest}", **options)
+    return redis.Redis.from_url(f"{scheme}://{rest}", **options)
 
 
-def open_counters(url: str) -> Counters:
-    """Counters for a storage URL: Redis for ``redis://``, ``rediss://``,
-    ``redis+cluster://``, else in memory."""
-    if url.startswith(("redis://", "rediss://", "redis+cluster://")):
-        return RedisCounters(redis_client(url))
+def open_counters(url: str, prefix: str = "rummy") -> Counters:
+    """Counters for a storage URL: in Redis (keys under ``prefix``) for the
+    Redis schemes of ``STORE_URL``, else in this process's memory."""
+    if url.partition("://")[0].lower() in _REDIS_SCHEMES:
+        return RedisCounters(url, prefix)
     return MemoryCounters()
 
 
@@ -256,7 +277,7 @@ def init_app(app: Flask) -> RateLimiter | None:
     per_token = str(config.get("RATELIMIT_PER_TOKEN") or DEFAULT_PER_TOKEN)
     per_address = str(config.get("RATELIMIT_PER_ADDRESS") or DEFAULT_PER_ADDRESS)
     limiter = RateLimiter(
-        open_counters(url),
+        open_counters(url, str(config.get("STORE_PREFIX") or "rummy")),
         None if per_token.strip() in {"0", "off"} else Limit.parse(per_token),
         None if per_address.strip() in {"0", "off"} else Limit.parse(per_address),
         proxy_hops=int(config.get("RATELIMIT_PROXY_HOPS", 0) or 0),
