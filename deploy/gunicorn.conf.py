@@ -14,6 +14,29 @@ while long-polls wait. Measured on 2 cores, moves against the memory store
 
 import os
 
+from service.observability import multiproc
+
+# /metrics must sum every worker's counters: prometheus_client's multi-process
+# mode keeps them in files under PROMETHEUS_MULTIPROC_DIR. Set it (a private
+# temporary directory when unset) before any worker imports the app.
+multiproc.prepare_dir(clear=False)
+
+
+def on_starting(server):
+    """Remove metric files a previous run left in the directory (master, once)."""
+    multiproc.prepare_dir(clear=True)
+
+
+def child_exit(server, worker):
+    """Forget an exited worker's live values (only in multi-process mode)."""
+    multiproc.mark_worker_dead(worker.pid)
+
+
+def on_exit(server):
+    """Remove the metric files' directory if it was made for this run."""
+    multiproc.remove_private_dir()
+
+
 bind = f"{os.environ.get('HOST', '0.0.0.0')}:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 worker_class = "gthread"
@@ -29,8 +52,10 @@ keepalive = 5
 limit_request_line = 8190
 limit_request_fields = 100
 
-# Logs to stdout/stderr (the platform collects them).
-accesslog = "-"
+# Logs to stdout/stderr (the platform collects them). The app itself writes one
+# JSON line per request (service/observability/request_log.py), so gunicorn's
+# own access log is off unless GUNICORN_ACCESSLOG names a file ("-": stdout).
+accesslog = os.environ.get("GUNICORN_ACCESSLOG") or None
 errorlog = "-"
 loglevel = os.environ.get("LOG_LEVEL", "info")
 

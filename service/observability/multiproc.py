@@ -21,20 +21,22 @@ from pathlib import Path
 ENV_VAR = "PROMETHEUS_MULTIPROC_DIR"
 
 
-def prepare_dir(environ: MutableMapping[str, str] | None = None) -> Path:
-    """Make the metric files' directory exist and hold no stale files; return it.
+def prepare_dir(environ: MutableMapping[str, str] | None = None, *, clear: bool = True) -> Path:
+    """Make the metric files' directory exist and, with ``clear``, empty it; return it.
 
     Uses ``PROMETHEUS_MULTIPROC_DIR`` when set (the container images set it),
     else creates a private temporary directory and sets the variable, so the
     worker processes forked later all write there. Files left by an earlier
-    run of the server would be summed into the new one's counters, so the
-    directory's contents are removed.
+    run of the server would be summed into the new one's counters, hence
+    ``clear`` (gunicorn's ``on_starting``: once, before the first worker).
     """
     env = os.environ if environ is None else environ
     configured = env.get(ENV_VAR)
     if configured:
         path = Path(configured)
         path.mkdir(parents=True, exist_ok=True)
+        if not clear:
+            return path
         for child in path.iterdir():
             if child.is_dir():
                 shutil.rmtree(child, ignore_errors=True)
@@ -43,7 +45,17 @@ def prepare_dir(environ: MutableMapping[str, str] | None = None) -> Path:
     else:
         path = Path(tempfile.mkdtemp(prefix="rummy-metrics-"))
         env[ENV_VAR] = str(path)
+        _private_dirs.append(path)
     return path
+
+
+_private_dirs: list[Path] = []
+
+
+def remove_private_dir() -> None:
+    """Delete the directory :func:`prepare_dir` made (gunicorn ``on_exit``, master)."""
+    while _private_dirs:
+        shutil.rmtree(_private_dirs.pop(), ignore_errors=True)
 
 
 def mark_worker_dead(pid: int) -> None:
