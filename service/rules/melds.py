@@ -382,20 +382,27 @@ def _sets_for(set_rank: int, mask: int, jokers: int) -> list[tuple[Card, ...]]:
     return found
 
 
-def _runs_for(run_suit: str, mask: int, jokers: int, ace: str) -> list[tuple[Card, ...]]:
-    """Every run of one suit from natural ranks ``mask`` (bit r-1 = rank r) and jokers.
+# Run patterns per (ace, rank mask, jokers): (start, stop, joker indexes).
+# They depend on the mask only, so they are memoised; the table is cleared
+# when it grows past _CACHE_LIMIT to bound memory.
+_RunPattern = tuple[int, int, tuple[int, ...]]
+_PATTERNS: dict[tuple[str, int, int], tuple[_RunPattern, ...]] = {}
+_CACHE_LIMIT = 50_000
+_SPAN = {"low": (11, 13), "high_or_low": (12, 14), "around": (13, 25)}
+
+
+def _run_patterns(mask: int, jokers: int, ace: str) -> tuple[_RunPattern, ...]:
+    """Every run from natural ranks ``mask`` (bit r-1 = rank r) and up to ``jokers`` jokers.
 
     A joker may fill a gap or stand in for a held card (keeping that card
     back): every such pattern is its own meld.
     """
-    codes = _POS_CODE[run_suit]
-    if ace == "low":
-        last_start, last_end = 11, 13
-    elif ace == "high_or_low":
-        last_start, last_end = 12, 14
-    else:
-        last_start, last_end = 13, 25
-    found: list[tuple[Card, ...]] = []
+    key = (ace, mask, jokers)
+    cached = _PATTERNS.get(key)
+    if cached is not None:
+        return cached
+    last_start, last_end = _SPAN[ace]
+    found: list[_RunPattern] = []
     for start in range(1, last_start + 1):
         held: list[int] = []  # indexes in the run of held naturals
         gaps: list[int] = []  # indexes a joker must fill
@@ -411,17 +418,21 @@ def _runs_for(run_suit: str, mask: int, jokers: int, ace: str) -> list[tuple[Car
                 continue
             if not gaps and (length < MAX_RUN or start == 1):
                 # Thirteen naturals are one meld, A..K (see make_meld).
-                found.append(codes[start : end + 1])
+                found.append((start, end + 1, ()))
             most = min(jokers, length // 2)  # never more jokers than naturals
             for extra in range(1 if not gaps else 0, most - len(gaps) + 1):
                 for stand_ins in combinations(held, extra):
-                    cards = list(codes[start : end + 1])
-                    for i in gaps:
-                        cards[i] = JOKER
-                    for i in stand_ins:
-                        cards[i] = JOKER
-                    found.append(tuple(cards))
-    return found
+                    found.append((start, end + 1, tuple(sorted((*gaps, *stand_ins)))))
+    if len(_PATTERNS) >= _CACHE_LIMIT:
+        _PATTERNS.clear()
+    result = _PATTERNS[key] = tuple(found)
+    return result
+
+
+# Per natural card: suit letter, rank bit, rank, suit bit.
+_HAND_INFO: dict[Card, tuple[str, int, int, int]] = {
+    c: (_SUIT[c], 1 << (_RANK[c] - 1), _RANK[c], _SUIT_BIT[_SUIT[c]]) for c in NATURAL_CARDS
+}
 
 
 def _index_hand(hand: Iterable[Card]) -> tuple[dict[str, int], dict[int, int], int]:
@@ -429,14 +440,18 @@ def _index_hand(hand: Iterable[Card]) -> tuple[dict[str, int], dict[int, int], i
     by_suit: dict[str, int] = {}
     by_rank: dict[int, int] = {}
     jokers = 0
-    for c in hand:
-        if c == JOKER:
-            jokers += 1
-            continue
-        r = _rank_of(c)
-        s = _SUIT[c]
-        by_suit[s] = by_suit.get(s, 0) | 1 << (r - 1)
-        by_rank[r] = by_rank.get(r, 0) | _SUIT_BIT[s]
+    info = _HAND_INFO
+    card = ""
+    try:
+        for card in hand:
+            if card == JOKER:
+                jokers += 1
+                continue
+            s, rank_bit, r, suit_bit = info[card]
+            by_suit[s] = by_suit.get(s, 0) | rank_bit
+            by_rank[r] = by_rank.get(r, 0) | suit_bit
+    except (KeyError, TypeError):
+        raise CardCodeError(card) from None
     return by_suit, by_rank, jokers
 
 
@@ -454,8 +469,18 @@ def candidate_melds(hand: Iterable[Card], ace: AceMode | str) -> list[tuple[Card
         if mask.bit_count() + min(jokers, 2) >= 3:
             found.extend(_sets_for(set_rank, mask, min(jokers, 2)))
     for run_suit, mask in by_suit.items():
-        if mask.bit_count() >= (3 if jokers == 0 else 2):
-            found.extend(_runs_for(run_suit, mask, jokers, ace))
+        held = mask.bit_count()
+        if held + min(jokers, held) < 3:
+            continue
+        codes = _POS_CODE[run_suit]
+        for start, stop, joker_at in _run_patterns(mask, min(jokers, held, 6), ace):
+            if joker_at:
+                cards = list(codes[start:stop])
+                for i in joker_at:
+                    cards[i] = JOKER
+                found.append(tuple(cards))
+            else:
+                found.append(codes[start:stop])
     found.sort()
     return found
 
@@ -464,73 +489,109 @@ def _run_layoffs(
     shape: MeldShape, by_suit: Mapping[str, int], jokers: int, ace: str
 ) -> list[tuple[Card, ...]]:
     """Every distinct lay-off of hand cards on one run, in display order."""
-    run_suit, start, length = _run_span(shape)
+    first = shape.stands_for[0]
+    run_suit = _SUIT[first]
     mask = by_suit.get(run_suit, 0)
     if not mask and not jokers:
         return []
+    start = _RANK[first]
+    length = len(shape.cards)
     used_jokers = shape.cards.count(JOKER)
     naturals = length - used_jokers
     room = MAX_RUN - length
     end = start + length
     codes = _POS_CODE[run_suit]
-    # Each new slot takes the held natural card or a joker (rank 0). lows[d]
-    # fills the d slots below the run, highs[u] the u slots above it.
-    lows = _slot_fills([start - 1 - k for k in range(room)], mask, jokers, prepend=True)
-    highs = _slot_fills([end + k for k in range(room)], mask, jokers, prepend=False)
+    if not jokers:
+        return _natural_run_layoffs(codes, mask, start, length, ace)
+    # Each new slot takes the held natural card or a joker. lows[d] fills the
+    # d slots below the run, highs[u] the u slots above it.
+    lows = _slot_fills([start - 1 - k for k in range(room)], codes, mask, jokers, prepend=True)
+    highs = _slot_fills([end + k for k in range(room)], codes, mask, jokers, prepend=False)
     # A multiset of laid-off cards is placed as extend_meld places it, with the
     # fewest cards below: the first placement seen for it (smallest d) wins.
-    seen: set[tuple[tuple[int, ...], int]] = set()
+    seen: set[tuple[int, int]] = set()
     found: list[tuple[Card, ...]] = []
     for below, low_ways in enumerate(lows):
         new_start = start - below
         if not low_ways or not _run_fits(new_start, length + below, ace):
             break
         for above, high_ways in enumerate(highs[: room - below + 1]):
-            if not high_ways or not _run_fits(new_start, length + below + above, ace):
+            total = length + below + above
+            if not high_ways or not _run_fits(new_start, total, ace):
                 break
             if below + above == 0:
                 continue
-            positions = [*range(new_start, start), *range(end, end + above)]
-            for low, low_jokers in low_ways:
-                for high, high_jokers in high_ways:
+            # A joker in the lowest slot could move to the top instead.
+            movable = below > 0 and _run_fits(new_start + 1, total, ace)
+            for low, low_jokers, low_bits in low_ways:
+                if movable and low[0] == JOKER:
+                    continue
+                for high, high_jokers, high_bits in high_ways:
                     added_jokers = low_jokers + high_jokers
                     if added_jokers > jokers:
                         continue
                     if used_jokers + added_jokers > naturals + below + above - added_jokers:
                         continue
-                    fill = low + high
-                    key = (tuple(sorted(r for r in fill if r)), added_jokers)
+                    key = (low_bits | high_bits, added_jokers)
                     if key in seen:
                         continue
                     seen.add(key)
-                    found.append(
-                        tuple(
-                            codes[_rank_at(p)] if r else JOKER
-                            for p, r in zip(positions, fill, strict=True)
-                        )
-                    )
+                    found.append(low + high)
+    return found
+
+
+def _natural_run_layoffs(
+    codes: tuple[Card, ...], mask: int, start: int, length: int, ace: str
+) -> list[tuple[Card, ...]]:
+    """Lay-offs on a run without jokers in hand: held cards next to either end."""
+    room = MAX_RUN - length
+    below = 0
+    while (
+        below < room
+        and mask >> (_rank_at(start - below - 1) - 1) & 1
+        and _run_fits(start - below - 1, length + below + 1, ace)
+    ):
+        below += 1
+    end = start + length
+    above = 0
+    while (
+        above < room
+        and mask >> (_rank_at(end + above) - 1) & 1
+        and _run_fits(start, length + above + 1, ace)
+    ):
+        above += 1
+    low = [codes[_rank_at(p)] for p in range(start - below, start)]
+    high = [codes[_rank_at(p)] for p in range(end, end + above)]
+    found: list[tuple[Card, ...]] = []
+    for d in range(below + 1):
+        for u in range(min(above, room - d) + 1):
+            if d or u:
+                found.append((*low[below - d :], *high[:u]))
     return found
 
 
 def _slot_fills(
-    positions: Sequence[int], mask: int, jokers: int, *, prepend: bool
-) -> list[list[tuple[tuple[int, ...], int]]]:
-    """Ways to fill the first k of ``positions`` (k = 0, 1, ...) from held ranks or jokers.
+    positions: Sequence[int], codes: tuple[Card, ...], mask: int, jokers: int, *, prepend: bool
+) -> list[list[tuple[tuple[Card, ...], int, int]]]:
+    """Ways to fill the first k of ``positions`` (k = 0, 1, ...) from held cards or jokers.
 
-    Each way is (ranks in display order with 0 for a joker, jokers used); with
-    ``prepend`` the positions run downwards, so each new slot goes in front.
+    Each way is (cards in display order, jokers used, bits of the ranks held
+    back from the hand); with ``prepend`` the positions run downwards, so each
+    new slot goes in front.
     """
-    ways: list[tuple[tuple[int, ...], int]] = [((), 0)]
+    ways: list[tuple[tuple[Card, ...], int, int]] = [((), 0, 0)]
     result = [ways]
     for p in positions:
         r = _rank_at(p)
-        held = mask >> (r - 1) & 1
-        nxt: list[tuple[tuple[int, ...], int]] = []
-        for way, used in ways:
+        bit = 1 << (r - 1)
+        held = mask & bit
+        card = codes[r]
+        nxt: list[tuple[tuple[Card, ...], int, int]] = []
+        for way, used, bits in ways:
             if held:
-                nxt.append(((r, *way) if prepend else (*way, r), used))
+                nxt.append(((card, *way) if prepend else (*way, card), used, bits | bit))
             if used < jokers:
-                nxt.append(((0, *way) if prepend else (*way, 0), used + 1))
+                nxt.append(((JOKER, *way) if prepend else (*way, JOKER), used + 1, bits))
         if not nxt:
             break
         result.append(nxt)
@@ -538,32 +599,43 @@ def _slot_fills(
     return result
 
 
+# Every sub-mask of a suit mask (0 included), and the cards of one rank per suit mask.
+_SUBMASKS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(sub for sub in range(16) if sub & mask == sub) for mask in range(16)
+)
+_SUIT_CARDS: dict[tuple[int, int], tuple[Card, ...]] = {
+    (r, mask): tuple(s + RANK_LABELS[r] for s in SUITS if mask & _SUIT_BIT[s])
+    for r in range(1, 14)
+    for mask in range(16)
+}
+
+
 def _set_layoffs(
     shape: MeldShape, by_rank: Mapping[int, int], jokers: int
 ) -> list[tuple[Card, ...]]:
-    """Every distinct lay-off of hand cards on one set, in display order."""
+    """Every distinct lay-off of hand cards on one set: naturals in suit order, then jokers."""
     room = MAX_SET - len(shape.cards)
     if room <= 0:
         return []
     set_rank = _RANK[shape.stands_for[0]]
-    old_naturals = [c for c in shape.cards if c != JOKER]
+    held = by_rank.get(set_rank, 0)
+    if not held and not jokers:
+        return []
     old_mask = 0
-    for c in old_naturals:
-        old_mask |= _SUIT_BIT[_SUIT[c]]
-    old_jokers = len(shape.cards) - len(old_naturals)
-    free = by_rank.get(set_rank, 0) & ~old_mask
-    label = RANK_LABELS[set_rank]
+    old_jokers = 0
+    for c in shape.cards:
+        if c == JOKER:
+            old_jokers += 1
+        else:
+            old_mask |= _SUIT_BIT[_SUIT[c]]
+    old_naturals = len(shape.cards) - old_jokers
     found: list[tuple[Card, ...]] = []
-    for sub in range(16):
-        if sub & free != sub:
-            continue
+    for sub in _SUBMASKS[held & ~old_mask & 15]:
         have = sub.bit_count()
+        naturals = _SUIT_CARDS[(set_rank, sub)]
         for j in range(min(jokers, room - have) + 1):
-            if have + j == 0:
-                continue
-            if old_jokers + j > len(old_naturals) + have:
-                continue
-            found.append((*(s + label for s in SUITS if sub & _SUIT_BIT[s]), *[JOKER] * j))
+            if (have or j) and old_jokers + j <= old_naturals + have:
+                found.append((*naturals, *[JOKER] * j))
     return found
 
 
