@@ -24,7 +24,7 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
@@ -201,6 +201,9 @@ class RateLimiter:
         self.per_address = per_address
         self.proxy_hops = proxy_hops
         self.exempt = frozenset(exempt)
+        #: The wall clock (replaceable in tests); windows are aligned to it so
+        #: that every process and host agrees on them.
+        self.clock: Callable[[], float] = time.time
         self._failing_since = 0.0
 
     def client_address(self) -> str:
@@ -234,10 +237,10 @@ class RateLimiter:
         hits = self.hits()
         if not hits:
             return None
-        now = time.time()
+        now = self.clock()
         try:
             counts = self.counters.incr(hits, now)
-        except redis.RedisError as error:
+        except (redis.RedisError, redis.exceptions.RedisClusterException) as error:
             self._report_failure(error, now)
             return None
         for hit, count in zip(hits, counts, strict=True):

@@ -1,0 +1,150 @@
+"""Rate limits per client address and per seat token: 429 with Retry-After.
+
+A bare Flask app carries the limiter here, so the limiter is tested on its
+own; tests/ops/test_gunicorn_ops.py drives the whole service past a limit.
+"""
+
+from __future__ import annotations
+
+import pytest
+import redis
+from flask import Flask
+from werkzeug.test import TestResponse
+
+from service import ratelimit
+from service.observability import metrics
+from service.ratelimit import Limit
+from tests.support.redis_server import RedisServer, find_free_port
+
+
+def make_app(**settings: object) -> Flask:
+    """A tiny app with the limiter and two routes, its clock stopped mid-window."""
+    app = Flask("ratelimit-test")
+    app.config.update({"STORE_URL": "memory://", **settings})
+    app.add_url_rule("/thing", "thing", lambda: "ok")
+    app.add_url_rule("/healthz", "healthz", lambda: "ok")
+    limiter = ratelimit.init_app(app)
+    if limiter is not None:
+        # A fixed time, so no test can straddle the end of a window.
+        limiter.clock = lambda: 60 * 16_666_700 + 30.0
+    return app
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def assert_rate_limited(response: TestResponse, limit: Limit) -> None:
+    assert response.status_code == 429
+    assert response.mimetype == "application/problem+json"
+    body = response.get_json()
+    assert body["code"] == "rate_limited"
+    assert body["status"] == 429
+    retry_after = int(response.headers["Retry-After"])
+    assert 1 <= retry_after <= limit.seconds
+    # The clock of make_app stands 30 s into a 60 s window.
+    if limit.seconds == 60:
+        assert retry_after == 30
+
+
+def refused(scope: str) -> float:
+    """How many requests the ``scope`` limit has refused in this process."""
+    value = metrics.REGISTRY.get_sample_value("rummy_rate_limited_total", {"scope": scope})
+    return value or 0.0
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("600/60", Limit(600, 60)), ("5/second", Limit(5, 1)), (" 100 / minute ", Limit(100, 60))],
+)
+def test_limit_parse(text: str, expected: Limit) -> None:
+    assert Limit.parse(text) == expected
+
+
+@pytest.mark.parametrize("text", ["600", "0/60", "10/0", "ten/60", "10/fortnight"])
+def test_limit_parse_refuses_nonsense(text: str) -> None:
+    with pytest.raises(ValueError, match="COUNT/SECONDS"):
+        Limit.parse(text)
+
+
+def test_address_limit_answers_429_with_retry_after() -> None:
+    client = make_app(RATELIMIT_PER_ADDRESS="3/60", RATELIMIT_PER_TOKEN="0").test_client()
+    before = refused("address")
+    statuses = [client.get("/thing").status_code for _ in range(3)]
+    assert statuses == [200, 200, 200]
+    assert_rate_limited(client.get("/thing"), Limit(3, 60))
+    assert refused("address") == before + 1
+    # Probes are never limited; another address has its own count.
+    assert client.get("/healthz").status_code == 200
+    assert client.get("/thing", environ_base={"REMOTE_ADDR": "10.9.9.9"}).status_code == 200
+
+
+def test_token_limit_is_per_token_whatever_the_address() -> None:
+    client = make_app(RATELIMIT_PER_ADDRESS="0", RATELIMIT_PER_TOKEN="2/60").test_client()
+    for address in ("10.0.0.1", "10.0.0.2"):
+        answer = client.get(
+            "/thing", headers=bearer("tok-a"), environ_base={"REMOTE_ADDR": address}
+        )
+        assert answer.status_code == 200
+    assert_rate_limited(client.get("/thing", headers=bearer("tok-a")), Limit(2, 60))
+    assert client.get("/thing", headers=bearer("tok-b")).status_code == 200
+    # Without a token only the address limit (off here) applies.
+    assert client.get("/thing").status_code == 200
+
+
+def test_proxy_hops_take_the_client_from_x_forwarded_for() -> None:
+    app = make_app(RATELIMIT_PER_ADDRESS="1/60", RATELIMIT_PER_TOKEN="0", RATELIMIT_PROXY_HOPS=1)
+    client = app.test_client()
+    # Behind one proxy: the right-most entry is the address that proxy saw.
+    for client_address in ("198.51.100.1", "198.51.100.2"):
+        xff = {"X-Forwarded-For": f"203.0.113.7, {client_address}"}
+        assert client.get("/thing", headers=xff).status_code == 200
+    xff = {"X-Forwarded-For": "198.51.100.1"}
+    assert client.get("/thing", headers=xff).status_code == 429
+
+
+def test_disabled_limiter_installs_nothing() -> None:
+    app = make_app(RATELIMIT_ENABLED=False, RATELIMIT_PER_ADDRESS="1/60")
+    assert "ratelimit" not in app.extensions
+    client = app.test_client()
+    assert [client.get("/thing").status_code for _ in range(3)] == [200, 200, 200]
+
+
+def test_windows_restart_the_count() -> None:
+    counters = ratelimit.MemoryCounters()
+    hit = ratelimit.Hit("address", "a:x", Limit(2, 10))
+    assert [counters.incr([hit], now)[0] for now in (100.0, 101.0, 109.9)] == [1, 2, 3]
+    assert counters.incr([hit], 110.0) == [1]
+
+
+def test_redis_counts_are_shared_by_every_process_and_expire(redis_server: RedisServer) -> None:
+    settings = {
+        "STORE_URL": redis_server.url,
+        "STORE_PREFIX": f"rltest{find_free_port()}",
+        "RATELIMIT_PER_ADDRESS": "0",
+        "RATELIMIT_PER_TOKEN": "3/60",
+    }
+    # Two apps stand for two worker processes (or two hosts) on one Redis.
+    first, second = make_app(**settings).test_client(), make_app(**settings).test_client()
+    assert first.get("/thing", headers=bearer("shared")).status_code == 200
+    assert second.get("/thing", headers=bearer("shared")).status_code == 200
+    assert first.get("/thing", headers=bearer("shared")).status_code == 200
+    assert_rate_limited(second.get("/thing", headers=bearer("shared")), Limit(3, 60))
+    keys = redis_server.client().keys(f"{settings['STORE_PREFIX']}:rl:t:*")
+    assert len(keys) == 1
+    ttl = redis_server.client().pttl(keys[0])
+    assert 0 < ttl <= 120_000
+    # The token itself is not in Redis, only a hash of it.
+    assert b"shared" not in keys[0]
+
+
+def test_redis_down_lets_requests_through() -> None:
+    dead = f"redis://127.0.0.1:{find_free_port()}/0"
+    client = make_app(STORE_URL=dead, RATELIMIT_PER_ADDRESS="1/60").test_client()
+    assert [client.get("/thing").status_code for _ in range(3)] == [200, 200, 200]
+
+
+def test_redis_client_ignores_store_settings_in_the_url() -> None:
+    client = ratelimit.redis_client("redis://127.0.0.1:1/2?prefix=x&max_events=5")
+    assert isinstance(client, redis.Redis)
+    assert client.connection_pool.connection_kwargs["db"] == 2
