@@ -29,6 +29,7 @@ from service.api.schemas import (
     MoveRequestSchema,
 )
 from service.api.smorest import Blueprint
+from service.observability import request_log
 from service.rules import engine
 from service.rules.moves import Move, parse_move
 from service.store import KEEP, IdempotencyRecord
@@ -129,6 +130,8 @@ class Moves(MethodView):
         for _attempt in range(int(current_app.config["SAVE_RETRIES"])):
             game = load_game(game_id)
             seat = auth.seat_of(game.state.seats, token)
+            # For the request log line and the moves metric (one dict update).
+            request_log.annotate(seat=seat, move_type=body.get("type", "actions"))
             if key is not None:
                 record = store.get_idempotency(game_id, seat, key)
                 if record is not None:
