@@ -175,13 +175,23 @@ end
 return out
 """
 
+#: Everything redis-py raises when Redis is unreachable or fails (cluster
+#: set-up errors do not derive from RedisError).
+REDIS_ERRORS = (redis.exceptions.RedisError, redis.exceptions.RedisClusterException)
+
 # How long an unlisting is remembered, to refuse a late, older listing (ms).
 _REMOVAL_MEMORY_MS = 3600 * 1000
 
 
 def _retry(retries: int) -> Retry:
-    # Short, jittered backoff: a dead server is reported within about a second.
-    return Retry(ExponentialWithJitterBackoff(cap=0.5, base=0.05), retries)
+    # Short, jittered backoff: a refused or dropped connection is retried and a
+    # dead server reported within about a second. A timeout is not retried: it
+    # already took socket_timeout, and a hung server would take that again.
+    return Retry(
+        ExponentialWithJitterBackoff(cap=0.5, base=0.05),
+        retries,
+        supported_errors=(redis.exceptions.ConnectionError,),
+    )
 
 
 class RedisStore:
@@ -197,7 +207,7 @@ class RedisStore:
         idempotency_ttl: float = DEFAULT_IDEMPOTENCY_TTL,
         max_events: int = DEFAULT_MAX_EVENTS,
         max_wait: float = DEFAULT_MAX_WAIT,
-        socket_timeout: float = 1.5,
+        socket_timeout: float = 1.0,
         connect_timeout: float = 1.0,
         retries: int = 2,
         max_connections: int | None = None,
@@ -306,7 +316,7 @@ class RedisStore:
         try:
             self.client  # noqa: B018 - builds the client and its scripts
             code, version, last_event = self._save(keys=keys, args=args)
-        except redis.exceptions.RedisError as exc:
+        except REDIS_ERRORS as exc:
             raise StoreUnavailable(f"save failed: {exc}") from exc
         if code == 1:
             return SaveResult("saved", int(version), int(last_event))
@@ -328,7 +338,7 @@ class RedisStore:
         ]
         try:
             self._lobby_update(keys=self._lobby_keys, args=args)
-        except redis.exceptions.RedisError as exc:
+        except REDIS_ERRORS as exc:
             # The game is saved; only its listing lags (the next listing update,
             # or the idle TTL, repairs it).
             raise StoreUnavailable(f"lobby update failed: {exc}") from exc
@@ -387,7 +397,7 @@ class RedisStore:
                 list[bytes | None],
                 self.client.hmget(self._game_key(game_id), ["state", "version", "last_event"]),
             )
-        except redis.exceptions.RedisError as exc:
+        except REDIS_ERRORS as exc:
             raise StoreUnavailable(f"load failed: {exc}") from exc
         if version is None or state is None:
             raise GameNotFound(game_id)
@@ -414,7 +424,7 @@ class RedisStore:
                     {stream: f"{after}-0"}, count=limit, block=max(int(wait * 1000), 1)
                 )
                 entries = _stream_entries(found)
-        except redis.exceptions.RedisError as exc:
+        except REDIS_ERRORS as exc:
             raise StoreUnavailable(f"events read failed: {exc}") from exc
         return [decode_event(fields[b"e"]) for _, fields in entries]
 
@@ -427,7 +437,7 @@ class RedisStore:
                 dict[bytes, bytes],
                 self.client.hgetall(self._idempotency_key(game_id, seat, key)),
             )
-        except redis.exceptions.RedisError as exc:
+        except REDIS_ERRORS as exc:
             raise StoreUnavailable(f"idempotency read failed: {exc}") from exc
         if not found:
             return None
@@ -452,7 +462,7 @@ class RedisStore:
         try:
             self.client  # noqa: B018 - builds the client and its scripts
             flat = self._lobby_read(keys=self._lobby_keys[:2], args=args)
-        except redis.exceptions.RedisError as exc:
+        except REDIS_ERRORS as exc:
             raise StoreUnavailable(f"lobby read failed: {exc}") from exc
         rows = [(flat[i].decode(), int(flat[i + 1]), flat[i + 2]) for i in range(0, len(flat), 3)]
         page = rows[:limit]
@@ -469,7 +479,7 @@ class RedisStore:
         """Return if Redis answers a ``PING``; else raise `StoreUnavailable`."""
         try:
             self.client.ping()
-        except redis.exceptions.RedisError as exc:
+        except REDIS_ERRORS as exc:
             raise StoreUnavailable(f"ping failed: {exc}") from exc
 
     def close(self) -> None:

@@ -16,6 +16,9 @@ Single server::
     server.stop()               # SIGTERM (graceful); stop(hard=True) sends SIGKILL
     server.start()              # same port and directory, so AOF data is reloaded
     server.restart()            # stop() + start()
+    server.freeze(); server.thaw()   # SIGSTOP / SIGCONT: a hung server
+    with server.record_commands() as seen:   # MONITOR: commands clients sent
+        ...                     # seen == ["HMGET rummy:{id}:g state ...", ...] afterwards
 
 Each ``commandstats()`` call is itself counted: the next snapshot has one more
 ``info`` call. Subcommands are named as Redis names them (``"client|setinfo"``).
@@ -38,12 +41,14 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import secrets
 import shutil
 import signal
 import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -116,6 +121,7 @@ class RedisServer:
         self.extra_args = extra_args
         self.dir = Path(tempfile.mkdtemp(prefix=f"redis-{self.port}-"))
         self._proc: subprocess.Popen[bytes] | None = None
+        self._admin: redis.Redis | None = None
 
     @property
     def url(self) -> str:
@@ -189,8 +195,12 @@ class RedisServer:
         """Stop the server: SIGTERM (graceful, flushes AOF) or SIGKILL with ``hard``."""
         proc, self._proc = self._proc, None
         _live.discard(self)
+        if self._admin is not None:
+            self._admin.close()
+            self._admin = None
         if proc is None or proc.poll() is not None:
             return
+        proc.send_signal(signal.SIGCONT)  # a frozen server could not handle SIGTERM
         proc.send_signal(signal.SIGKILL if hard else signal.SIGTERM)
         try:
             proc.wait(timeout=10)
@@ -202,6 +212,16 @@ class RedisServer:
         """Stop and start again on the same port and directory."""
         self.stop(hard=hard)
         return self.start()
+
+    def freeze(self) -> None:
+        """Suspend the process (SIGSTOP): it keeps its port but answers nothing."""
+        if self._proc is not None:
+            self._proc.send_signal(signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        """Resume a frozen server (SIGCONT)."""
+        if self._proc is not None:
+            self._proc.send_signal(signal.SIGCONT)
 
     def cleanup(self) -> None:
         """Stop the server and delete its directory."""
@@ -216,13 +236,36 @@ class RedisServer:
 
     def commandstats(self) -> dict[str, int]:
         """Calls per command since start, e.g. ``{"evalsha": 3, "hgetall": 5}``."""
-        with contextlib.closing(self.client()) as r:
-            info = r.info("commandstats")
+        if self._admin is None:  # one connection, so no handshake lands in the counts
+            self._admin = self.client()
+        info = self._admin.info("commandstats")
         return {
             name.removeprefix("cmdstat_"): int(stats["calls"])
             for name, stats in info.items()
             if isinstance(stats, dict)
         }
+
+    @contextlib.contextmanager
+    def record_commands(self) -> Iterator[list[str]]:
+        """Record the commands clients send while the block runs (via ``MONITOR``).
+
+        The list is filled when the block exits: one ``"NAME arg ..."`` string
+        per command received from a client, in order. Commands that scripts run
+        are left out, so a script call counts once.
+        """
+        commands: list[str] = []
+        marker = f"end-of-recording-{secrets.token_hex(8)}"
+        with contextlib.closing(self.client()) as probe, contextlib.closing(self.client()) as w:
+            probe.ping()  # connect now, so its handshake is not recorded
+            with w.monitor() as monitor:
+                yield commands
+                probe.echo(marker)
+                while True:
+                    seen = monitor.next_command()
+                    if marker in seen["command"]:
+                        break
+                    if seen["client_type"] != "lua":
+                        commands.append(seen["command"])
 
     def log_tail(self, lines: int = 20) -> str:
         """The last lines of the server log (for error messages)."""

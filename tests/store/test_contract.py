@@ -1,0 +1,285 @@
+"""The `GameStore` contract, run against memory, Redis and Redis Cluster."""
+
+from __future__ import annotations
+
+import re
+import threading
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from service.store import (
+    KEEP,
+    GameNotFound,
+    GameStore,
+    IdempotencyRecord,
+)
+from tests.store.conftest import StoreFactory
+
+BLOB = bytes(range(256)) * 3  # every byte value: the state is opaque
+
+
+def record(seat: int = 0, key: str = "k-1", status: int = 200) -> IdempotencyRecord:
+    """An idempotency record with a recognisable body."""
+    return IdempotencyRecord(seat, key, f"fp-{key}", status, b'{"answer":' + key.encode() + b"}")
+
+
+# -- create and load -----------------------------------------------------------
+
+
+def test_create_gives_a_fresh_url_safe_id_at_version_1(store: GameStore) -> None:
+    first = store.create(BLOB)
+    second = store.create(BLOB)
+    assert first.game_id != second.game_id
+    for created in (first, second):
+        assert re.fullmatch(r"[A-Za-z0-9_-]{22,}", created.game_id)
+        assert created.version == 1
+        assert created.last_event == 0
+
+
+def test_load_returns_the_exact_state_and_version(store: GameStore) -> None:
+    created = store.create(BLOB, [{"type": "created"}, {"type": "dealt"}])
+    loaded = store.load(created.game_id)
+    assert loaded.state == BLOB
+    assert loaded.version == 1
+    assert loaded.last_event == created.last_event == 2
+
+
+@pytest.mark.parametrize("game_id", ["AAAAAAAAAAAAAAAAAAAAAA", "{x}", "a b", "", "é" * 5])
+def test_unknown_or_malformed_ids_are_not_found(store: GameStore, game_id: str) -> None:
+    with pytest.raises(GameNotFound):
+        store.load(game_id)
+    with pytest.raises(GameNotFound):
+        store.events(game_id, 0)
+    assert store.save(game_id, 1, b"x").status == "not_found"
+    assert store.get_idempotency(game_id, 0, "k") is None
+
+
+# -- compare-and-set -------------------------------------------------------------
+
+
+def test_save_at_the_expected_version_increments_it_by_one(store: GameStore) -> None:
+    game = store.create(b"v1").game_id
+    for expected in range(1, 5):
+        result = store.save(game, expected, b"v%d" % (expected + 1))
+        assert result.status == "saved" and result.saved
+        assert result.version == expected + 1
+    loaded = store.load(game)
+    assert (loaded.state, loaded.version) == (b"v5", 5)
+
+
+@pytest.mark.parametrize("expected", [0, 1, 3, -1])
+def test_a_stale_save_changes_nothing(store: GameStore, expected: int) -> None:
+    game = store.create(b"one", [{"type": "created"}], lobby={"players": 1}).game_id
+    assert store.save(game, 1, b"two", [{"type": "moved"}]).saved
+    before = store.events(game, 0)
+    lobby_before = store.lobby()
+
+    result = store.save(
+        game, expected, b"three", [{"type": "lost"}], record(key="stale"), lobby=None
+    )
+
+    assert (result.status, result.version, result.last_event) == ("stale", 2, 2)
+    loaded = store.load(game)
+    assert (loaded.state, loaded.version, loaded.last_event) == (b"two", 2, 2)
+    assert store.events(game, 0) == before
+    assert store.get_idempotency(game, 0, "stale") is None
+    assert store.lobby() == lobby_before
+
+
+def test_save_of_an_unknown_game_is_not_found_and_creates_nothing(store: GameStore) -> None:
+    result = store.save("AAAAAAAAAAAAAAAAAAAAAA", 1, b"x", [{"type": "t"}])
+    assert (result.status, result.version, result.last_event) == ("not_found", 0, 0)
+    with pytest.raises(GameNotFound):
+        store.load("AAAAAAAAAAAAAAAAAAAAAA")
+
+
+def test_racing_writers_lose_no_update(make_store: StoreFactory) -> None:
+    """16 threads load-modify-save one counter: one save wins per version."""
+    store = make_store()
+    game = store.create(b"0").game_id
+    per_thread = 5
+    won: list[int] = []
+    stale = 0
+    lock = threading.Lock()
+    errors: list[BaseException] = []
+
+    def work(seat: int) -> None:
+        nonlocal stale
+        try:
+            done = 0
+            while done < per_thread:
+                loaded = store.load(game)
+                count = int(loaded.state) + 1
+                event = {"type": "inc", "seat": seat, "count": count}
+                result = store.save(game, loaded.version, b"%d" % count, [event])
+                with lock:
+                    if result.saved:
+                        won.append(result.version)
+                        done += 1
+                    else:
+                        assert result.status == "stale"
+                        stale += 1
+        except BaseException as exc:  # reported below, with the thread's traceback
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(seat,)) for seat in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    total = 16 * per_thread
+    assert sorted(won) == list(range(2, total + 2))  # exactly one winner per version
+    loaded = store.load(game)
+    assert (loaded.state, loaded.version) == (b"%d" % total, total + 1)
+    events = store.events(game, 0)
+    assert [e["seq"] for e in events] == list(range(1, total + 1))
+    assert [e["count"] for e in events] == list(range(1, total + 1))
+    assert [e["version"] for e in events] == list(range(2, total + 2))
+
+
+# -- events ----------------------------------------------------------------------
+
+
+def test_events_get_contiguous_seqs_the_version_and_a_utc_time(store: GameStore) -> None:
+    game = store.create(b"s", [{"type": "created", "seq": 77, "at": "yesterday"}]).game_id
+    store.save(game, 1, b"s", [])  # a save without events still counts a version
+    result = store.save(game, 2, b"s", [{"type": "a", "n": [1, {"x": None}]}, {}])
+    assert (result.version, result.last_event) == (3, 3)
+
+    events = store.events(game, 0)
+
+    assert [(e["seq"], e["version"]) for e in events] == [(1, 1), (2, 3), (3, 3)]
+    assert events[0]["type"] == "created"
+    assert events[1] == {"seq": 2, "version": 3, "at": events[1]["at"], "type": "a",
+                         "n": [1, {"x": None}]}  # fmt: skip
+    assert set(events[2]) == {"seq", "version", "at"}
+    for event in events:
+        assert event["at"].endswith("Z")
+        at = datetime.fromisoformat(event["at"])
+        assert at.tzinfo is not None and at.utcoffset() == UTC.utcoffset(at)
+
+
+def test_events_after_a_seq_and_with_a_limit(store: GameStore) -> None:
+    game = store.create(b"s", [{"n": n} for n in range(1, 6)]).game_id
+    assert [e["n"] for e in store.events(game, 2)] == [3, 4, 5]
+    assert [e["n"] for e in store.events(game, 1, limit=2)] == [2, 3]
+    assert store.events(game, 5) == []
+    assert store.events(game, 50) == []
+
+
+def test_events_that_are_not_json_are_refused_before_any_write(store: GameStore) -> None:
+    game = store.create(b"s").game_id
+    with pytest.raises(TypeError):
+        store.save(game, 1, b"t", [{"type": "bad", "value": object()}])
+    assert store.load(game).version == 1
+    assert store.events(game, 0) == []
+
+
+def test_a_capped_event_log_keeps_at_least_the_latest_events(make_store: StoreFactory) -> None:
+    store = make_store(max_events=10)
+    game = store.create(b"s").game_id
+    for version in range(1, 11):
+        store.save(game, version, b"s", [{"n": n} for n in range(5)])
+    seqs = [e["seq"] for e in store.events(game, 0)]
+    assert seqs[-1] == 50
+    assert len(seqs) >= 10
+    assert seqs == list(range(seqs[0], 51))
+
+
+def test_waiting_for_events_times_out_empty(store: GameStore) -> None:
+    game = store.create(b"s", [{"type": "created"}]).game_id
+    assert store.events(game, 1, wait=0.2) == []
+
+
+def test_waiting_for_events_wakes_on_a_save(store: GameStore) -> None:
+    game = store.create(b"s", [{"type": "created"}]).game_id
+    got: list[list[dict[str, Any]]] = []
+    waiter = threading.Thread(target=lambda: got.append(store.events(game, 1, wait=20)))
+    waiter.start()
+    # Let the waiter block first; it must get the event whether or not it did.
+    threading.Event().wait(0.2)
+    store.save(game, 1, b"t", [{"type": "moved"}])
+    waiter.join(timeout=20)
+    assert not waiter.is_alive()
+    assert [(e["seq"], e["type"]) for e in got[0]] == [(2, "moved")]
+
+
+def test_many_waiters_all_get_the_event(store: GameStore) -> None:
+    game = store.create(b"s").game_id
+    got: list[list[dict[str, Any]]] = []
+    waiters = [
+        threading.Thread(target=lambda: got.append(store.events(game, 0, wait=20)))
+        for _ in range(8)
+    ]
+    for w in waiters:
+        w.start()
+    threading.Event().wait(0.2)
+    store.save(game, 1, b"t", [{"type": "moved"}])
+    for w in waiters:
+        w.join(timeout=20)
+    assert [[e["seq"] for e in events] for events in got] == [[1]] * 8
+
+
+# -- idempotency -------------------------------------------------------------------
+
+
+def test_save_stores_the_idempotency_record_per_seat_and_key(store: GameStore) -> None:
+    game = store.create(b"s").game_id
+    first = record(seat=1, key="retry-me", status=201)
+    assert store.save(game, 1, b"t", [{"type": "moved"}], first).saved
+
+    assert store.get_idempotency(game, 1, "retry-me") == first
+    assert store.get_idempotency(game, 0, "retry-me") is None
+    assert store.get_idempotency(game, 1, "other") is None
+
+    long_key = "x" * 300 + "/:{}"
+    second = record(seat=1, key=long_key)
+    assert store.save(game, 2, b"u", [], second).saved
+    assert store.get_idempotency(game, 1, long_key) == second
+    assert store.get_idempotency(game, 1, "retry-me") == first
+
+
+# -- lobby ---------------------------------------------------------------------------
+
+
+def test_lobby_lists_replaces_keeps_and_removes(store: GameStore) -> None:
+    assert store.lobby() == ([], None)
+    game = store.create(b"s", lobby={"open_seats": 2, "preset": "standard"}).game_id
+    unlisted = store.create(b"s").game_id
+    assert store.lobby() == ([{"id": game, "open_seats": 2, "preset": "standard"}], None)
+
+    store.save(game, 1, b"t", lobby=KEEP)
+    store.save(unlisted, 1, b"t")  # default: KEEP (not listed)
+    assert store.lobby()[0] == [{"id": game, "open_seats": 2, "preset": "standard"}]
+
+    store.save(game, 2, b"u", lobby={"open_seats": 1})
+    assert store.lobby()[0] == [{"id": game, "open_seats": 1}]
+
+    store.save(game, 3, b"v", lobby=None)
+    assert store.lobby() == ([], None)
+
+
+def test_lobby_pages_through_every_game_once(store: GameStore) -> None:
+    games = [store.create(b"s", lobby={"n": n}).game_id for n in range(7)]
+    seen: list[str] = []
+    cursor = None
+    for _ in range(10):
+        page, cursor = store.lobby(limit=3, cursor=cursor)
+        assert len(page) <= 3
+        seen += [item["id"] for item in page]
+        if cursor is None:
+            break
+    assert sorted(seen) == sorted(games)
+    assert len(seen) == len(set(seen))
+
+
+def test_lobby_with_a_malformed_cursor_starts_at_the_top(store: GameStore) -> None:
+    game = store.create(b"s", lobby={"n": 1}).game_id
+    assert store.lobby(cursor="not a cursor")[0] == [{"id": game, "n": 1}]
+
+
+def test_ping_answers(store: GameStore) -> None:
+    store.ping()

@@ -1,0 +1,269 @@
+"""What only the Redis store promises: round trips, key layout, TTLs, retries,
+outages and durability, proven against throwaway redis-servers."""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+
+import pytest
+import redis
+import redis.cluster
+
+from service.store import IdempotencyRecord, RedisStore, StoreUnavailable
+from service.store.redis import SAVE_SCRIPT
+from tests.support.redis_server import RedisCluster, RedisServer, find_free_port
+
+# Commands the save script runs itself (counted by INFO commandstats, not sent).
+SCRIPT_COMMANDS = {name.lower() for name in re.findall(r"redis\.call\('(\w+)'", SAVE_SCRIPT)}
+
+
+def stats_delta(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
+    """Commands counted between two snapshots, without the snapshots' own INFO."""
+    delta = {name: calls - before.get(name, 0) for name, calls in after.items()}
+    return {name: n for name, n in delta.items() if n and name != "info"}
+
+
+@pytest.fixture
+def prefix() -> str:
+    """A key prefix of this test's own."""
+    return f"t{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture
+def store(store_redis: RedisServer, prefix: str) -> Iterator[RedisStore]:
+    """A Redis store on the package's server."""
+    made = RedisStore(store_redis.url, prefix=prefix)
+    yield made
+    made.close()
+
+
+def warm(store: RedisStore) -> str:
+    """A listed game after one create and one save: connections open, scripts loaded."""
+    game = store.create(b"state", [{"type": "created"}], lobby={"warm": True}).game_id
+    assert store.save(game, 1, b"state", [{"type": "warm"}]).saved
+    store.load(game)
+    return game
+
+
+# -- round trips --------------------------------------------------------------------
+
+
+def test_load_and_save_are_one_command_each(store: RedisStore, store_redis: RedisServer) -> None:
+    game = warm(store)
+    record = IdempotencyRecord(0, "key", "fp", 200, b"{}")
+
+    with store_redis.record_commands() as load_commands:
+        store.load(game)
+    with store_redis.record_commands() as save_commands:
+        assert store.save(game, 2, b"next", [{"type": "a"}, {"type": "b"}], record).saved
+
+    assert [c.split()[0] for c in load_commands] == ["HMGET"]
+    assert [c.split()[0] for c in save_commands] == ["EVALSHA"]
+
+
+def test_commandstats_show_one_load_and_one_script_call(
+    store: RedisStore, store_redis: RedisServer
+) -> None:
+    game = warm(store)
+    before = store_redis.commandstats()
+    store.load(game)
+    after_load = store_redis.commandstats()
+    store.save(game, 2, b"next", [{"type": "moved"}])
+    after_save = store_redis.commandstats()
+
+    assert stats_delta(before, after_load) == {"hmget": 1}
+    saved = stats_delta(after_load, after_save)
+    assert saved.pop("evalsha") == 1
+    assert set(saved) <= SCRIPT_COMMANDS  # everything else ran inside the script
+
+
+def test_a_lobby_change_costs_one_more_command(store: RedisStore, store_redis: RedisServer) -> None:
+    game = warm(store)
+    with store_redis.record_commands() as commands:
+        assert store.save(game, 2, b"next", [{"type": "joined"}], lobby={"open": 1}).saved
+    assert [c.split()[0] for c in commands] == ["EVALSHA", "EVALSHA"]
+
+
+def test_cluster_load_and_save_are_one_command_each(redis_cluster: RedisCluster) -> None:
+    url = f"redis://{redis_cluster.nodes[0].host}:{redis_cluster.nodes[0].port}"
+    store = RedisStore(url, cluster=True, prefix=f"t{uuid.uuid4().hex[:12]}")
+    try:
+        game = warm(store)
+        before = redis_cluster.commandstats()
+        store.load(game)
+        after_load = redis_cluster.commandstats()
+        store.save(game, 2, b"next", [{"type": "moved"}])
+        after_save = redis_cluster.commandstats()
+    finally:
+        store.close()
+
+    assert stats_delta(before, after_load) == {"hmget": 1}
+    saved = stats_delta(after_load, after_save)
+    assert saved.pop("evalsha") == 1
+    assert set(saved) <= SCRIPT_COMMANDS
+
+
+# -- keys, TTLs, retries ----------------------------------------------------------------
+
+
+def test_every_key_of_a_game_shares_its_hash_tag_and_slot(
+    store: RedisStore, store_redis: RedisServer, prefix: str
+) -> None:
+    game = store.create(b"s", [{"type": "created"}]).game_id
+    store.save(game, 1, b"t", [], IdempotencyRecord(2, "k", "fp", 200, b"{}"))
+    with store_redis.client() as r:
+        keys = sorted(k.decode() for k in r.scan_iter(match=f"{prefix}:{{{game}}}:*"))
+    assert [k.split(":", 2)[2] for k in keys][:2] == ["ev", "g"]
+    assert re.fullmatch(rf"{prefix}:\{{{game}\}}:idem:2:[0-9a-f]{{64}}", keys[2])
+    assert len({redis.cluster.key_slot(k.encode()) for k in keys}) == 1
+
+
+def test_writes_set_and_refresh_the_idle_ttl(store_redis: RedisServer, prefix: str) -> None:
+    store = RedisStore(store_redis.url, prefix=prefix, idle_ttl=3600, idempotency_ttl=600)
+    game = store.create(b"s", [{"type": "created"}]).game_id
+    g, ev = f"{prefix}:{{{game}}}:g", f"{prefix}:{{{game}}}:ev"
+    with store_redis.client() as r:
+        for key in (g, ev):
+            assert 3_500_000 < r.pttl(key) <= 3_600_000
+            r.pexpire(key, 5000)
+        store.load(game)  # reads do not refresh
+        assert r.pttl(g) <= 5000
+        store.save(game, 1, b"t", [], IdempotencyRecord(0, "k", "fp", 200, b"{}"))
+        for key in (g, ev):
+            assert 3_500_000 < r.pttl(key) <= 3_600_000
+        (idem,) = r.keys(f"{prefix}:{{{game}}}:idem:*")
+        assert 500_000 < r.pttl(idem) <= 600_000
+    store.close()
+
+
+def test_a_retried_save_that_already_succeeded_answers_saved(
+    store: RedisStore, store_redis: RedisServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game = warm(store)
+    monkeypatch.setattr("service.store.redis.secrets.token_hex", lambda n: "same-nonce")
+    first = store.save(game, 2, b"moved", [{"type": "moved"}])
+    again = store.save(game, 2, b"moved", [{"type": "moved"}])  # as a retry would send it
+    assert (first.status, again.status) == ("saved", "saved")
+    assert again.version == first.version == 3
+    assert [e["type"] for e in store.events(game, 0)] == ["created", "warm", "moved"]
+    monkeypatch.setattr("service.store.redis.secrets.token_hex", lambda n: "other-nonce")
+    assert store.save(game, 2, b"other", [{"type": "x"}]).status == "stale"
+
+
+def test_long_polls_use_a_client_whose_timeout_outlasts_the_wait(
+    store_redis: RedisServer, prefix: str
+) -> None:
+    store = RedisStore(store_redis.url, prefix=prefix, max_wait=3.0, socket_timeout=0.5)
+    game = store.create(b"s").game_id
+    # A wait longer than the request client's socket timeout must not fail.
+    assert store.events(game, 0, wait=1.0) == []
+    store.close()
+
+
+# -- failures ---------------------------------------------------------------------------
+
+
+def assert_unavailable_soon(call: object, *args: object, **kwargs: object) -> None:
+    """The call raises StoreUnavailable within the 2 s the issue allows
+    (redis-py's defaults would take many seconds; this is not a speed figure)."""
+    started = time.monotonic()
+    with pytest.raises(StoreUnavailable):
+        call(*args, **kwargs)  # type: ignore[operator]
+    assert time.monotonic() - started < 2.0
+
+
+def test_an_unreachable_redis_is_unavailable_not_a_crash() -> None:
+    port = find_free_port()
+    for store in (
+        RedisStore(f"redis://127.0.0.1:{port}/0"),
+        RedisStore(f"redis://127.0.0.1:{port}", cluster=True),
+    ):
+        assert_unavailable_soon(store.ping)
+        assert_unavailable_soon(store.load, "AAAAAAAAAAAAAAAAAAAAAA")
+        assert_unavailable_soon(store.create, b"s")
+        store.close()
+
+
+def test_an_outage_is_reported_and_the_same_store_recovers(prefix: str) -> None:
+    server = RedisServer().start()
+    store = RedisStore(server.url, prefix=prefix)
+    try:
+        game = warm(store)
+        waiter_result: list[BaseException | object] = []
+
+        def long_poll() -> None:
+            try:
+                waiter_result.append(store.events(game, 2, wait=20))
+            except StoreUnavailable as exc:
+                waiter_result.append(exc)
+
+        waiter = threading.Thread(target=long_poll)
+        waiter.start()
+        threading.Event().wait(0.2)
+        server.stop(hard=True)
+        waiter.join(timeout=5)
+        assert not waiter.is_alive()
+        assert isinstance(waiter_result[0], StoreUnavailable)
+
+        assert_unavailable_soon(store.load, game)
+        assert_unavailable_soon(store.save, game, 2, b"lost", [{"type": "lost"}])
+        assert_unavailable_soon(store.events, game, 0, wait=5)
+        assert_unavailable_soon(store.get_idempotency, game, 0, "k")
+        assert_unavailable_soon(store.lobby)
+        assert_unavailable_soon(store.ping)
+
+        server.start()  # without AOF the data is gone, the store object is not
+        store.ping()
+        again = store.create(b"fresh", [{"type": "created"}], lobby={"open": 1})
+        assert store.save(again.game_id, 1, b"next", [{"type": "moved"}]).saved
+        assert store.load(again.game_id).state == b"next"
+        assert [e["seq"] for e in store.events(again.game_id, 0)] == [1, 2]
+        assert [item["id"] for item in store.lobby()[0]] == [again.game_id]
+    finally:
+        store.close()
+        server.cleanup()
+
+
+def test_a_hung_server_is_unavailable_and_then_recovers(prefix: str) -> None:
+    server = RedisServer().start()
+    store = RedisStore(server.url, prefix=prefix)
+    try:
+        game = warm(store)
+        server.freeze()
+        assert_unavailable_soon(store.load, game)
+        assert_unavailable_soon(store.save, game, 2, b"x", [{"type": "x"}])
+        server.thaw()
+        # The save sent to the frozen server ran once it woke up, or not at all.
+        loaded = store.load(game)
+        assert (loaded.version, loaded.state) in {(2, b"state"), (3, b"x")}
+        assert store.save(game, loaded.version, b"y", [{"type": "y"}]).saved
+    finally:
+        store.close()
+        server.cleanup()
+
+
+def test_a_saved_game_survives_a_restart_with_aof(prefix: str) -> None:
+    server = RedisServer(appendonly=True).start()
+    store = RedisStore(server.url, prefix=prefix)
+    try:
+        game = warm(store)
+        record = IdempotencyRecord(1, "key", "fp", 200, b'{"ok":true}')
+        assert store.save(game, 2, b"durable", [{"type": "moved"}], record, lobby={"n": 1}).saved
+
+        server.restart(hard=True)  # SIGKILL: no shutdown save to lean on
+
+        for reader in (store, RedisStore(server.url, prefix=prefix)):
+            loaded = reader.load(game)
+            assert (loaded.state, loaded.version, loaded.last_event) == (b"durable", 3, 3)
+            assert [e["type"] for e in reader.events(game, 0)] == ["created", "warm", "moved"]
+            assert reader.get_idempotency(game, 1, "key") == record
+            assert reader.lobby()[0] == [{"id": game, "n": 1}]
+        # The script cache is empty after the restart; saving reloads it.
+        assert store.save(game, 3, b"after", [{"type": "after"}]).saved
+    finally:
+        store.close()
+        server.cleanup()
