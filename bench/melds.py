@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from service.rules.cards import JOKER, Card, build_deck  # noqa: E402
-from service.rules.melds import (  # noqa: E402
+from service.rules.cards import JOKER, Card, build_deck
+from service.rules.melds import (
     ACE_MODES,
     MeldShape,
     candidate_layoffs,
