@@ -13,7 +13,7 @@ from service.api.jsonio import json_response
 from service.api.paths import GAME_ID_PARAMETER, check_game_id
 from service.api.problems import Problem
 from service.api.schemas import EventsQuerySchema, EventsSchema
-from service.api.smorest import Blueprint
+from service.api.smorest import Blueprint, common_errors
 from service.rules import views
 
 blp = Blueprint("events", __name__, url_prefix="/games", description="Events")
@@ -33,9 +33,10 @@ class Events(MethodView):
 
     @blp.arguments(EventsQuerySchema, location="query")
     @blp.response(200, EventsSchema)
-    @blp.alt_response(401, description="The token is not a seat token of this game")
-    @blp.alt_response(404, description="No such game (`game_not_found`)")
-    @blp.alt_response(422, description="`after` or `wait` out of range (wait: 0 to 30 s)")
+    @blp.problem(401, "The token is not a seat token of this game")
+    @blp.problem(404, "No such game (`game_not_found`)")
+    @blp.problem(422, "`after` or `wait` out of range (wait: 0 to 30 s)")
+    @common_errors(blp, 400, 429, 503)
     @blp.doc(operationId="getEvents", parameters=[_BEARER])
     def get(self, query: dict[str, Any], game_id: str) -> Response:
         """List events after `after`, long-polling up to `wait` seconds

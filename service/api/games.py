@@ -31,10 +31,10 @@ from service.api.schemas import (
     LobbyPageSchema,
     LobbyQuerySchema,
 )
-from service.api.smorest import Blueprint
+from service.api.smorest import Blueprint, common_errors
 from service.rules import engine
 from service.rules.options import resolve_options
-from service.store import KEEP
+from service.store import KEEP, LobbyUpdate
 
 blp = Blueprint("games", __name__, url_prefix="/games", description="Games and seats")
 
@@ -81,7 +81,8 @@ class Games(MethodView):
             **_ETAG_HEADER,
         },
     )
-    @blp.alt_response(422, description="Invalid body, options, preset or deck")
+    @blp.problem(422, "Invalid body, options, preset or deck")
+    @common_errors(blp, 400, 413, 415, 429, 503)
     @blp.doc(operationId="createGame", responses={201: {"links": _CREATE_LINKS}})
     def post(self, body: dict[str, Any]) -> Response:
         """Create a game
@@ -96,8 +97,7 @@ class Games(MethodView):
         tokens: dict[int, str] = {}
         for index, seat in enumerate(seats):
             if "bot" in seat:
-                name = seat.get("name") or f"{seat['bot']} bot {index}"
-                specs.append(engine.SeatSpec(name, "bot", seat["bot"], None))
+                specs.append(engine.SeatSpec(None, "bot", seat["bot"], None))
             elif seat.get("name") is None:
                 specs.append(engine.SeatSpec(None, "human", None, None))
             else:
@@ -139,6 +139,7 @@ class Games(MethodView):
 
     @blp.arguments(LobbyQuerySchema, location="query")
     @blp.response(200, LobbyPageSchema)
+    @common_errors(blp, 429, 503)
     @blp.doc(operationId="listGames")
     def get(self, query: dict[str, Any]) -> Response:
         """List games waiting for players
@@ -161,8 +162,9 @@ class Game(MethodView):
 
     @blp.response(200, GameViewSchema, headers=_ETAG_HEADER)
     @blp.alt_response(304, description="Not modified since the ETag in If-None-Match")
-    @blp.alt_response(401, description="The token is not a seat token of this game")
-    @blp.alt_response(404, description="No such game (`game_not_found`)")
+    @blp.problem(401, "The token is not a seat token of this game")
+    @blp.problem(404, "No such game (`game_not_found`)")
+    @common_errors(blp, 400, 429, 503)
     @blp.doc(operationId="getGame", parameters=[_AUTH_PARAMETER, _IF_NONE_MATCH])
     def get(self, game_id: str) -> Response:
         """View a game
@@ -189,9 +191,10 @@ class Join(MethodView):
 
     @blp.arguments(JoinSchema)
     @blp.response(201, JoinedSchema, headers=_ETAG_HEADER)
-    @blp.alt_response(404, description="No such game (`game_not_found`)")
-    @blp.alt_response(409, description="No open seat, or that seat is taken")
-    @blp.alt_response(422, description="Invalid body")
+    @blp.problem(404, "No such game (`game_not_found`)")
+    @blp.problem(409, "No open seat, or that seat is taken")
+    @blp.problem(422, "Invalid body")
+    @common_errors(blp, 400, 413, 415, 429, 503)
     @blp.doc(operationId="joinGame")
     def post(self, body: dict[str, Any], game_id: str) -> Response:
         """Take an open seat
@@ -207,7 +210,7 @@ class Join(MethodView):
             seat = auth.seat_of(state.seats, token)
             state, bot_events = play_bots(state)
             events = events + bot_events
-            lobby = KEEP
+            lobby: LobbyUpdate = KEEP
             if game.state.status == "waiting":
                 lobby = lobby_summary(game_id, state, _created_of(game_id))
             result = store.save(game_id, game.version, encode(state), events, lobby=lobby)

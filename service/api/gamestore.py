@@ -8,7 +8,6 @@ in which case the answer is 412 and nothing changes.
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -74,7 +73,7 @@ def play_bots(state: GameState) -> tuple[GameState, list[dict[str, Any]]]:
     """Let the server play bot seats until a human is to move or the game ends."""
     if state.status != "active":
         return state, []
-    return engine.play_bots(state, random.Random())
+    return engine.play_bots(state)
 
 
 def game_view(

@@ -28,7 +28,7 @@ class Ready(MethodView):
     """Readiness."""
 
     @blp.response(200, HealthSchema)
-    @blp.alt_response(503, description="The store does not answer (`store_unavailable`)")
+    @blp.problem(503, "The store does not answer (`store_unavailable`)")
     def get(self) -> Response:
         """Readiness: the store answers"""
         get_store().ping()

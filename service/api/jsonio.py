@@ -32,9 +32,7 @@ class OrjsonProvider(JSONProvider):
     def response(self, *args: Any, **kwargs: Any) -> Response:
         """A JSON response of the given object (as `flask.jsonify`)."""
         obj = self._prepare_response_obj(args, kwargs)
-        return self._app.response_class(
-            orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS), mimetype=JSON_MIMETYPE
-        )
+        return Response(orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS), mimetype=JSON_MIMETYPE)
 
 
 def json_response(obj: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:

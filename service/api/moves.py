@@ -28,7 +28,7 @@ from service.api.schemas import (
     MoveHeadersSchema,
     MoveRequestSchema,
 )
-from service.api.smorest import Blueprint
+from service.api.smorest import Blueprint, common_errors
 from service.observability import request_log
 from service.rules import engine
 from service.rules.moves import Move, parse_move
@@ -68,8 +68,9 @@ class LegalMoves(MethodView):
 
     @blp.response(200, LegalMovesSchema, headers=_ETAG_HEADER)
     @blp.alt_response(304, description="Not modified since the ETag in If-None-Match")
-    @blp.alt_response(401, description="The token is not a seat token of this game")
-    @blp.alt_response(404, description="No such game (`game_not_found`)")
+    @blp.problem(401, "The token is not a seat token of this game")
+    @blp.problem(404, "No such game (`game_not_found`)")
+    @common_errors(blp, 400, 429, 503)
     @blp.doc(operationId="getLegalMoves", parameters=[_BEARER])
     def get(self, game_id: str) -> Response:
         """List the moves the caller may make now
@@ -100,13 +101,14 @@ class Moves(MethodView):
     @blp.arguments(MoveHeadersSchema, location="headers")
     @blp.arguments(MoveRequestSchema)
     @blp.response(200, GameViewSchema, headers=_ETAG_HEADER)
-    @blp.alt_response(400, description="Malformed JSON or If-Match (`invalid_if_match`)")
-    @blp.alt_response(401, description="Missing or wrong seat token")
-    @blp.alt_response(404, description="No such game (`game_not_found`)")
-    @blp.alt_response(409, description="The rules forbid this move now (`code` says why)")
-    @blp.alt_response(412, description="If-Match names another version (`version_mismatch`)")
-    @blp.alt_response(422, description="Body does not match the schema, or Idempotency-Key reused")
-    @blp.alt_response(503, description="Store unavailable or busy; see Retry-After")
+    @blp.problem(400, "Malformed JSON or If-Match (`invalid_if_match`)")
+    @blp.problem(401, "Missing or wrong seat token")
+    @blp.problem(404, "No such game (`game_not_found`)")
+    @blp.problem(409, "The rules forbid this move now (`code` says why)")
+    @blp.problem(412, "If-Match names another version (`version_mismatch`)")
+    @blp.problem(422, "Body does not match the schema, or Idempotency-Key reused")
+    @blp.problem(503, "Store unavailable or busy; see Retry-After")
+    @common_errors(blp, 413, 415, 429)
     @blp.doc(operationId="makeMove", parameters=[_BEARER], responses={200: {"links": _MOVE_LINKS}})
     def post(self, headers: dict[str, Any], body: dict[str, Any], game_id: str) -> Response:
         """Make a move, or several all-or-nothing

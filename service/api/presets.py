@@ -10,7 +10,7 @@ from flask.views import MethodView
 from service.api.jsonio import json_response
 from service.api.problems import Problem
 from service.api.schemas import PresetListSchema, PresetSchema
-from service.api.smorest import Blueprint
+from service.api.smorest import Blueprint, common_errors
 from service.rules.options import PRESETS
 
 blp = Blueprint("presets", __name__, url_prefix="/presets", description="Rule presets")
@@ -35,7 +35,8 @@ class PresetByName(MethodView):
     """One preset."""
 
     @blp.response(200, PresetSchema)
-    @blp.alt_response(404, description="No preset of that name (`preset_not_found`)")
+    @common_errors(blp, 429)
+    @blp.problem(404, "No preset of that name (`preset_not_found`)")
     def get(self, name: str) -> Response:
         """Get one rule preset by name"""
         if name not in PRESETS:

@@ -94,7 +94,9 @@ def problem_response(
         body["errors"] = errors
     if extra:
         body.update(extra)
-    response = Response(orjson.dumps(body), status=status, mimetype=PROBLEM_MIMETYPE)
+    response = Response(
+        orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS), status=status, mimetype=PROBLEM_MIMETYPE
+    )
     for name, value in (headers or {}).items():
         response.headers[name] = value
     return response

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import http
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 import flask_smorest
 from flask import Response
@@ -16,6 +17,9 @@ from service.api.jsonio import request_body
 from service.api.problems import PROBLEM_MIMETYPE, http_exception_response
 from service.api.schemas import ProblemSchema
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+_C = TypeVar("_C", bound=type)
+
 
 class BodyParser(FlaskParser):
     """webargs parser that reads JSON bodies through `request_body()` (orjson, 415/400)."""
@@ -26,9 +30,60 @@ class BodyParser(FlaskParser):
 
 
 class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
-    """A flask-smorest Blueprint using `BodyParser`."""
+    """A flask-smorest Blueprint using `BodyParser`, documenting problem answers."""
 
     ARGUMENTS_PARSER = BodyParser()
+
+    # Typed faces of flask-smorest's (untyped) decorators.
+
+    def route(self, rule: str, **options: Any) -> Callable[[_C], _C]:
+        """Register a `MethodView` class under `rule`."""
+        return cast(Callable[[_C], _C], super().route(rule, **options))
+
+    def arguments(self, schema: Any, **kwargs: Any) -> Callable[[_F], _F]:
+        """Parse and check a request location (body, query, headers) with `schema`."""
+        return cast(Callable[[_F], _F], super().arguments(schema, **kwargs))
+
+    def response(self, status_code: int, schema: Any = None, **kwargs: Any) -> Callable[[_F], _F]:
+        """Document the success answer."""
+        return cast(Callable[[_F], _F], super().response(status_code, schema, **kwargs))
+
+    def alt_response(self, status_code: int, **kwargs: Any) -> Callable[[_F], _F]:
+        """Document another answer."""
+        return cast(Callable[[_F], _F], super().alt_response(status_code, **kwargs))
+
+    def doc(self, **kwargs: Any) -> Callable[[_F], _F]:
+        """Add raw OpenAPI fields to an operation."""
+        return cast(Callable[[_F], _F], super().doc(**kwargs))
+
+    def problem(self, status: int, description: str) -> Callable[[_F], _F]:
+        """Document an error answer: `application/problem+json` with the problem schema."""
+        return self.alt_response(
+            status, schema=ProblemSchema, content_type=PROBLEM_MIMETYPE, description=description
+        )
+
+
+#: Standard descriptions of the error answers shared by many operations.
+COMMON_ERRORS: dict[int, str] = {
+    400: "Malformed JSON (`invalid_json`) or header",
+    401: "Missing or wrong seat token (`missing_token`, `invalid_token`)",
+    404: "No such game (`game_not_found`)",
+    413: "Body larger than MAX_CONTENT_LENGTH (`body_too_large`)",
+    415: "Body is not JSON (`unsupported_media_type`)",
+    429: "Rate limited (`rate_limited`), see Retry-After",
+    503: "Store unavailable (`store_unavailable`), see Retry-After",
+}
+
+
+def common_errors(blp: Blueprint, *statuses: int) -> Callable[[_F], _F]:
+    """Document several of the `COMMON_ERRORS` on one operation."""
+
+    def decorate(func: _F) -> _F:
+        for status in statuses:
+            func = blp.problem(status, COMMON_ERRORS[status])(func)
+        return func
+
+    return decorate
 
 
 class Api(flask_smorest.Api):  # type: ignore[misc]

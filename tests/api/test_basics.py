@@ -1,0 +1,189 @@
+"""Service-wide behaviour: health, docs, problems for bad requests, CORS, the 500 fallback."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from service.app import create_app
+from service.config import Config, TestConfig
+from tests.api.helpers import Api, problem
+
+
+def test_healthz_and_readyz(client: FlaskClient) -> None:
+    assert client.get("/healthz").json == {"status": "ok"}
+    assert client.get("/readyz").json == {"status": "ready"}
+
+
+def test_readyz_answers_503_when_the_store_is_down() -> None:
+    # Nothing listens on port 1: the store cannot answer.
+    app = create_app(replace(TestConfig(), STORE_URL="redis://127.0.0.1:1/0"))
+    answer = app.test_client().get("/readyz")
+    problem(answer, 503, "store_unavailable")
+    assert answer.headers["Retry-After"] == "1"
+
+
+def test_a_game_request_answers_503_when_the_store_is_down() -> None:
+    app = create_app(replace(TestConfig(), STORE_URL="redis://127.0.0.1:1/0"))
+    client = app.test_client()
+    problem(client.get("/games/abc"), 503, "store_unavailable")
+    answer = client.post("/games", json={"seats": [{"name": "A"}, {"name": "B"}]})
+    problem(answer, 503, "store_unavailable")
+    assert answer.headers["Retry-After"] == "1"
+
+
+def test_openapi_is_3_1_and_docs_are_served_without_a_cdn(client: FlaskClient) -> None:
+    spec = client.get("/openapi.json").json
+    assert spec is not None and spec["openapi"] == "3.1.0"
+    page = client.get("/docs").get_data(as_text=True)
+    assert "/docs/static/swagger-ui-bundle.js" in page
+    assert "//cdn" not in page and "unpkg" not in page and "jsdelivr" not in page
+    bundle = client.get("/docs/static/swagger-ui-bundle.js")
+    assert bundle.status_code == 200 and len(bundle.get_data()) > 100_000
+
+
+def test_unknown_route_is_a_404_problem(client: FlaskClient) -> None:
+    problem(client.get("/no/such/thing"), 404, "not_found")
+
+
+def test_unknown_game_is_game_not_found(api: Api) -> None:
+    problem(api.view("NoSuchGame123"), 404, "game_not_found")
+    problem(api.view("bad id!"), 404, "game_not_found")
+    problem(api.legal("NoSuchGame123"), 404, "game_not_found")
+    problem(api.events("NoSuchGame123"), 404, "game_not_found")
+    problem(
+        api.move("NoSuchGame123", "tok", {"type": "draw", "source": "stock"}), 404, "game_not_found"
+    )
+    problem(api.client.post("/games/NoSuchGame123/join", json={"name": "Z"}), 404, "game_not_found")
+
+
+def test_405_keeps_the_allow_header(client: FlaskClient) -> None:
+    answer = client.delete("/games")
+    problem(answer, 405, "method_not_allowed")
+    assert set(answer.headers["Allow"].replace(" ", "").split(",")) >= {"GET", "POST"}
+
+
+def test_malformed_json_is_400_invalid_json(client: FlaskClient) -> None:
+    answer = client.post("/games", data=b'{"seats": [', content_type="application/json")
+    problem(answer, 400, "invalid_json")
+
+
+def test_deeply_nested_json_is_a_4xx(client: FlaskClient) -> None:
+    deep = b"[" * 100_000 + b"]" * 100_000
+    problem(
+        client.post("/games", data=deep[:60_000] + deep[-60:], content_type="application/json"),
+        400,
+        "invalid_json",
+    )
+    nested = (
+        b'{"seats": [{"name": "A"}, {"name": "B"}], "options": {"x": '
+        + b"[" * 5000
+        + b"]" * 5000
+        + b"}}"
+    )
+    answer = client.post("/games", data=nested, content_type="application/json")
+    assert 400 <= answer.status_code < 500
+    assert answer.mimetype == "application/problem+json"
+
+
+def test_huge_arrays_are_422(client: FlaskClient) -> None:
+    body = {"seats": [{"name": "A"}, {"name": "B"}], "deck": ["H2"] * 5000}
+    problem(client.post("/games", json=body), 422, "validation_error")
+    many_seats = {"seats": [{"name": "A"}] * 1000}
+    problem(client.post("/games", json=many_seats), 422, "validation_error")
+
+
+def test_body_too_large_is_413(client: FlaskClient) -> None:
+    body = b'{"seats": [], "pad": "' + b"x" * (70 * 1024) + b'"}'
+    answer = client.post("/games", data=body, content_type="application/json")
+    body_json = problem(answer, 413, "body_too_large")
+    assert "65536" in body_json["detail"]
+
+
+def test_max_content_length_is_configurable() -> None:
+    app = create_app(replace(TestConfig(), MAX_CONTENT_LENGTH=100))
+    answer = app.test_client().post(
+        "/games", json={"seats": [{"name": "A" * 60}, {"name": "B" * 60}]}
+    )
+    problem(answer, 413, "body_too_large")
+
+
+def test_non_json_body_is_415(client: FlaskClient) -> None:
+    answer = client.post("/games", data="seats=2", content_type="application/x-www-form-urlencoded")
+    problem(answer, 415, "unsupported_media_type")
+
+
+def test_validation_error_lists_fields(client: FlaskClient) -> None:
+    body = problem(
+        client.post("/games", json={"seats": "two", "bogus": 1}), 422, "validation_error"
+    )
+    assert "seats" in body["errors"] and "bogus" in body["errors"]
+    problem(client.post("/games"), 422, "validation_error")
+
+
+def test_cors_is_off_by_default(client: FlaskClient) -> None:
+    answer = client.get("/healthz", headers={"Origin": "https://app.example"})
+    assert "Access-Control-Allow-Origin" not in answer.headers
+
+
+def test_cors_allows_configured_origins_and_exposes_headers() -> None:
+    app = create_app(replace(TestConfig(), CORS_ORIGINS=("https://app.example",)))
+    client = app.test_client()
+    answer = client.get("/healthz", headers={"Origin": "https://app.example"})
+    assert answer.headers["Access-Control-Allow-Origin"] == "https://app.example"
+    exposed = answer.headers["Access-Control-Expose-Headers"]
+    assert "ETag" in exposed and "Location" in exposed and "Retry-After" in exposed
+    preflight = client.options(
+        "/games/x/moves",
+        headers={"Origin": "https://app.example", "Access-Control-Request-Method": "POST"},
+    )
+    assert preflight.status_code == 200
+    assert "If-Match" in preflight.headers["Access-Control-Allow-Headers"]
+    other = client.get("/healthz", headers={"Origin": "https://evil.example"})
+    assert "Access-Control-Allow-Origin" not in other.headers
+
+
+def test_config_reads_the_environment() -> None:
+    config = Config.from_env(
+        {
+            "STORE_URL": "redis://r:6379/1",
+            "MAX_CONTENT_LENGTH": "1000",
+            "CORS_ORIGINS": "https://a.example, https://b.example",
+            "IDLE_TTL": "60",
+            "LONGPOLL_MAX": "99",
+        }
+    )
+    assert config.STORE_URL == "redis://r:6379/1"
+    assert config.MAX_CONTENT_LENGTH == 1000
+    assert config.CORS_ORIGINS == ("https://a.example", "https://b.example")
+    assert config.IDLE_TTL == 60
+    assert config.LONGPOLL_MAX == 30.0  # never more than the documented 30 s
+    assert Config.from_env({}) == Config()
+
+
+def _app_with_failing_route(raise_unexpected: bool) -> Flask:
+    app = create_app(replace(TestConfig(), RAISE_UNEXPECTED=raise_unexpected))
+
+    @app.get("/boom")
+    def boom() -> str:
+        raise RuntimeError("boom")
+
+    return app
+
+
+def test_unexpected_errors_become_a_logged_500_problem(caplog: pytest.LogCaptureFixture) -> None:
+    app = _app_with_failing_route(raise_unexpected=False)
+    body = problem(app.test_client().get("/boom"), 500, "internal_error")
+    assert "boom" not in body["detail"]
+    assert any("unexpected error" in r.message for r in caplog.records)
+
+
+def test_test_config_raises_unexpected_errors() -> None:
+    # The suite runs with RAISE_UNEXPECTED: any request that reached the
+    # fallback would fail its test instead of passing as a 500.
+    app = _app_with_failing_route(raise_unexpected=True)
+    with pytest.raises(RuntimeError):
+        app.test_client().get("/boom")
