@@ -34,7 +34,9 @@ Decisions the rules page leaves open:
   low end: of all placements the one with the fewest cards below the run is
   taken (``JK`` on ``C5 C6 C7`` is ``C8``; on ``CJ CQ CK`` under ``low`` it is
   ``C10``; ``C4 JK`` on ``C5 C6 C7`` puts ``C4`` low and the joker as ``C8``).
-  The order of the laid-off cards does not matter.
+  The order of the laid-off cards does not matter (a player cannot ask for
+  a joker at the low end when the high end is open). The same rule places
+  an ace laid off on ``H2``..``HK``: above the king where the mode allows.
 - **Meld points** (``first_meld_min_points``): an ace counts 1 only as the
   first card of a run starting at the ace (``A-2-3``); in ``Q-K-A``,
   ``K-A-2`` and in sets it counts 11. Faces 10, others their pips; a joker
@@ -42,6 +44,9 @@ Decisions the rules page leaves open:
 - **Two decks.** A set still needs different suits and a run different ranks,
   so the same code twice is never in one meld. The search functions list each
   distinct meld or lay-off once, whatever duplicates the hand holds.
+- **Jokers for held cards.** A joker may stand for a card the player holds
+  and keeps back: from ``H7 H8 H9 JK`` the search lists ``H7 JK H9`` as well
+  as ``H7 H8 H9`` (each is a different meld).
 - **Search output.** :func:`candidate_melds` lists card tuples in display
   order (``make_meld`` of such a tuple gives that same meld);
   :func:`candidate_layoffs` lists the laid-off cards of a run in the order
