@@ -1,0 +1,1081 @@
+"""The game engine: create a game, list the legal moves, apply a move (RULES.md §3-§6).
+
+Everything here is pure: :func:`apply` returns a new :class:`GameState` and the
+events the move caused and never mutates its input. A move is legal if and only
+if :func:`legal_moves` lists it; :func:`apply` refuses anything else with
+:class:`IllegalMove`.
+
+Randomness: every shuffle and every bot choice uses a ``random.Random`` seeded
+from the game's seed plus what the shuffle is for (``"<seed>/deal/<round>"``,
+``"<seed>/refill/<round>/<n>"``, ``"<seed>/bot/<step>"``). A game created with
+``seed`` is therefore reproducible; without one the seed comes from ``secrets``.
+The seed stays in the state and no view shows it.
+
+Decisions the rules page leaves open (docs/rules.md lists each with its test):
+
+- A round ends at once when a player goes out; the next round is dealt in the
+  same move (events ``round_ended`` then ``round_started``), unless the game ends.
+- Dealer rotation skips seats not dealt in (eliminated); the first dealer, when
+  not given, is drawn with the game's generator.
+- With two decks a card taken from the discard pile may be discarded when the
+  hand holds another copy of it (the copies cannot be told apart).
+- ``first_meld_min_points``: the first melds of a round accumulate within one
+  turn; until their total reaches the minimum the seat may not lay off, swap a
+  joker or discard, and a meld is legal only if the rest of the hand can still
+  bring the total to the minimum with further melds (and still finish the turn).
+- ``concealed_rounds``: a seat may discard without melding; once it melds in such
+  a round it must go out in that turn (every meld must leave a hand that further
+  melds plus at most one discard can empty). Lay-offs are not allowed in a
+  concealed round (melds go down only when a player goes out).
+- A joker swap needs the seat to have drawn; it counts neither as a meld nor as a
+  lay-off (so it does not spoil going rummy).
+- The blocked-round check runs after every completed turn (a discard).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import secrets
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from service.rules.cards import JOKER, NATURAL_CARDS, Card, CardCodeError, build_deck, parse_card
+from service.rules.melds import (
+    MeldShape,
+    candidate_layoffs,
+    candidate_melds,
+    extend_meld,
+    make_meld,
+    meld_points,
+    swap_joker,
+)
+from service.rules.moves import (
+    Discard,
+    Draw,
+    IllegalMove,
+    LayOff,
+    Meld,
+    Move,
+    Reengage,
+    SwapJoker,
+    move_sort_key,
+)
+from service.rules.options import Options, OptionsError, check_options
+from service.rules.scoring import (
+    elimination_result,
+    express_winner,
+    game_winners,
+    round_points,
+)
+from service.rules.state import GameState, RoundRecord, RoundState, Seat, TableMeld
+
+Event = dict[str, Any]
+
+_ORDER: dict[Card, int] = {c: i for i, c in enumerate(NATURAL_CARDS)}
+_ORDER[JOKER] = len(NATURAL_CARDS)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatSpec:
+    """A seat when the game is created: ``name=None`` with kind ``human`` is open."""
+
+    name: str | None = None
+    kind: str = "human"
+    bot: str | None = None
+    token_hash: str | None = None
+
+
+def _sorted_hand(cards: Iterable[Card]) -> tuple[Card, ...]:
+    return tuple(sorted(cards, key=_ORDER.__getitem__))
+
+
+def _remove(hand: tuple[Card, ...], cards: Sequence[Card]) -> tuple[Card, ...] | None:
+    """The hand without ``cards`` (as a multiset), or ``None`` if a card is missing."""
+    rest = list(hand)
+    for c in cards:
+        try:
+            rest.remove(c)
+        except ValueError:
+            return None
+    return tuple(rest)
+
+
+def _rng(state: GameState, purpose: str) -> random.Random:
+    return random.Random(f"{state.seed}/{purpose}")
+
+
+# ---------------------------------------------------------------------------
+# Creating a game and taking seats
+
+
+def new_game(
+    options: Options,
+    preset: str,
+    seats: Sequence[SeatSpec],
+    *,
+    seed: int | str | None = None,
+    deck: Sequence[str] | None = None,
+    first_dealer: int | None = None,
+) -> tuple[GameState, list[Event]]:
+    """A new game; its first round is dealt at once when every seat is taken.
+
+    Raises :class:`OptionsError` for a player count the options do not allow, a
+    ``deck`` that is not exactly the game's cards, a bad ``first_dealer`` or an
+    unknown bot strategy.
+    """
+    from service.bots.strategies import STRATEGIES
+
+    n = len(seats)
+    errors = check_options(options, n)
+    if errors:
+        raise OptionsError(errors)
+    for i, spec in enumerate(seats):
+        if spec.kind not in ("human", "bot"):
+            raise OptionsError({"seats": [f"seat {i}: kind must be human or bot"]})
+        if spec.kind == "bot" and spec.bot not in STRATEGIES:
+            raise OptionsError(
+                {"seats": [f"seat {i}: unknown bot {spec.bot!r}; known: {', '.join(STRATEGIES)}"]}
+            )
+    if first_dealer is not None and (type(first_dealer) is not int or not 0 <= first_dealer < n):
+        raise OptionsError({"first_dealer": [f"must be a seat number 0..{n - 1}"]})
+    parsed_deck: tuple[Card, ...] | None = None
+    if deck is not None:
+        try:
+            parsed_deck = tuple(parse_card(c) for c in deck)
+        except CardCodeError as exc:
+            raise OptionsError({"deck": [str(exc)]}) from None
+        expected = Counter(build_deck(options.decks, options.jokers))
+        got = Counter(parsed_deck)
+        if got != expected:
+            missing = sorted((expected - got).elements(), key=_ORDER.__getitem__)
+            extra = sorted((got - expected).elements(), key=_ORDER.__getitem__)
+            raise OptionsError(
+                {
+                    "deck": [
+                        f"must list every card of the game exactly once "
+                        f"({sum(expected.values())} cards); missing {missing}, extra {extra}"
+                    ]
+                }
+            )
+    seat_states = tuple(
+        Seat(
+            name=spec.name if spec.kind == "human" else (spec.name or f"{spec.bot} bot"),
+            kind=spec.kind,
+            bot=spec.bot if spec.kind == "bot" else None,
+            token_hash=spec.token_hash,
+        )
+        for spec in seats
+    )
+    state = GameState(
+        status="waiting",
+        preset=preset,
+        options=options,
+        seats=seat_states,
+        round=None,
+        rounds=(),
+        winners=None,
+        seed=secrets.token_hex(16) if seed is None else str(seed),
+        deck=parsed_deck,
+        first_dealer=first_dealer,
+        steps=0,
+    )
+    events: list[Event] = [
+        {
+            "type": "game_created",
+            "preset": preset,
+            "players": n,
+            "seats": [
+                {"seat": i, "name": s.name, "kind": s.kind} for i, s in enumerate(seat_states)
+            ],
+        }
+    ]
+    if not any(s.is_open for s in seat_states):
+        state = _start(state, events)
+    return state, events
+
+
+def take_seat(
+    state: GameState, seat: int | None, name: str, token_hash: str | None
+) -> tuple[GameState, list[Event]]:
+    """Take an open seat (the lowest open one when ``seat`` is ``None``); deals when full."""
+    if state.status != "waiting":
+        raise IllegalMove("game_not_active", "the game is not waiting for players")
+    if seat is None:
+        open_seats = [i for i, s in enumerate(state.seats) if s.is_open]
+        if not open_seats:
+            raise IllegalMove("no_open_seat", "every seat is taken")
+        seat = open_seats[0]
+    if type(seat) is not int or not 0 <= seat < state.players:
+        raise IllegalMove("invalid_seat", f"no seat {seat!r}")
+    if not state.seats[seat].is_open:
+        raise IllegalMove("seat_taken", f"seat {seat} is already taken")
+    seats = list(state.seats)
+    seats[seat] = dataclasses.replace(seats[seat], name=name, token_hash=token_hash)
+    state = dataclasses.replace(state, seats=tuple(seats))
+    events: list[Event] = [{"type": "seat_taken", "seat": seat, "name": name, "kind": "human"}]
+    if not any(s.is_open for s in state.seats):
+        state = _start(state, events)
+    return state, events
+
+
+def _start(state: GameState, events: list[Event]) -> GameState:
+    state = dataclasses.replace(state, status="active")
+    return _deal(state, 1, events)
+
+
+# ---------------------------------------------------------------------------
+# Dealing
+
+
+def _deal(
+    state: GameState, number: int, events: list[Event], prev_dealer: int | None = None
+) -> GameState:
+    """Deal round ``number`` (RULES.md §3) and append ``round_started``."""
+    opts = state.options
+    n = state.players
+    seats = list(state.seats)
+    # Seats that re-engaged come back with the highest total among the others remaining.
+    rejoining = [i for i, s in enumerate(seats) if s.rejoining]
+    if rejoining:
+        others = [s.score for s in seats if not s.eliminated and not s.rejoining]
+        top = max(others) if others else 0
+        for i in rejoining:
+            seats[i] = dataclasses.replace(seats[i], score=top, rejoining=False)
+            events.append({"type": "seat_rejoined", "seat": i, "score": top})
+    dealt = tuple(not s.eliminated for s in seats)
+    if prev_dealer is None:
+        dealer = (
+            state.first_dealer
+            if state.first_dealer is not None
+            else _rng(state, "dealer").randrange(n)
+        )
+    else:
+        dealer = _next_in(dealt, prev_dealer)
+    order = []
+    s = dealer
+    for _ in range(sum(dealt)):
+        s = _next_in(dealt, s)
+        order.append(s)
+    k = len(order)
+    size = opts.hand_size_for(k)
+    if number == 1 and state.deck is not None:
+        cards = list(state.deck)
+    else:
+        cards = build_deck(opts.decks, opts.jokers)
+        _rng(state, f"deal/{number}").shuffle(cards)
+    hands: list[list[Card]] = [[] for _ in range(n)]
+    pos = 0
+    for i in range(k * size):
+        hands[order[i % k]].append(cards[i])
+    pos = k * size
+    discard: tuple[Card, ...] = ()
+    if opts.first_turn_no_draw:
+        hands[order[0]].append(cards[pos])
+    else:
+        discard = (cards[pos],)
+    pos += 1
+    stock = tuple(reversed(cards[pos:]))
+    first = order[0]
+    rnd = RoundState(
+        number=number,
+        dealer=dealer,
+        first=first,
+        dealt=dealt,
+        hands=tuple(_sorted_hand(h) for h in hands),
+        stock=stock,
+        discard=discard,
+        melds=(),
+        next_meld_id=1,
+        turn=first,
+        phase="play" if opts.first_turn_no_draw else "draw",
+        taken=None,
+        turn_melds=0,
+        turn_acted=False,
+        opening=None,
+        melded=(False,) * n,
+        played=(False,) * n,
+        refills=0,
+        turns=0,
+    )
+    events.append(
+        {
+            "type": "round_started",
+            "number": number,
+            "dealer": dealer,
+            "first": first,
+            "hands": [list(h) if dealt[i] else None for i, h in enumerate(rnd.hands)],
+            "discard_pile": list(discard),
+            "stock_size": len(stock),
+        }
+    )
+    return dataclasses.replace(state, seats=tuple(seats), round=rnd, deck=None)
+
+
+def _next_in(dealt: Sequence[bool], seat: int) -> int:
+    n = len(dealt)
+    for k in range(1, n + 1):
+        s = (seat + k) % n
+        if dealt[s]:
+            return s
+    return seat
+
+
+# ---------------------------------------------------------------------------
+# Checks shared by legal_moves and apply
+
+
+def _concealed(opts: Options, r: RoundState) -> bool:
+    return r.number in opts.concealed_rounds
+
+
+def _opened(opts: Options, r: RoundState, seat: int) -> bool:
+    """The seat has put down its first melds this round and met any minimum."""
+    return r.melded[seat] and not (seat == r.turn and r.opening is not None)
+
+
+def _discardable(hand: Sequence[Card], card: Card, taken: Card | None) -> bool:
+    return card != taken or hand.count(card) > 1
+
+
+def _plain_finish(
+    opts: Options,
+    hand: tuple[Card, ...],
+    taken: Card | None,
+    melds: Iterable[TableMeld],
+    melded: bool,
+    concealed: bool,
+) -> bool:
+    """Whether the turn can still end: by a discard, by going out, or (only the
+    taken discard left) by laying that card off at once."""
+    n = len(hand)
+    if n >= 2:
+        return True
+    if n == 0:
+        return not opts.go_out_requires_discard
+    card = hand[0]
+    if card != taken:
+        return True
+    if opts.go_out_requires_discard or concealed:
+        return False
+    if opts.layoff_requires_own_meld and not melded:
+        return False
+    return any(extend_meld(m.shape, (card,), opts.ace) is not None for m in melds)
+
+
+def _finish_code(
+    opts: Options,
+    r: RoundState,
+    hand: tuple[Card, ...],
+    melds: tuple[TableMeld, ...],
+    melded: bool,
+    opening: int | None,
+    turn_melds: int,
+) -> str | None:
+    """``None`` if the turn can still be finished legally after a move leaving
+    ``hand``, else the refusal code."""
+    concealed = _concealed(opts, r)
+    must_out = concealed and turn_melds > 0
+    need = opts.first_meld_min_points - opening if opening is not None else 0
+    if not must_out and need <= 0:
+        if _plain_finish(opts, hand, r.taken, melds, melded, concealed):
+            return None
+        return "would_leave_no_legal_discard"
+    more = opts.melds_per_turn is None or turn_melds == 0
+    memo: dict[tuple[tuple[Card, ...], int], bool] = {}
+
+    def search(h: tuple[Card, ...], need: int) -> bool:
+        if need <= 0:
+            if not must_out:
+                return _plain_finish(opts, h, r.taken, melds, True, concealed)
+            if not h:
+                return not opts.go_out_requires_discard
+            if len(h) == 1:
+                return _discardable(h, h[0], r.taken)
+        if not more:
+            return False
+        key = (h, need)
+        if key in memo:
+            return memo[key]
+        ok = False
+        for cards in candidate_melds(h, opts.ace):
+            rest = _remove(h, cards)
+            shape = make_meld(cards, opts.ace)
+            if rest is None or shape is None:  # pragma: no cover - search gives valid melds
+                continue
+            if search(rest, need - meld_points(shape)):
+                ok = True
+                break
+        memo[key] = ok
+        return ok
+
+    if search(hand, need):
+        return None
+    if not _plain_finish(opts, hand, r.taken, melds, melded, concealed) and not must_out:
+        return "would_leave_no_legal_discard"
+    return "concealed_round" if must_out else "first_meld_minimum"
+
+
+def _turn_seat_check(state: GameState, seat: int) -> RoundState:
+    if state.status != "active" or state.round is None:
+        raise IllegalMove("game_not_active", f"the game is {state.status}")
+    if type(seat) is not int or not 0 <= seat < state.players:
+        raise IllegalMove("invalid_seat", f"no seat {seat!r}")
+    r = state.round
+    if not r.dealt[seat]:
+        raise IllegalMove("not_in_round", f"seat {seat} is not dealt in this round")
+    if seat != r.turn:
+        raise IllegalMove("not_your_turn", f"it is seat {r.turn}'s turn")
+    return r
+
+
+def _can_reengage(state: GameState, seat: int) -> bool:
+    opts = state.options
+    if state.status != "active" or opts.end != "elimination" or not opts.reengage:
+        return False
+    if not 0 <= seat < state.players:
+        return False
+    s = state.seats[seat]
+    remaining = sum(1 for x in state.seats if not x.eliminated)
+    return s.eliminated and s.reengaged < opts.reengage_limit and remaining >= 2
+
+
+# ---------------------------------------------------------------------------
+# Legal moves
+
+
+def legal_moves(state: GameState, seat: int) -> list[Move]:
+    """Every move ``seat`` may make now, sorted; empty when it may make none."""
+    if state.status != "active" or state.round is None:
+        return []
+    if not 0 <= seat < state.players:
+        return []
+    if state.seats[seat].eliminated:
+        return [Reengage()] if _can_reengage(state, seat) else []
+    r = state.round
+    if seat != r.turn or not r.dealt[seat]:
+        return []
+    if r.phase == "draw":
+        moves: list[Move] = [Draw("stock")]
+        if r.discard:
+            moves.insert(0, Draw("discard"))
+        return moves
+    opts = state.options
+    hand = r.hands[seat]
+    concealed = _concealed(opts, r)
+    out: list[Move] = []
+    opening_pending = opts.first_meld_min_points > 0 and not _opened(opts, r, seat)
+    # Melds
+    if opts.melds_per_turn is None or r.turn_melds == 0:
+        for cards in candidate_melds(hand, opts.ace):
+            if _meld_code(state, r, seat, hand, cards) is None:
+                out.append(Meld(cards))
+    # Lay-offs
+    if (
+        r.melds
+        and not concealed
+        and not opening_pending
+        and not (opts.layoff_requires_own_meld and not r.melded[seat])
+    ):
+        shapes = {m.id: m.shape for m in r.melds}
+        for meld_id, cards in candidate_layoffs(hand, shapes, opts.ace):
+            if _layoff_code(state, r, seat, hand, meld_id, cards) is None:
+                out.append(LayOff(meld_id, cards))
+    # Joker swaps
+    if opts.joker_swap and r.melds:
+        for m in r.melds:
+            if JOKER not in m.shape.cards:
+                continue
+            for card in sorted(set(hand), key=_ORDER.__getitem__):
+                if card != JOKER and _swap_code(state, r, seat, hand, m, card) is None:
+                    out.append(SwapJoker(m.id, card))
+    # Discards
+    if r.opening is None and not (concealed and r.turn_melds > 0 and len(hand) > 1):
+        seen: set[Card] = set()
+        for card in hand:
+            if card not in seen:
+                seen.add(card)
+                if _discardable(hand, card, r.taken):
+                    out.append(Discard(card))
+    out.sort(key=move_sort_key)
+    return out
+
+
+def _meld_code(
+    state: GameState, r: RoundState, seat: int, hand: tuple[Card, ...], cards: Sequence[Card]
+) -> str | None:
+    """Why a meld of ``cards`` (already checked to be in hand) is refused, or ``None``."""
+    opts = state.options
+    rest = _remove(hand, cards)
+    if rest is None:
+        return "card_not_in_hand"
+    shape = make_meld(cards, opts.ace)
+    if shape is None:
+        return "invalid_meld"
+    opening = r.opening
+    if opts.first_meld_min_points > 0 and not _opened(opts, r, seat):
+        opening = (opening or 0) + meld_points(shape)
+        if opening >= opts.first_meld_min_points:
+            opening = None
+    melds = (*r.melds, TableMeld(r.next_meld_id, shape, seat))
+    return _finish_code(opts, r, rest, melds, True, opening, r.turn_melds + 1)
+
+
+def _layoff_code(
+    state: GameState,
+    r: RoundState,
+    seat: int,
+    hand: tuple[Card, ...],
+    meld_id: int,
+    cards: Sequence[Card],
+) -> str | None:
+    opts = state.options
+    rest = _remove(hand, cards)
+    if rest is None:
+        return "card_not_in_hand"
+    target = next((m for m in r.melds if m.id == meld_id), None)
+    if target is None:
+        return "unknown_meld"
+    shape = extend_meld(target.shape, cards, opts.ace)
+    if shape is None:
+        return "invalid_layoff"
+    melds = tuple(TableMeld(m.id, shape, m.owner) if m.id == meld_id else m for m in r.melds)
+    return _finish_code(opts, r, rest, melds, r.melded[seat], r.opening, r.turn_melds)
+
+
+def _swap_code(
+    state: GameState, r: RoundState, seat: int, hand: tuple[Card, ...], meld: TableMeld, card: Card
+) -> str | None:
+    opts = state.options
+    swapped = swap_joker(meld.shape, card)
+    if swapped is None:
+        return "invalid_joker_swap"
+    rest = _remove(hand, (card,))
+    if rest is None:
+        return "card_not_in_hand"
+    rest = _sorted_hand((*rest, swapped[1]))
+    melds = tuple(TableMeld(m.id, swapped[0], m.owner) if m.id == meld.id else m for m in r.melds)
+    return _finish_code(opts, r, rest, melds, r.melded[seat], r.opening, r.turn_melds)
+
+
+# ---------------------------------------------------------------------------
+# Applying moves
+
+
+def apply(state: GameState, seat: int, move: Move) -> tuple[GameState, list[Event]]:
+    """Apply one move of ``seat``; returns the new state and the events it caused.
+
+    Raises :class:`IllegalMove` when a rule forbids the move; ``state`` is never changed.
+    """
+    events: list[Event] = []
+    if isinstance(move, Reengage):
+        if not _can_reengage(state, seat):
+            raise IllegalMove("cannot_reengage", f"seat {seat} cannot re-engage now")
+        seats = list(state.seats)
+        s = seats[seat]
+        seats[seat] = dataclasses.replace(
+            s, eliminated=False, rejoining=True, reengaged=s.reengaged + 1
+        )
+        events.append({"type": "reengaged", "seat": seat})
+        return dataclasses.replace(state, seats=tuple(seats), steps=state.steps + 1), events
+    r = _turn_seat_check(state, seat)
+    opts = state.options
+    if isinstance(move, Draw):
+        new = _apply_draw(state, r, seat, move, events)
+    else:
+        if r.phase == "draw":
+            raise IllegalMove("must_draw_first", "draw a card first")
+        if isinstance(move, Meld):
+            new = _apply_meld(state, r, seat, move, events)
+        elif isinstance(move, LayOff):
+            new = _apply_layoff(state, r, seat, move, events)
+        elif isinstance(move, SwapJoker):
+            new = _apply_swap(state, r, seat, move, events)
+        elif isinstance(move, Discard):
+            new = _apply_discard(state, r, seat, move, events)
+        else:  # pragma: no cover - the Move union is closed
+            raise TypeError(f"not a move: {move!r}")
+    del opts
+    return dataclasses.replace(new, steps=state.steps + 1), events
+
+
+def apply_all(state: GameState, seat: int, moves: Sequence[Move]) -> tuple[GameState, list[Event]]:
+    """Apply several moves of ``seat`` in order, all or nothing."""
+    events: list[Event] = []
+    for move in moves:
+        state, more = apply(state, seat, move)
+        events.extend(more)
+    return state, events
+
+
+def _set_hand(r: RoundState, seat: int, hand: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...]:
+    hands = list(r.hands)
+    hands[seat] = hand
+    return tuple(hands)
+
+
+def _apply_draw(
+    state: GameState, r: RoundState, seat: int, move: Draw, events: list[Event]
+) -> GameState:
+    opts = state.options
+    if r.phase != "draw":
+        if opts.first_turn_no_draw and r.turns == 0:
+            raise IllegalMove(
+                "no_draw_first_turn", "the first player does not draw on the first turn"
+            )
+        raise IllegalMove("already_drew", "you have already drawn this turn")
+    hand = r.hands[seat]
+    if move.source == "discard":
+        if not r.discard:
+            raise IllegalMove("discard_pile_empty", "the discard pile is empty")
+        card = r.discard[-1]
+        events.append({"type": "drew", "seat": seat, "source": "discard", "card": card})
+        new_round = dataclasses.replace(
+            r,
+            hands=_set_hand(r, seat, _sorted_hand((*hand, card))),
+            discard=r.discard[:-1],
+            phase="play",
+            taken=card,
+        )
+        return dataclasses.replace(state, round=new_round)
+    stock = r.stock
+    discard = r.discard
+    refills = r.refills
+    if not stock:
+        if opts.stock_refill == "none" or (
+            opts.max_refills is not None and refills >= opts.max_refills
+        ):
+            return _end_round(state, r, None, "stock_exhausted", seat, events)
+        if opts.refill_keeps_top and discard:
+            pile, discard = list(discard[:-1]), discard[-1:]
+        else:
+            pile, discard = list(discard), ()
+        if not pile:
+            return _end_round(state, r, None, "stock_exhausted", seat, events)
+        refills += 1
+        if opts.stock_refill == "shuffle":
+            _rng(state, f"refill/{r.number}/{refills}").shuffle(pile)
+            stock = tuple(pile)
+        else:
+            # Turned over: the card discarded first is drawn first (top = last).
+            stock = tuple(reversed(pile))
+        events.append(
+            {
+                "type": "stock_refilled",
+                "refills": refills,
+                "stock_size": len(stock),
+                "discard_pile": list(discard),
+            }
+        )
+    card = stock[-1]
+    events.append({"type": "drew", "seat": seat, "source": "stock", "card": card})
+    new_round = dataclasses.replace(
+        r,
+        hands=_set_hand(r, seat, _sorted_hand((*hand, card))),
+        stock=stock[:-1],
+        discard=discard,
+        refills=refills,
+        phase="play",
+        taken=None,
+    )
+    return dataclasses.replace(state, round=new_round)
+
+
+def _meld_json(m: TableMeld) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "id": m.id,
+        "type": m.shape.kind,
+        "cards": list(m.shape.cards),
+        "owner": m.owner,
+    }
+    jokers = {str(i): m.shape.stands_for[i] for i, c in enumerate(m.shape.cards) if c == JOKER}
+    if jokers:
+        out["jokers"] = jokers
+    return out
+
+
+def _apply_meld(
+    state: GameState, r: RoundState, seat: int, move: Meld, events: list[Event]
+) -> GameState:
+    opts = state.options
+    hand = r.hands[seat]
+    rest = _remove(hand, move.cards)
+    if rest is None:
+        raise IllegalMove("card_not_in_hand", f"not all of {list(move.cards)} are in your hand")
+    shape = make_meld(move.cards, opts.ace)
+    if shape is None:
+        raise IllegalMove("invalid_meld", f"{list(move.cards)} is not a valid meld")
+    if opts.melds_per_turn is not None and r.turn_melds >= opts.melds_per_turn:
+        raise IllegalMove("one_meld_per_turn", "only one meld per turn")
+    code = _meld_code(state, r, seat, hand, move.cards)
+    if code is not None:
+        raise IllegalMove(
+            code, f"melding {list(move.cards)} would leave no legal way to finish the turn"
+        )
+    opening = r.opening
+    if opts.first_meld_min_points > 0 and not _opened(opts, r, seat):
+        opening = (opening or 0) + meld_points(shape)
+        if opening >= opts.first_meld_min_points:
+            opening = None
+    meld = TableMeld(r.next_meld_id, shape, seat)
+    melded = list(r.melded)
+    melded[seat] = True
+    new_round = dataclasses.replace(
+        r,
+        hands=_set_hand(r, seat, rest),
+        melds=(*r.melds, meld),
+        next_meld_id=r.next_meld_id + 1,
+        turn_melds=r.turn_melds + 1,
+        turn_acted=True,
+        opening=opening,
+        melded=tuple(melded),
+    )
+    events.append({"type": "melded", "seat": seat, "meld": _meld_json(meld)})
+    state = dataclasses.replace(state, round=new_round)
+    if not rest:
+        return _end_round(state, new_round, seat, "went_out", seat, events)
+    return state
+
+
+def _apply_layoff(
+    state: GameState, r: RoundState, seat: int, move: LayOff, events: list[Event]
+) -> GameState:
+    opts = state.options
+    hand = r.hands[seat]
+    if _remove(hand, move.cards) is None:
+        raise IllegalMove("card_not_in_hand", f"not all of {list(move.cards)} are in your hand")
+    if not any(m.id == move.meld for m in r.melds):
+        raise IllegalMove("unknown_meld", f"no meld {move.meld} on the table")
+    if _concealed(opts, r):
+        raise IllegalMove("concealed_round", "no lay-offs in a concealed round")
+    if opts.first_meld_min_points > 0 and not _opened(opts, r, seat):
+        raise IllegalMove(
+            "first_meld_minimum",
+            f"first melds must total {opts.first_meld_min_points} before a lay-off",
+        )
+    if opts.layoff_requires_own_meld and not r.melded[seat]:
+        raise IllegalMove("layoff_requires_own_meld", "put down a meld of your own first")
+    code = _layoff_code(state, r, seat, hand, move.meld, move.cards)
+    if code is not None:
+        raise IllegalMove(code, f"cannot lay off {list(move.cards)} on meld {move.meld}")
+    rest = _remove(hand, move.cards)
+    assert rest is not None
+    target = next(m for m in r.melds if m.id == move.meld)
+    shape = extend_meld(target.shape, move.cards, opts.ace)
+    assert shape is not None
+    new_meld = TableMeld(target.id, shape, target.owner)
+    new_round = dataclasses.replace(
+        r,
+        hands=_set_hand(r, seat, rest),
+        melds=tuple(new_meld if m.id == move.meld else m for m in r.melds),
+        turn_acted=True,
+    )
+    events.append(
+        {
+            "type": "laid_off",
+            "seat": seat,
+            "meld": move.meld,
+            "cards": list(move.cards),
+            "result": _meld_json(new_meld),
+        }
+    )
+    state = dataclasses.replace(state, round=new_round)
+    if not rest:
+        return _end_round(state, new_round, seat, "went_out", seat, events)
+    return state
+
+
+def _apply_swap(
+    state: GameState, r: RoundState, seat: int, move: SwapJoker, events: list[Event]
+) -> GameState:
+    opts = state.options
+    if not opts.joker_swap:
+        raise IllegalMove("joker_swap_not_allowed", "joker swaps are off in this game")
+    hand = r.hands[seat]
+    if move.card not in hand:
+        raise IllegalMove("card_not_in_hand", f"{move.card} is not in your hand")
+    target = next((m for m in r.melds if m.id == move.meld), None)
+    if target is None:
+        raise IllegalMove("unknown_meld", f"no meld {move.meld} on the table")
+    code = _swap_code(state, r, seat, hand, target, move.card)
+    if code is not None:
+        raise IllegalMove(code, f"cannot swap {move.card} for a joker of meld {move.meld}")
+    swapped = swap_joker(target.shape, move.card)
+    assert swapped is not None
+    rest = _remove(hand, (move.card,))
+    assert rest is not None
+    new_meld = TableMeld(target.id, swapped[0], target.owner)
+    new_round = dataclasses.replace(
+        r,
+        hands=_set_hand(r, seat, _sorted_hand((*rest, swapped[1]))),
+        melds=tuple(new_meld if m.id == move.meld else m for m in r.melds),
+    )
+    events.append(
+        {
+            "type": "joker_swapped",
+            "seat": seat,
+            "meld": move.meld,
+            "card": move.card,
+            "result": _meld_json(new_meld),
+        }
+    )
+    return dataclasses.replace(state, round=new_round)
+
+
+def _apply_discard(
+    state: GameState, r: RoundState, seat: int, move: Discard, events: list[Event]
+) -> GameState:
+    opts = state.options
+    hand = r.hands[seat]
+    rest = _remove(hand, (move.card,))
+    if rest is None:
+        raise IllegalMove("card_not_in_hand", f"{move.card} is not in your hand")
+    if not _discardable(hand, move.card, r.taken):
+        raise IllegalMove(
+            "cannot_discard_taken_card", f"{move.card} was taken from the discard pile this turn"
+        )
+    if opts.first_meld_min_points > 0 and r.opening is not None:
+        raise IllegalMove(
+            "first_meld_minimum",
+            f"your first melds must total {opts.first_meld_min_points} before you discard",
+        )
+    if _concealed(opts, r) and r.turn_melds > 0 and rest:
+        raise IllegalMove(
+            "concealed_round", "having melded in a concealed round, you must go out this turn"
+        )
+    events.append({"type": "discarded", "seat": seat, "card": move.card})
+    new_round = dataclasses.replace(
+        r, hands=_set_hand(r, seat, rest), discard=(*r.discard, move.card)
+    )
+    state = dataclasses.replace(state, round=new_round)
+    if not rest:
+        return _end_round(state, new_round, seat, "went_out", seat, events)
+    played = r.played
+    if r.turn_acted and not played[seat]:
+        pl = list(played)
+        pl[seat] = True
+        played = tuple(pl)
+    new_round = dataclasses.replace(
+        new_round,
+        turn=_next_in(r.dealt, seat),
+        phase="draw",
+        taken=None,
+        turn_melds=0,
+        turn_acted=False,
+        opening=None,
+        played=played,
+        turns=r.turns + 1,
+    )
+    state = dataclasses.replace(state, round=new_round)
+    if _blocked(new_round, opts):
+        return _end_round(state, new_round, None, "blocked", seat, events)
+    return state
+
+
+# ---------------------------------------------------------------------------
+# Blocked rounds
+
+
+@lru_cache(maxsize=8192)
+def _acceptors(shape: MeldShape, ace: str) -> frozenset[Card]:
+    """The cards that can be laid off alone on ``shape``."""
+    return frozenset(
+        c for c in (*NATURAL_CARDS, JOKER) if extend_meld(shape, (c,), ace) is not None
+    )
+
+
+def _any_meld(cards: Counter[Card], ace: str) -> bool:
+    """Whether some valid meld can be formed from this multiset of cards."""
+    jokers = cards.get(JOKER, 0)
+    by_rank: dict[int, int] = {}
+    by_suit: dict[str, int] = {}
+    for c in cards:
+        if c == JOKER:
+            continue
+        r = _ORDER[c] % 13 + 1
+        s = c[0]
+        by_rank[r] = by_rank.get(r, 0) | (1 << "CDHS".index(s))
+        by_suit[s] = by_suit.get(s, 0) | (1 << r)
+    for mask in by_rank.values():
+        k = mask.bit_count()
+        if k >= 3 or (k == 2 and jokers >= 1):
+            return True
+    for mask in by_suit.values():
+        if ace != "low" and mask & 2:
+            mask |= 1 << 14  # the ace also above the king
+        if ace == "around":
+            positions = [bool(mask >> p & 1) for p in range(1, 14)] * 2
+            starts = range(13)
+            top = 26
+        else:
+            positions = [bool(mask >> p & 1) for p in range(1, 15)]
+            starts = range(14)
+            top = 14
+        for start in starts:
+            for length in range(3, 14 if jokers else 4):
+                end = start + length
+                if end > top:
+                    break
+                natural = sum(positions[start:end])
+                if length - natural <= min(jokers, natural):
+                    return True
+    return False
+
+
+@lru_cache(maxsize=4096)
+def _table_outlook(
+    shapes: tuple[MeldShape, ...], ace: str, decks: int, jokers: int
+) -> tuple[bool, bool]:
+    """``(no card outside the table can be laid off, no meld can be formed outside it)``."""
+    outside = Counter(build_deck(decks, jokers))
+    for shape in shapes:
+        outside.subtract(shape.cards)
+    present = {c for c, k in outside.items() if k > 0}
+    no_layoff = all(not (_acceptors(s, ace) & present) for s in shapes)
+    return no_layoff, not _any_meld(+outside, ace)
+
+
+def _blocked(r: RoundState, opts: Options) -> bool:
+    """RULES.md §5: nobody can ever go out."""
+    shapes = tuple(m.shape for m in r.melds)
+    if shapes:
+        no_layoff, no_meld = _table_outlook(shapes, opts.ace, opts.decks, opts.jokers)
+        if not no_layoff:
+            return False
+    else:
+        no_meld = False
+    if all(len(h) <= 1 for i, h in enumerate(r.hands) if r.dealt[i]):
+        return True
+    if not shapes:
+        no_meld = _table_outlook((), opts.ace, opts.decks, opts.jokers)[1]
+    return no_meld
+
+
+# ---------------------------------------------------------------------------
+# The end of a round and of the game
+
+
+def _end_round(
+    state: GameState,
+    r: RoundState,
+    winner: int | None,
+    reason: str,
+    ender: int,
+    events: list[Event],
+) -> GameState:
+    opts = state.options
+    rummy = winner is not None and not r.played[winner]
+    if winner is not None:
+        events.append({"type": "went_out", "seat": winner, "rummy": rummy})
+    points = round_points(opts, r.hands, r.dealt, winner, rummy)
+    seats = [dataclasses.replace(s, score=s.score + points[i]) for i, s in enumerate(state.seats)]
+    record = RoundRecord(
+        number=r.number,
+        reason=reason,
+        winner=winner,
+        rummy=rummy,
+        points=points,
+        hands=r.hands,
+        ender=ender,
+        first=r.first,
+    )
+    scores = [s.score for s in seats]
+    events.append(
+        {
+            "type": "round_ended",
+            "number": r.number,
+            "reason": reason,
+            "winner": winner,
+            "rummy": rummy,
+            "points": list(points),
+            "hands": [list(h) for h in r.hands],
+            "scores": scores,
+        }
+    )
+    n = state.players
+    winners: tuple[int, ...] | None
+    if opts.end == "express":
+        winners = express_winner(opts, r.hands, r.dealt, winner, ender, r.first)
+    elif opts.end == "elimination":
+        newly, winners = elimination_result(opts, scores, [s.eliminated for s in seats], r.dealt, n)
+        for i in newly:
+            seats[i] = dataclasses.replace(seats[i], eliminated=True)
+            events.append({"type": "seat_eliminated", "seat": i, "score": scores[i]})
+    else:
+        winners = game_winners(opts, scores, len(state.rounds) + 1, n)
+    state = dataclasses.replace(
+        state, seats=tuple(seats), rounds=(*state.rounds, record), round=None
+    )
+    if winners is not None:
+        events.append({"type": "game_ended", "winners": list(winners), "scores": scores})
+        return dataclasses.replace(state, status="finished", winners=winners)
+    return _deal(state, r.number + 1, events, prev_dealer=r.dealer)
+
+
+# ---------------------------------------------------------------------------
+# Bots
+
+
+def play_bots(
+    state: GameState, rng: random.Random | None = None, max_moves: int = 200_000
+) -> tuple[GameState, list[Event]]:
+    """Let bot seats move until a human is to move or the game ends.
+
+    Each bot sees only its seat view and its legal moves. Without ``rng`` each choice
+    uses a generator seeded from the game's seed and step count, so a seeded game
+    plays the same way every time.
+    """
+    from service.bots.strategies import choose_move
+    from service.rules.views import seat_view
+
+    events: list[Event] = []
+    for _ in range(max_moves):
+        if state.status != "active" or state.round is None:
+            return state, events
+        seat = state.round.turn
+        s = state.seats[seat]
+        if s.kind != "bot":
+            return state, events
+        moves = legal_moves(state, seat)
+        chooser = rng if rng is not None else _rng(state, f"bot/{state.steps}")
+        move = choose_move(s.bot or "random", seat_view(state, seat), moves, chooser)
+        state, more = apply(state, seat, move)
+        events.extend(more)
+    raise RuntimeError(f"bots made {max_moves} moves without the game ending")
+
+
+def cards_in_play(state: GameState) -> Counter[Card]:
+    """Every card of the current round wherever it is (hands, stock, discard, table)."""
+    r = state.round
+    out: Counter[Card] = Counter()
+    if r is None:
+        return out
+    for h in r.hands:
+        out.update(h)
+    out.update(r.stock)
+    out.update(r.discard)
+    for m in r.melds:
+        out.update(m.shape.cards)
+    return out
+
+
+def seat_to_move(state: GameState) -> int | None:
+    """The seat whose turn it is, or ``None`` when no round is being played."""
+    return state.round.turn if state.status == "active" and state.round is not None else None
+
+
+__all__ = [
+    "Event",
+    "SeatSpec",
+    "apply",
+    "apply_all",
+    "cards_in_play",
+    "legal_moves",
+    "new_game",
+    "play_bots",
+    "seat_to_move",
+    "take_seat",
+]

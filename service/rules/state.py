@@ -1,0 +1,404 @@
+"""The game state (frozen dataclasses) and its compact, versioned serialisation.
+
+Everything the engine needs to continue a game lives here, including what no
+view may show: every hand, the stock order and the seed that drives every
+shuffle and bot choice. :func:`encode_state` writes a positional JSON list
+(orjson) whose first element is :data:`FORMAT_VERSION`; card sequences are
+packed one character per card. :func:`decode_state` reverses it exactly and
+raises :class:`StateDecodeError` for anything unknown or corrupt.
+"""
+
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from service.rules.cards import JOKER, NATURAL_CARDS, Card
+from service.rules.melds import MeldShape
+from service.rules.options import Options, OptionsError, options_from_json
+
+FORMAT_VERSION = 1
+
+STATUSES = ("waiting", "active", "finished")
+PHASES = ("draw", "play")
+REASONS = ("went_out", "stock_exhausted", "blocked")
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """One seat: who plays it and its running total.
+
+    ``token_hash`` is opaque (set by the API) and never shown. ``rejoining`` marks a
+    seat that re-engaged and is dealt in again from the next deal.
+    """
+
+    name: str | None
+    kind: str
+    bot: str | None = None
+    token_hash: str | None = None
+    score: int = 0
+    eliminated: bool = False
+    reengaged: int = 0
+    rejoining: bool = False
+
+    @property
+    def is_open(self) -> bool:
+        """A human seat nobody has taken yet."""
+        return self.kind == "human" and self.name is None
+
+
+@dataclass(frozen=True, slots=True)
+class TableMeld:
+    """A meld on the table with its id and the seat that put it down."""
+
+    id: int
+    shape: MeldShape
+    owner: int
+
+
+@dataclass(frozen=True, slots=True)
+class RoundState:
+    """The round being played.
+
+    ``stock`` holds its top card last; ``discard`` is bottom to top. ``dealt`` says
+    which seats were dealt in. ``taken`` is the card taken from the discard pile this
+    turn. ``turn_melds``/``turn_acted`` count what the seat to move did this turn;
+    ``opening`` is the points put down so far this turn by a seat still short of
+    ``first_meld_min_points`` (``None`` otherwise). ``melded`` marks seats with a meld
+    of their own this round; ``played`` seats that melded or laid off in an earlier turn
+    (for going rummy).
+    """
+
+    number: int
+    dealer: int
+    first: int
+    dealt: tuple[bool, ...]
+    hands: tuple[tuple[Card, ...], ...]
+    stock: tuple[Card, ...]
+    discard: tuple[Card, ...]
+    melds: tuple[TableMeld, ...]
+    next_meld_id: int
+    turn: int
+    phase: str
+    taken: Card | None
+    turn_melds: int
+    turn_acted: bool
+    opening: int | None
+    melded: tuple[bool, ...]
+    played: tuple[bool, ...]
+    refills: int
+    turns: int
+
+
+@dataclass(frozen=True, slots=True)
+class RoundRecord:
+    """A finished round: why it ended, who won, the points it gave and every hand."""
+
+    number: int
+    reason: str
+    winner: int | None
+    rummy: bool
+    points: tuple[int, ...]
+    hands: tuple[tuple[Card, ...], ...]
+    ender: int
+    first: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameState:
+    """A whole game. ``seed`` drives every shuffle and bot choice; ``deck`` is an
+    explicit first-round deck not yet dealt; ``steps`` counts applied moves."""
+
+    status: str
+    preset: str
+    options: Options
+    seats: tuple[Seat, ...]
+    round: RoundState | None
+    rounds: tuple[RoundRecord, ...]
+    winners: tuple[int, ...] | None
+    seed: str
+    deck: tuple[Card, ...] | None
+    first_dealer: int | None
+    steps: int
+
+    @property
+    def players(self) -> int:
+        """Number of seats."""
+        return len(self.seats)
+
+
+class StateDecodeError(ValueError):
+    """The bytes are not a state this version can read."""
+
+
+# One character per card: the 52 naturals in deck order, then the joker.
+_ALPHABET = string.ascii_letters
+_TO_CHAR: dict[Card, str] = {c: _ALPHABET[i] for i, c in enumerate(NATURAL_CARDS)}
+_TO_CHAR[JOKER] = "*"
+_FROM_CHAR: dict[str, Card] = {v: k for k, v in _TO_CHAR.items()}
+
+
+def pack_cards(cards: tuple[Card, ...]) -> str:
+    """Pack cards one character each."""
+    return "".join([_TO_CHAR[c] for c in cards])
+
+
+def unpack_cards(text: object) -> tuple[Card, ...]:
+    """Unpack :func:`pack_cards` output."""
+    if type(text) is not str:
+        raise StateDecodeError(f"expected packed cards, got {type(text).__name__}")
+    try:
+        return tuple([_FROM_CHAR[ch] for ch in text])
+    except KeyError as exc:
+        raise StateDecodeError(f"unknown packed card {exc.args[0]!r}") from None
+
+
+def _bits(flags: tuple[bool, ...]) -> int:
+    return sum(1 << i for i, f in enumerate(flags) if f)
+
+
+def _unbits(value: object, n: int) -> tuple[bool, ...]:
+    if type(value) is not int or value < 0 or value >= 1 << n:
+        raise StateDecodeError(f"bad flag set {value!r}")
+    return tuple(bool(value >> i & 1) for i in range(n))
+
+
+def _enc_round(r: RoundState) -> list[Any]:
+    return [
+        r.number,
+        r.dealer,
+        r.first,
+        _bits(r.dealt),
+        [pack_cards(h) for h in r.hands],
+        pack_cards(r.stock),
+        pack_cards(r.discard),
+        [
+            [m.id, m.owner, m.shape.kind, pack_cards(m.shape.cards), pack_cards(m.shape.stands_for)]
+            for m in r.melds
+        ],
+        r.next_meld_id,
+        r.turn,
+        PHASES.index(r.phase),
+        r.taken,
+        r.turn_melds,
+        int(r.turn_acted),
+        r.opening,
+        _bits(r.melded),
+        _bits(r.played),
+        r.refills,
+        r.turns,
+    ]
+
+
+def _int(v: object, lo: int = 0) -> int:
+    if type(v) is not int or v < lo:
+        raise StateDecodeError(f"expected an integer >= {lo}, got {v!r}")
+    return v
+
+
+def _opt_int(v: object) -> int | None:
+    return None if v is None else _int(v)
+
+
+def _card_or_none(v: object) -> Card | None:
+    if v is None:
+        return None
+    if type(v) is not str or (v not in _TO_CHAR):
+        raise StateDecodeError(f"bad card {v!r}")
+    return v
+
+
+def _dec_round(d: object, n: int) -> RoundState:
+    if not isinstance(d, list) or len(d) != 19:
+        raise StateDecodeError("bad round record")
+    hands = d[4]
+    if not isinstance(hands, list) or len(hands) != n:
+        raise StateDecodeError("bad hands")
+    melds = []
+    if not isinstance(d[7], list):
+        raise StateDecodeError("bad melds")
+    for m in d[7]:
+        if not isinstance(m, list) or len(m) != 5 or m[2] not in ("set", "run"):
+            raise StateDecodeError("bad meld")
+        cards = unpack_cards(m[3])
+        stands = unpack_cards(m[4])
+        if len(cards) != len(stands):
+            raise StateDecodeError("bad meld")
+        melds.append(
+            TableMeld(_int(m[0]), MeldShape(kind=m[2], cards=cards, stands_for=stands), _int(m[1]))
+        )
+    phase = _int(d[10])
+    if phase >= len(PHASES):
+        raise StateDecodeError("bad phase")
+    if type(d[13]) is not int or d[13] not in (0, 1):
+        raise StateDecodeError("bad flag")
+    return RoundState(
+        number=_int(d[0], 1),
+        dealer=_int(d[1]),
+        first=_int(d[2]),
+        dealt=_unbits(d[3], n),
+        hands=tuple(unpack_cards(h) for h in hands),
+        stock=unpack_cards(d[5]),
+        discard=unpack_cards(d[6]),
+        melds=tuple(melds),
+        next_meld_id=_int(d[8], 1),
+        turn=_int(d[9]),
+        phase=PHASES[phase],
+        taken=_card_or_none(d[11]),
+        turn_melds=_int(d[12]),
+        turn_acted=bool(d[13]),
+        opening=_opt_int(d[14]),
+        melded=_unbits(d[15], n),
+        played=_unbits(d[16], n),
+        refills=_int(d[17]),
+        turns=_int(d[18]),
+    )
+
+
+def encode_state(state: GameState) -> bytes:
+    """The whole state as compact bytes (orjson list led by :data:`FORMAT_VERSION`)."""
+    opts = state.options.to_json()
+    doc: list[Any] = [
+        FORMAT_VERSION,
+        STATUSES.index(state.status),
+        state.preset,
+        [opts[k] for k in opts],
+        [
+            [
+                s.name,
+                s.kind,
+                s.bot,
+                s.token_hash,
+                s.score,
+                int(s.eliminated),
+                s.reengaged,
+                int(s.rejoining),
+            ]
+            for s in state.seats
+        ],
+        None if state.round is None else _enc_round(state.round),
+        [
+            [
+                r.number,
+                REASONS.index(r.reason),
+                r.winner,
+                int(r.rummy),
+                list(r.points),
+                [pack_cards(h) for h in r.hands],
+                r.ender,
+                r.first,
+            ]
+            for r in state.rounds
+        ],
+        None if state.winners is None else list(state.winners),
+        state.seed,
+        None if state.deck is None else pack_cards(state.deck),
+        state.first_dealer,
+        state.steps,
+    ]
+    return orjson.dumps(doc)
+
+
+_OPTION_KEYS = tuple(Options().to_json())
+
+
+def decode_state(data: bytes) -> GameState:
+    """Read :func:`encode_state` output back; :class:`StateDecodeError` if it is not one."""
+    try:
+        doc = orjson.loads(data)
+    except (orjson.JSONDecodeError, TypeError) as exc:
+        raise StateDecodeError(f"not a serialised game state: {exc}") from None
+    if not isinstance(doc, list) or not doc:
+        raise StateDecodeError("not a serialised game state")
+    if doc[0] != FORMAT_VERSION or type(doc[0]) is not int:
+        raise StateDecodeError(
+            f"unknown state format version {doc[0]!r} (this build reads {FORMAT_VERSION})"
+        )
+    try:
+        return _decode(doc)
+    except StateDecodeError:
+        raise
+    except (OptionsError, IndexError, KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise StateDecodeError(f"corrupt game state: {exc!r}") from None
+
+
+def _str_or_none(v: object) -> str | None:
+    if v is not None and type(v) is not str:
+        raise StateDecodeError(f"expected a string, got {v!r}")
+    return v
+
+
+def _decode(doc: list[Any]) -> GameState:
+    if len(doc) != 12:
+        raise StateDecodeError("wrong number of fields")
+    status = STATUSES[_int(doc[1])]
+    if type(doc[2]) is not str or not isinstance(doc[3], list) or len(doc[3]) != len(_OPTION_KEYS):
+        raise StateDecodeError("bad preset or options")
+    options = options_from_json(dict(zip(_OPTION_KEYS, doc[3], strict=True)))
+    seats = []
+    if not isinstance(doc[4], list) or not 2 <= len(doc[4]) <= 6:
+        raise StateDecodeError("bad seats")
+    for s in doc[4]:
+        if not isinstance(s, list) or len(s) != 8 or s[1] not in ("human", "bot"):
+            raise StateDecodeError("bad seat")
+        if type(s[4]) is not int:
+            raise StateDecodeError("bad score")
+        seats.append(
+            Seat(
+                name=_str_or_none(s[0]),
+                kind=s[1],
+                bot=_str_or_none(s[2]),
+                token_hash=_str_or_none(s[3]),
+                score=s[4],
+                eliminated=bool(_int(s[5])),
+                reengaged=_int(s[6]),
+                rejoining=bool(_int(s[7])),
+            )
+        )
+    n = len(seats)
+    rnd = None if doc[5] is None else _dec_round(doc[5], n)
+    records = []
+    if not isinstance(doc[6], list):
+        raise StateDecodeError("bad rounds")
+    for r in doc[6]:
+        if not isinstance(r, list) or len(r) != 8:
+            raise StateDecodeError("bad round record")
+        if not isinstance(r[4], list) or len(r[4]) != n or not all(type(p) is int for p in r[4]):
+            raise StateDecodeError("bad round points")
+        if not isinstance(r[5], list) or len(r[5]) != n:
+            raise StateDecodeError("bad round hands")
+        records.append(
+            RoundRecord(
+                number=_int(r[0], 1),
+                reason=REASONS[_int(r[1])],
+                winner=_opt_int(r[2]),
+                rummy=bool(_int(r[3])),
+                points=tuple(r[4]),
+                hands=tuple(unpack_cards(h) for h in r[5]),
+                ender=_int(r[6]),
+                first=_int(r[7]),
+            )
+        )
+    winners = doc[7]
+    if winners is not None:
+        if not isinstance(winners, list) or not all(type(w) is int and 0 <= w < n for w in winners):
+            raise StateDecodeError("bad winners")
+        winners = tuple(winners)
+    if type(doc[8]) is not str:
+        raise StateDecodeError("bad seed")
+    return GameState(
+        status=status,
+        preset=doc[2],
+        options=options,
+        seats=tuple(seats),
+        round=rnd,
+        rounds=tuple(records),
+        winners=winners,
+        seed=doc[8],
+        deck=None if doc[9] is None else unpack_cards(doc[9]),
+        first_dealer=_opt_int(doc[10]),
+        steps=_int(doc[11]),
+    )

@@ -1,0 +1,109 @@
+"""What a seat, or a spectator, may see: views of the game and redacted events.
+
+A seat's view shows its own hand; the public view shows no hand. Neither ever
+shows another seat's cards, the order of the stock, the seed or a token hash.
+Finished rounds reveal every hand (that is public). Events are redacted the
+same way: a stock draw shows its card only to the drawer, and ``round_started``
+shows each viewer only their own dealt hand.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.rules.cards import JOKER
+from service.rules.state import GameState, TableMeld
+
+
+def meld_json(m: TableMeld) -> dict[str, Any]:
+    """A table meld as API.md shows it (``jokers`` maps positions to the cards they stand for)."""
+    out: dict[str, Any] = {
+        "id": m.id,
+        "type": m.shape.kind,
+        "cards": list(m.shape.cards),
+        "owner": m.owner,
+    }
+    jokers = {str(i): m.shape.stands_for[i] for i, c in enumerate(m.shape.cards) if c == JOKER}
+    if jokers:
+        out["jokers"] = jokers
+    return out
+
+
+def public_view(state: GameState) -> dict[str, Any]:
+    """The spectator's view: API.md's view without ``id``, ``version``, ``last_event``,
+    ``you`` and ``hand``."""
+    r = state.round
+    seats = [
+        {
+            "seat": i,
+            "name": s.name,
+            "kind": s.kind,
+            "hand_size": len(r.hands[i]) if r is not None else 0,
+            "score": s.score,
+            "has_melded": r.melded[i] if r is not None else False,
+            "eliminated": s.eliminated,
+        }
+        for i, s in enumerate(state.seats)
+    ]
+    round_view: dict[str, Any] | None = None
+    if r is not None:
+        round_view = {
+            "number": r.number,
+            "dealer": r.dealer,
+            "turn": r.turn,
+            "phase": r.phase,
+            "stock_size": len(r.stock),
+            "refills": r.refills,
+            "discard_pile": list(r.discard),
+            "taken_discard": r.taken,
+            "melds": [meld_json(m) for m in r.melds],
+        }
+    return {
+        "status": state.status,
+        "preset": state.preset,
+        "options": state.options.to_json(),
+        "seats": seats,
+        "round": round_view,
+        "rounds": [
+            {
+                "number": rec.number,
+                "reason": rec.reason,
+                "winner": rec.winner,
+                "rummy": rec.rummy,
+                "points": list(rec.points),
+                "hands": [list(h) for h in rec.hands],
+            }
+            for rec in state.rounds
+        ],
+        "winners": None if state.winners is None else list(state.winners),
+    }
+
+
+def seat_view(state: GameState, seat: int) -> dict[str, Any]:
+    """The view of ``seat``: the public view plus ``you`` and the seat's own ``hand``."""
+    view = public_view(state)
+    r = state.round
+    out: dict[str, Any] = {
+        "status": view.pop("status"),
+        "preset": view.pop("preset"),
+        "options": view.pop("options"),
+    }
+    out["you"] = seat
+    out["hand"] = list(r.hands[seat]) if r is not None else []
+    out.update(view)
+    return out
+
+
+def redact_event(event: dict[str, Any], viewer: int | None) -> dict[str, Any]:
+    """The event as ``viewer`` (a seat, or ``None`` for a spectator) may see it."""
+    kind = event.get("type")
+    if kind == "drew" and event.get("source") == "stock" and event.get("seat") != viewer:
+        return {k: v for k, v in event.items() if k != "card"}
+    if kind == "round_started" and "hands" in event:
+        out = {k: v for k, v in event.items() if k != "hands"}
+        hands = event["hands"]
+        out["hand_sizes"] = [None if h is None else len(h) for h in hands]
+        if viewer is not None and 0 <= viewer < len(hands) and hands[viewer] is not None:
+            out["hand"] = list(hands[viewer])
+        return out
+    return dict(event)
