@@ -22,7 +22,9 @@ the listing (``lobby`` not `KEEP`: create, join, a waiting game starting or
 ending) sends `LOBBY_SCRIPT` as a second round trip after a successful CAS;
 ordinary moves pass `KEEP` and stay at one round trip. The listing carries the
 game version and older updates are ignored, so two racing saves cannot leave a
-stale listing behind. The same two-step path is used on a single server.
+stale listing behind. The same two-step path is used on a single server. If
+that second step fails, the save still counts (it is logged, not raised): the
+listing lags until the game's next listing update or its idle TTL.
 
 Long-polls read with ``XREAD BLOCK`` on a second client whose socket timeout
 exceeds the longest wait. Every Redis error becomes `StoreUnavailable`.
@@ -30,6 +32,7 @@ exceeds the longest wait. Every Redis error becomes `StoreUnavailable`.
 
 from __future__ import annotations
 
+import logging
 import secrets
 import threading
 import time
@@ -178,6 +181,8 @@ return out
 #: Everything redis-py raises when Redis is unreachable or fails (cluster
 #: set-up errors do not derive from RedisError).
 REDIS_ERRORS = (redis.exceptions.RedisError, redis.exceptions.RedisClusterException)
+
+_log = logging.getLogger(__name__)
 
 # How long an unlisting is remembered, to refuse a late, older listing (ms).
 _REMOVAL_MEMORY_MS = 3600 * 1000
@@ -339,9 +344,10 @@ class RedisStore:
         try:
             self._lobby_update(keys=self._lobby_keys, args=args)
         except REDIS_ERRORS as exc:
-            # The game is saved; only its listing lags (the next listing update,
-            # or the idle TTL, repairs it).
-            raise StoreUnavailable(f"lobby update failed: {exc}") from exc
+            # The game is saved: answering "unavailable" now would make the
+            # client repeat a move that happened. Only the listing lags; the
+            # game's next listing update, or the idle TTL, repairs it.
+            _log.warning("lobby listing of game %s not updated: %s", game_id, exc)
 
     def create(
         self,

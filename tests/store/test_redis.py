@@ -267,3 +267,18 @@ def test_a_saved_game_survives_a_restart_with_aof(prefix: str) -> None:
     finally:
         store.close()
         server.cleanup()
+
+
+def test_a_failed_lobby_update_does_not_undo_a_save(
+    store: RedisStore, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    game = warm(store)
+
+    def down(**_: object) -> None:
+        raise redis.exceptions.ConnectionError("lobby slot unreachable")
+
+    monkeypatch.setattr(store, "_lobby_update", down)
+    result = store.save(game, 2, b"joined", [{"type": "joined"}], lobby=None)
+    assert (result.status, result.version) == ("saved", 3)
+    assert store.load(game).state == b"joined"
+    assert "not updated" in caplog.text
