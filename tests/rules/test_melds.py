@@ -510,3 +510,14 @@ def test_candidate_layoffs_match_brute_force(ace: str, hand: list[str]) -> None:
             below = grown.stands_for.index(old.stands_for[0])
             assert grown.cards[below : below + len(old.cards)] == old.cards
             assert grown.cards[:below] + grown.cards[below + len(old.cards) :] == cards
+
+
+@pytest.mark.parametrize(("ace", "count"), [("low", 66), ("high_or_low", 77), ("around", 131)])
+def test_candidate_runs_from_a_whole_suit(ace: str, count: int) -> None:
+    hand = c("SA S2 S3 S4 S5 S6 S7 S8 S9 S10 SJ SQ SK")
+    found = candidate_melds(hand, ace)
+    assert len(found) == count  # the thirteen-card run is listed once, A..K
+    assert [m for m in found if len(m) == 13] == [hand]
+    for cards in found:
+        shape = make_meld(cards, ace)
+        assert shape is not None and shape.cards == cards
