@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 import redis
-import redis.cluster
+from redis.crc import key_slot
 
 from service.store import IdempotencyRecord, RedisStore, StoreUnavailable
 from service.store.redis import SAVE_SCRIPT
@@ -119,7 +119,7 @@ def test_every_key_of_a_game_shares_its_hash_tag_and_slot(
         keys = sorted(k.decode() for k in r.scan_iter(match=f"{prefix}:{{{game}}}:*"))
     assert [k.split(":", 2)[2] for k in keys][:2] == ["ev", "g"]
     assert re.fullmatch(rf"{prefix}:\{{{game}\}}:idem:2:[0-9a-f]{{64}}", keys[2])
-    assert len({redis.cluster.key_slot(k.encode()) for k in keys}) == 1
+    assert len({key_slot(k.encode()) for k in keys}) == 1
 
 
 def test_writes_set_and_refresh_the_idle_ttl(store_redis: RedisServer, prefix: str) -> None:
