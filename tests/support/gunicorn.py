@@ -26,7 +26,17 @@ CONFIG = ROOT / "deploy" / "gunicorn.conf.py"
 class GunicornServer:
     """One gunicorn master and its workers, started by the tests."""
 
-    def __init__(self, env: dict[str, str] | None = None, *, workers: int = 2) -> None:
+    def __init__(
+        self,
+        env: dict[str, str] | None = None,
+        *,
+        workers: int = 2,
+        command: list[str] | None = None,
+    ) -> None:
+        #: What to run; default: gunicorn with the production config.
+        self.command = command or [
+            sys.executable, "-m", "gunicorn", "--config", str(CONFIG), "service.wsgi:app"
+        ]  # fmt: skip
         self.port = find_free_port()
         self.env = {**os.environ, "HOST": "127.0.0.1", "PORT": str(self.port)}
         self.env["WEB_CONCURRENCY"] = str(workers)
@@ -44,7 +54,7 @@ class GunicornServer:
     def start(self, timeout: float = 30.0) -> GunicornServer:
         """Start gunicorn and wait until `/healthz` answers 200."""
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "--config", str(CONFIG), "service.wsgi:app"],
+            self.command,
             cwd=ROOT,
             env=self.env,
             stdout=self._log,

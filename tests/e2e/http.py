@@ -1,0 +1,117 @@
+"""A small keep-alive JSON client for the end-to-end tests, and a simple player."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import random
+from typing import Any
+from urllib.parse import urlsplit
+
+
+class Answer:
+    """Status, headers and parsed JSON body of one answer."""
+
+    def __init__(self, status: int, headers: dict[str, str], body: bytes) -> None:
+        self.status = status
+        self.headers = headers
+        self.json: Any = json.loads(body) if body else None
+
+    def __repr__(self) -> str:
+        return f"Answer({self.status}, {self.json!r})"
+
+
+class Client:
+    """One persistent HTTP connection to a server."""
+
+    def __init__(self, base_url: str) -> None:
+        parts = urlsplit(base_url)
+        self.host = parts.hostname or "127.0.0.1"
+        self.port = parts.port or 80
+        self.connection = http.client.HTTPConnection(self.host, self.port, timeout=60)
+
+    def request(
+        self, method: str, path: str, body: Any = None, token: str | None = None, **headers: str
+    ) -> Answer:
+        """Send one request; reconnects once if the server closed the connection."""
+        sent = dict(headers)
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode()
+            sent["Content-Type"] = "application/json"
+        if token is not None:
+            sent["Authorization"] = f"Bearer {token}"
+        for attempt in range(2):
+            try:
+                self.connection.request(method, path, body=data, headers=sent)
+                response = self.connection.getresponse()
+                payload = response.read()
+                return Answer(
+                    response.status, {k.lower(): v for k, v in response.getheaders()}, payload
+                )
+            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+                self.connection.close()
+                self.connection = http.client.HTTPConnection(self.host, self.port, timeout=60)
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
+
+    def get(self, path: str, token: str | None = None, **headers: str) -> Answer:
+        """GET a path."""
+        return self.request("GET", path, token=token, **headers)
+
+    def post(self, path: str, body: Any, token: str | None = None, **headers: str) -> Answer:
+        """POST JSON to a path."""
+        return self.request("POST", path, body, token=token, **headers)
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.connection.close()
+
+
+def choose(moves: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
+    """A plain player: meld the most cards, lay off, draw from the stock, else discard."""
+    melds = [m for m in moves if m["type"] == "meld"]
+    if melds:
+        return max(melds, key=lambda m: (len(m["cards"]), m["cards"]))
+    for kind in ("layoff", "reengage"):
+        found = [m for m in moves if m["type"] == kind]
+        if found:
+            return found[0]
+    if {"type": "draw", "source": "stock"} in moves:
+        return {"type": "draw", "source": "stock"}
+    discards = [m for m in moves if m["type"] == "discard"]
+    if discards:
+        return rng.choice(discards)
+    return moves[0]
+
+
+def play_to_the_end(
+    clients: list[Client], game: str, tokens: dict[int, str], seed: int, max_moves: int = 5000
+) -> dict[str, Any]:
+    """Play the human seats (`tokens`) until the game ends; requests go round `clients`.
+
+    Each move is checked: it answers 200 with a version one above the last
+    one seen (bots play inside the same save). Returns the final public view.
+    """
+    rng = random.Random(seed)
+    version = clients[0].get(f"/games/{game}").json["version"]
+    for turn in range(max_moves):
+        client = clients[turn % len(clients)]
+        view = client.get(f"/games/{game}").json
+        if view["status"] == "finished":
+            return dict(view)
+        assert view["version"] == version, "a version was skipped or lost"
+        to_move = view["round"]["turn"]
+        assert to_move in tokens, f"seat {to_move} is a bot but the server did not play it"
+        legal = client.get(f"/games/{game}/legal-moves", tokens[to_move]).json["moves"]
+        assert legal, view
+        move = choose(legal, rng)
+        answer = client.post(
+            f"/games/{game}/moves", move, tokens[to_move], **{"If-Match": f'"{version}"'}
+        )
+        assert answer.status == 200, (move, answer)
+        assert answer.json["version"] == version + 1
+        assert answer.headers["etag"] == f'"{version + 1}"'
+        version += 1
+    raise AssertionError(f"the game did not end within {max_moves} moves")
