@@ -434,16 +434,18 @@ def _run_patterns(mask: int, jokers: int, ace: str) -> tuple[_RunPattern, ...]:
     return result
 
 
-# Per natural card: suit letter, rank bit, rank, suit bit.
-_HAND_INFO: dict[Card, tuple[str, int, int, int]] = {
-    c: (_SUIT[c], 1 << (_RANK[c] - 1), _RANK[c], _SUIT_BIT[_SUIT[c]]) for c in NATURAL_CARDS
+# Per natural card: suit index (C D H S = 0 1 2 3) and rank bit (bit r-1 = rank r).
+_HAND_INFO: dict[Card, tuple[int, int]] = {
+    c: (SUITS.index(_SUIT[c]), 1 << (_RANK[c] - 1)) for c in NATURAL_CARDS
 }
+_SUIT_INDEX = {s: i for i, s in enumerate(SUITS)}
+
+_HandIndex = tuple[int, int, int, int, int]  # rank masks of C D H S, then jokers
 
 
-def _index_hand(hand: Iterable[Card]) -> tuple[dict[str, int], dict[int, int], int]:
-    """Rank mask per suit, suit mask per rank and the joker count of a hand."""
-    by_suit: dict[str, int] = {}
-    by_rank: dict[int, int] = {}
+def _index_hand(hand: Iterable[Card]) -> _HandIndex:
+    """The rank mask of each suit and the joker count of a hand."""
+    masks = [0, 0, 0, 0]
     jokers = 0
     info = _HAND_INFO
     card = ""
@@ -451,13 +453,30 @@ def _index_hand(hand: Iterable[Card]) -> tuple[dict[str, int], dict[int, int], i
         for card in hand:
             if card == JOKER:
                 jokers += 1
-                continue
-            s, rank_bit, r, suit_bit = info[card]
-            by_suit[s] = by_suit.get(s, 0) | rank_bit
-            by_rank[r] = by_rank.get(r, 0) | suit_bit
+            else:
+                i, rank_bit = info[card]
+                masks[i] |= rank_bit
     except (KeyError, TypeError):
         raise CardCodeError(card) from None
-    return by_suit, by_rank, jokers
+    return masks[0], masks[1], masks[2], masks[3], jokers
+
+
+def _suits_of_rank(index: _HandIndex, set_rank: int) -> int:
+    """Suit mask (bit i = SUITS[i]) of the held cards of one rank."""
+    shift = set_rank - 1
+    return (
+        (index[0] >> shift & 1)
+        | (index[1] >> shift & 1) << 1
+        | (index[2] >> shift & 1) << 2
+        | (index[3] >> shift & 1) << 3
+    )
+
+
+# Meld lists per (ace, hand index): the search is a pure function of the suit
+# masks and the joker count, and the engine asks again for the same hands
+# (its first-meld and finish searches). Cleared past _CACHE_LIMIT entries.
+_MELD_CACHE: dict[tuple[str, _HandIndex], list[tuple[Card, ...]]] = {}
+_MELD_CACHE_LIMIT = 8192
 
 
 def candidate_melds(hand: Iterable[Card], ace: AceMode | str) -> list[tuple[Card, ...]]:
@@ -465,15 +484,30 @@ def candidate_melds(hand: Iterable[Card], ace: AceMode | str) -> list[tuple[Card
 
     Includes 3- and 4-card sets, every run of three or more (sub-runs too) and,
     with jokers in hand, the joker-completed melds (never more jokers than
-    naturals in one meld).
+    naturals in one meld). The caller gets a fresh list.
     """
     _check_ace(ace)
-    by_suit, by_rank, jokers = _index_hand(hand)
+    index = _index_hand(hand)
+    key = (ace, index)
+    found = _MELD_CACHE.get(key)
+    if found is None:
+        found = _search_melds(index, ace)
+        if len(_MELD_CACHE) >= _MELD_CACHE_LIMIT:
+            _MELD_CACHE.clear()
+        _MELD_CACHE[key] = found
+    return list(found)
+
+
+def _search_melds(index: _HandIndex, ace: str) -> list[tuple[Card, ...]]:
+    jokers = index[4]
+    set_jokers = min(jokers, 2)
     found: list[tuple[Card, ...]] = []
-    for set_rank, mask in by_rank.items():
-        if mask.bit_count() + min(jokers, 2) >= 3:
-            found.extend(_sets_for(set_rank, mask, min(jokers, 2)))
-    for run_suit, mask in by_suit.items():
+    for set_rank in range(1, 14):
+        mask = _suits_of_rank(index, set_rank)
+        if mask and mask.bit_count() + set_jokers >= 3:
+            found.extend(_sets_for(set_rank, mask, set_jokers))
+    for suit_index, run_suit in enumerate(SUITS):
+        mask = index[suit_index]
         held = mask.bit_count()
         if held + min(jokers, held) < 3:
             continue
@@ -490,13 +524,12 @@ def candidate_melds(hand: Iterable[Card], ace: AceMode | str) -> list[tuple[Card
     return found
 
 
-def _run_layoffs(
-    shape: MeldShape, by_suit: Mapping[str, int], jokers: int, ace: str
-) -> list[tuple[Card, ...]]:
+def _run_layoffs(shape: MeldShape, index: _HandIndex, ace: str) -> list[tuple[Card, ...]]:
     """Every distinct lay-off of hand cards on one run, in display order."""
     first = shape.stands_for[0]
     run_suit = _SUIT[first]
-    mask = by_suit.get(run_suit, 0)
+    mask = index[_SUIT_INDEX[run_suit]]
+    jokers = index[4]
     if not mask and not jokers:
         return []
     start = _RANK[first]
@@ -615,15 +648,14 @@ _SUIT_CARDS: dict[tuple[int, int], tuple[Card, ...]] = {
 }
 
 
-def _set_layoffs(
-    shape: MeldShape, by_rank: Mapping[int, int], jokers: int
-) -> list[tuple[Card, ...]]:
+def _set_layoffs(shape: MeldShape, index: _HandIndex) -> list[tuple[Card, ...]]:
     """Every distinct lay-off of hand cards on one set: naturals in suit order, then jokers."""
     room = MAX_SET - len(shape.cards)
     if room <= 0:
         return []
     set_rank = _RANK[shape.stands_for[0]]
-    held = by_rank.get(set_rank, 0)
+    held = _suits_of_rank(index, set_rank)
+    jokers = index[4]
     if not held and not jokers:
         return []
     old_mask = 0
@@ -649,13 +681,13 @@ def candidate_layoffs(
 ) -> list[tuple[int, tuple[Card, ...]]]:
     """Every distinct (meld id, cards) lay-off from ``hand``, multi-card ones included, sorted."""
     _check_ace(ace)
-    by_suit, by_rank, jokers = _index_hand(hand)
+    index = _index_hand(hand)
     found: list[tuple[int, tuple[Card, ...]]] = []
     for meld_id, shape in shapes.items():
         if shape.kind == "set":
-            options = _set_layoffs(shape, by_rank, jokers)
+            options = _set_layoffs(shape, index)
         else:
-            options = _run_layoffs(shape, by_suit, jokers, ace)
+            options = _run_layoffs(shape, index, ace)
         found.extend((meld_id, cards) for cards in options)
     found.sort()
     return found

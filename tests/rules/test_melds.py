@@ -521,3 +521,10 @@ def test_candidate_runs_from_a_whole_suit(ace: str, count: int) -> None:
     for cards in found:
         shape = make_meld(cards, ace)
         assert shape is not None and shape.cards == cards
+
+
+def test_candidate_melds_returns_a_fresh_list_each_call() -> None:
+    hand = c("H7 H8 H9 S7 D7")
+    first = candidate_melds(hand, "low")
+    first.clear()
+    assert candidate_melds(list(reversed(hand)), "low") == [c("D7 H7 S7"), c("H7 H8 H9")]
