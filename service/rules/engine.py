@@ -244,7 +244,12 @@ def _deal(
         others = [s.score for s in seats if not s.eliminated and not s.rejoining]
         top = max(others) if others else 0
         for i in rejoining:
-            seats[i] = dataclasses.replace(seats[i], score=top, rejoining=False)
+            seats[i] = dataclasses.replace(
+                seats[i],
+                score=top,
+                rejoining=False,
+                carried=seats[i].carried + top - seats[i].score,
+            )
             events.append({"type": "seat_rejoined", "seat": i, "score": top})
     dealt = tuple(not s.eliminated for s in seats)
     if prev_dealer is None:

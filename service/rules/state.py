@@ -18,7 +18,7 @@ import orjson
 
 from service.rules.cards import JOKER, NATURAL_CARDS, Card
 from service.rules.melds import MeldShape
-from service.rules.options import Options, OptionsError, options_from_json
+from service.rules.options import PRESETS, Options, OptionsError, options_from_json
 
 FORMAT_VERSION = 1
 
@@ -32,7 +32,9 @@ class Seat:
     """One seat: who plays it and its running total.
 
     ``token_hash`` is opaque (set by the API) and never shown. ``rejoining`` marks a
-    seat that re-engaged and is dealt in again from the next deal.
+    seat that re-engaged and is dealt in again from the next deal; ``carried`` is
+    what re-engaging added to its total (so ``score`` is ``carried`` plus the points
+    of its rounds).
     """
 
     name: str | None
@@ -43,6 +45,7 @@ class Seat:
     eliminated: bool = False
     reengaged: int = 0
     rejoining: bool = False
+    carried: int = 0
 
     @property
     def is_open(self) -> bool:
@@ -199,6 +202,12 @@ def _int(v: object, lo: int = 0) -> int:
     return v
 
 
+def _any_int(v: object) -> int:
+    if type(v) is not int:
+        raise StateDecodeError(f"expected an integer, got {v!r}")
+    return v
+
+
 def _opt_int(v: object) -> int | None:
     return None if v is None else _int(v)
 
@@ -261,11 +270,14 @@ def _dec_round(d: object, n: int) -> RoundState:
 def encode_state(state: GameState) -> bytes:
     """The whole state as compact bytes (orjson list led by :data:`FORMAT_VERSION`)."""
     opts = state.options.to_json()
+    base = _preset_json(state.preset)
+    # Only the options that differ from the preset are stored (as a name -> value map).
+    stored: Any = {k: v for k, v in opts.items() if base is None or base[k] != v}
     doc: list[Any] = [
         FORMAT_VERSION,
         STATUSES.index(state.status),
         state.preset,
-        [opts[k] for k in opts],
+        stored,
         [
             [
                 s.name,
@@ -276,6 +288,7 @@ def encode_state(state: GameState) -> bytes:
                 int(s.eliminated),
                 s.reengaged,
                 int(s.rejoining),
+                s.carried,
             ]
             for s in state.seats
         ],
@@ -302,7 +315,9 @@ def encode_state(state: GameState) -> bytes:
     return orjson.dumps(doc)
 
 
-_OPTION_KEYS = tuple(Options().to_json())
+def _preset_json(name: str) -> dict[str, Any] | None:
+    preset = PRESETS.get(name)
+    return None if preset is None else preset.options.to_json()
 
 
 def decode_state(data: bytes) -> GameState:
@@ -335,14 +350,15 @@ def _decode(doc: list[Any]) -> GameState:
     if len(doc) != 12:
         raise StateDecodeError("wrong number of fields")
     status = STATUSES[_int(doc[1])]
-    if type(doc[2]) is not str or not isinstance(doc[3], list) or len(doc[3]) != len(_OPTION_KEYS):
+    if type(doc[2]) is not str or not isinstance(doc[3], dict):
         raise StateDecodeError("bad preset or options")
-    options = options_from_json(dict(zip(_OPTION_KEYS, doc[3], strict=True)))
+    base = _preset_json(doc[2]) or {}
+    options = options_from_json({**base, **doc[3]})
     seats = []
     if not isinstance(doc[4], list) or not 2 <= len(doc[4]) <= 6:
         raise StateDecodeError("bad seats")
     for s in doc[4]:
-        if not isinstance(s, list) or len(s) != 8 or s[1] not in ("human", "bot"):
+        if not isinstance(s, list) or len(s) != 9 or s[1] not in ("human", "bot"):
             raise StateDecodeError("bad seat")
         if type(s[4]) is not int:
             raise StateDecodeError("bad score")
@@ -356,6 +372,7 @@ def _decode(doc: list[Any]) -> GameState:
                 eliminated=bool(_int(s[5])),
                 reengaged=_int(s[6]),
                 rejoining=bool(_int(s[7])),
+                carried=_any_int(s[8]),
             )
         )
     n = len(seats)
