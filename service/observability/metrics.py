@@ -27,10 +27,14 @@ from prometheus_client import (
     CollectorRegistry,
     Counter,
     Histogram,
+    disable_created_metrics,
     generate_latest,
 )
 
 from service.observability.multiproc import ENV_VAR
+
+# No `*_created` series: they double the output and multi-process mode has none.
+disable_created_metrics()  # type: ignore[no-untyped-call]
 
 #: The metrics of this module live here (not in prometheus_client's global
 #: registry) so importing the module twice in tests cannot clash.
