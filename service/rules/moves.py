@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from service.rules.cards import Card, CardCodeError, parse_card
+from service.rules.cards import JOKER, NATURAL_CARDS, Card, CardCodeError, parse_card
 
 ERROR_CODES: Mapping[str, str] = {
     "game_not_active": "the game is not being played (waiting for players or finished)",
@@ -134,18 +134,23 @@ Move = Draw | Meld | LayOff | Discard | SwapJoker | Reengage
 _ORDER = {Draw: 0, Meld: 1, LayOff: 2, SwapJoker: 3, Discard: 4, Reengage: 5}
 
 
+_CARD_ORDER: dict[Card, int] = {c: i for i, c in enumerate((*NATURAL_CARDS, JOKER))}
+
+
 def move_sort_key(move: Move) -> tuple[Any, ...]:
-    """The order of :func:`legal_moves`: by type, then by meld id and card codes."""
+    """The order of :func:`legal_moves`: by type (draw, meld, lay-off, joker swap,
+    discard, re-engage), then by meld id, then by the cards in deck order (C D H S, A..K)."""
     if isinstance(move, Draw):
         return (0, 0, (move.source,))
+    order = _CARD_ORDER
     if isinstance(move, Meld):
-        return (1, 0, move.cards)
+        return (1, 0, tuple([order[c] for c in move.cards]))
     if isinstance(move, LayOff):
-        return (2, move.meld, move.cards)
+        return (2, move.meld, tuple([order[c] for c in move.cards]))
     if isinstance(move, SwapJoker):
-        return (3, move.meld, (move.card,))
+        return (3, move.meld, (order[move.card],))
     if isinstance(move, Discard):
-        return (4, 0, (move.card,))
+        return (4, 0, (order[move.card],))
     return (5, 0, ())
 
 

@@ -39,7 +39,11 @@ def test_drawing_from_the_stock_takes_the_next_card_in_deck_order() -> None:
     )  # fmt: skip
     state, ev = play(state, 1, "draw stock")
     assert "H9" in hand(state, 1) and ev[0]["card"] == "H9"
-    state, _ = play(state, 1, "discard H9", )
+    state, _ = play(
+        state,
+        1,
+        "discard H9",
+    )
     state, ev = play(state, 0, "draw stock")
     assert ev[0]["card"] == "H10"
 
@@ -103,7 +107,9 @@ def test_the_deal_passes_to_the_next_seat_each_round() -> None:
 
 def test_first_turn_no_draw_deals_the_first_player_one_more_card_and_no_up_card() -> None:
     opts = resolve_options("standard", {"first_turn_no_draw": True}, 3)
-    state, _ = new_game(opts, "standard", [SeatSpec(f"P{i}") for i in range(3)], seed=3, first_dealer=0)
+    state, _ = new_game(
+        opts, "standard", [SeatSpec(f"P{i}") for i in range(3)], seed=3, first_dealer=0
+    )
     r = state.round
     assert r is not None
     assert [len(h) for h in r.hands] == [7, 8, 7]
@@ -150,7 +156,9 @@ def test_bad_seats_first_dealer_and_player_count_are_refused() -> None:
 
 def test_open_seats_wait_for_players_then_the_first_round_is_dealt() -> None:
     opts = resolve_options("standard", {}, 3)
-    state, events = new_game(opts, "standard", [SeatSpec("A"), SeatSpec(None), SeatSpec(None)], seed=1)
+    state, events = new_game(
+        opts, "standard", [SeatSpec("A"), SeatSpec(None), SeatSpec(None)], seed=1
+    )
     assert state.status == "waiting" and state.round is None and types(events) == ["game_created"]
     assert legal_moves(state, 0) == []
     with pytest.raises(IllegalMove) as err:
@@ -176,7 +184,9 @@ def test_no_open_seat() -> None:
     state, _ = new_game(opts, "standard", [SeatSpec("A"), SeatSpec(None)], seed=1)
     state, _ = take_seat(state, None, "B", None)
     assert state.status == "active"
-    waiting = state.__class__(**{**{f: getattr(state, f) for f in state.__slots__}, "status": "waiting"})  # type: ignore[attr-defined]
+    waiting = state.__class__(
+        **{**{f: getattr(state, f) for f in state.__slots__}, "status": "waiting"}
+    )  # type: ignore[attr-defined]
     with pytest.raises(IllegalMove) as err:
         take_seat(waiting, None, "C", None)
     assert err.value.code == "no_open_seat"

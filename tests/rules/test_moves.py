@@ -82,10 +82,10 @@ def test_every_code_the_rules_raise_is_listed_in_one_place() -> None:
         p.read_text() for p in Path("service/rules").glob("*.py") if p.name != "moves.py"
     )
     raised = set(re.findall(r'IllegalMove\(\s*"([a-z_]+)"', source))
-    returned = set(re.findall(r'return "([a-z_]+)"', source))
+    engine = Path("service/rules/engine.py").read_text()
+    returned = set(re.findall(r'return "([a-z_]+)"', engine))
     assert raised and raised <= set(ERROR_CODES)
-    assert {c for c in returned if c.endswith(("_hand", "_meld", "_layoff", "_discard", "_swap",
-                                               "_minimum", "_round"))} <= set(ERROR_CODES)  # fmt: skip
+    assert returned and returned <= set(ERROR_CODES)
     # the API.md examples are all kept
     for code in (
         "not_your_turn", "must_draw_first", "already_drew", "card_not_in_hand", "invalid_meld",

@@ -46,7 +46,11 @@ def _diff(name: str) -> dict[str, object]:
 def test_standard_preset_values() -> None:
     o = PRESETS["standard"].options
     assert (o.players, o.melds_per_turn, o.layoff_requires_own_meld) == ((2, 6), None, False)
-    assert (o.go_out_requires_discard, o.rummy_bonus, o.stock_refill) == (False, "double", "shuffle")
+    assert (o.go_out_requires_discard, o.rummy_bonus, o.stock_refill) == (
+        False,
+        "double",
+        "shuffle",
+    )
     assert (o.refill_keeps_top, o.max_refills, o.no_winner) == (True, None, "void")
     assert (o.scoring, o.end, o.target_score, o.ace, o.ace_points) == (
         "winner_takes_all", "target", 150, "low", 1,
@@ -100,9 +104,7 @@ def test_target_score_map_accepts_string_keys_and_picks_by_player_count() -> Non
     assert o.to_json()["target_score"] == {"2": 60, "3": 90}
 
 
-@pytest.mark.parametrize(
-    ("players", "size"), [(2, 10), (3, 7), (4, 7), (5, 6), (6, 6)]
-)
+@pytest.mark.parametrize(("players", "size"), [(2, 10), (3, 7), (4, 7), (5, 6), (6, 6)])
 def test_hand_size_by_player_count(players: int, size: int) -> None:
     assert Options().hand_size_for(players) == size
 
