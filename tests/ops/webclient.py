@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import http.client
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 import orjson
+from flask.testing import FlaskClient
 
 
 @dataclass
@@ -55,28 +57,74 @@ def call(
         connection.close()
 
 
+class Sender(Protocol):
+    """Sends one request: `call` bound to a server, or a Flask test client."""
+
+    def __call__(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        *,
+        token: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> Answer: ...
+
+
+def to_server(base: str) -> Sender:
+    """A sender to the server at ``base`` (``http://127.0.0.1:PORT``)."""
+    return functools.partial(call, base)
+
+
+def to_app(client: FlaskClient) -> Sender:
+    """A sender through a Flask test client (no server)."""
+
+    def send(
+        method: str,
+        path: str,
+        body: Any = None,
+        *,
+        token: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> Answer:
+        sent = dict(headers or {})
+        if token is not None:
+            sent["Authorization"] = f"Bearer {token}"
+        answer = client.open(path, method=method, json=body, headers=sent)
+        return Answer(
+            answer.status_code,
+            {name.lower(): value for name, value in answer.headers.items()},
+            answer.get_data(),
+        )
+
+    return send
+
+
 @dataclass
 class Game:
     """A two-seat game of humans played through the API, turn by turn."""
 
-    base: str
+    send: Sender
     id: str = ""
     tokens: list[str] = field(default_factory=list)
     moves: dict[str, int] = field(default_factory=dict)
 
     @classmethod
-    def create(cls, base: str, seed: int = 1) -> Game:
-        """Create the game with both seats taken."""
-        answer = call(
-            base, "POST", "/games", {"seats": [{"name": "Ann"}, {"name": "Bob"}], "seed": seed}
-        )
+    def create(cls, target: str | Sender, seed: int = 1) -> Game:
+        """Create the game with both seats taken, on a server URL or through a sender."""
+        send = to_server(target) if isinstance(target, str) else target
+        answer = send("POST", "/games", {"seats": [{"name": "Ann"}, {"name": "Bob"}], "seed": seed})
         assert answer.status == 201, answer.body
         created = answer.json()
-        return cls(base, created["id"], [seat["token"] for seat in created["seats"]])
+        return cls(send, created["id"], [seat["token"] for seat in created["seats"]])
+
+    def get(self, path: str = "", token: str | None = None) -> Answer:
+        """``GET /games/{id}{path}``."""
+        return self.send("GET", f"/games/{self.id}{path}", token=token)
 
     def view(self) -> dict[str, Any]:
-        """Seat 0's view of the game."""
-        answer = call(self.base, "GET", f"/games/{self.id}", token=self.tokens[0])
+        """The public view of the game (no token, so no rate-limit count)."""
+        answer = self.get()
         assert answer.status == 200, answer.body
         view: dict[str, Any] = answer.json()
         return view
@@ -89,15 +137,14 @@ class Game:
         self, move: dict[str, Any], token: str, headers: dict[str, str] | None = None
     ) -> Answer:
         """Send one move."""
-        path = f"/games/{self.id}/moves"
-        return call(self.base, "POST", path, move, token=token, headers=headers)
+        return self.send("POST", f"/games/{self.id}/moves", move, token=token, headers=headers)
 
     def play_turn(self, headers: dict[str, str] | None = None) -> None:
         """Draw from the stock (with ``headers``), then discard the first legal discard."""
         token = self.to_move()
         drawn = self.move({"type": "draw", "source": "stock"}, token, headers)
         assert drawn.status == 200, drawn.body
-        legal = call(self.base, "GET", f"/games/{self.id}/legal-moves", token=token).json()
+        legal = self.get("/legal-moves", token).json()
         discard = next(m for m in legal["moves"] if m["type"] == "discard")
         assert self.move(discard, token).status == 200
         self.moves["draw"] = self.moves.get("draw", 0) + 1
