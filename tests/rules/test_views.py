@@ -1,0 +1,135 @@
+"""Views and event redaction: exactly API.md's fields, and nothing hidden leaks."""
+
+from __future__ import annotations
+
+import json
+
+from service.rules.engine import Event, SeatSpec, new_game
+from service.rules.options import resolve_options
+from service.rules.state import GameState
+from service.rules.views import public_view, redact_event, seat_view
+from tests.rules.scripted import play, scripted
+
+SEAT_VIEW_KEYS = {
+    "status",
+    "preset",
+    "options",
+    "you",
+    "hand",
+    "seats",
+    "round",
+    "rounds",
+    "winners",
+}
+SEAT_KEYS = {"seat", "name", "kind", "hand_size", "score", "has_melded", "eliminated"}
+ROUND_KEYS = {
+    "number", "dealer", "turn", "phase", "stock_size", "refills", "discard_pile",
+    "taken_discard", "melds",
+}  # fmt: skip
+
+
+def game() -> tuple[GameState, list[Event]]:
+    return scripted(
+        "standard", ["H5 H6 H7 C2", "D2 D4 S6 S8"], up="SQ", stock="C9 CJ", dealer=1,
+        options={"hand_size": 4}, seed=987654321987654321,
+    )  # fmt: skip
+
+
+def test_seat_view_has_exactly_the_api_fields() -> None:
+    state, _ = game()
+    state, _ = play(state, 0, "draw discard", "meld H5 H6 H7")
+    view = seat_view(state, 0)
+    assert set(view) == SEAT_VIEW_KEYS
+    assert view["you"] == 0 and view["hand"] == ["C2", "SQ"]
+    assert set(view["seats"][0]) == SEAT_KEYS
+    assert view["seats"][0] == {
+        "seat": 0, "name": "P0", "kind": "human", "hand_size": 2, "score": 0,
+        "has_melded": True, "eliminated": False,
+    }  # fmt: skip
+    assert view["round"] == {
+        "number": 1, "dealer": 1, "turn": 0, "phase": "play", "stock_size": 52 - 9,
+        "refills": 0, "discard_pile": [], "taken_discard": "SQ",
+        "melds": [{"id": 1, "type": "run", "cards": ["H5", "H6", "H7"], "owner": 0}],
+    }  # fmt: skip
+    assert set(view["round"]) == ROUND_KEYS
+    assert view["options"] == state.options.to_json()
+    assert view["rounds"] == [] and view["winners"] is None and view["status"] == "active"
+
+
+def test_public_view_is_the_seat_view_without_you_and_hand() -> None:
+    state, _ = game()
+    pub = public_view(state)
+    mine = seat_view(state, 1)
+    assert set(pub) == SEAT_VIEW_KEYS - {"you", "hand"}
+    assert {k: v for k, v in mine.items() if k not in ("you", "hand")} == pub
+
+
+def test_no_view_shows_another_hand_the_stock_the_seed_or_a_token_hash() -> None:
+    state, _ = game()
+    assert state.round is not None
+    for viewer in (0, 1, None):
+        view = public_view(state) if viewer is None else seat_view(state, viewer)
+        text = json.dumps(view)
+        assert state.seed not in text and "hash-" not in text
+        assert "stock" not in view and "stock" not in (view["round"] or {})
+        cards_shown = set(text.replace('"', " ").split()) & set(
+            state.round.stock + state.round.hands[0] + state.round.hands[1]
+        )
+        own = set(state.round.hands[viewer]) if viewer is not None else set()
+        assert cards_shown <= own
+
+
+def test_finished_rounds_reveal_every_hand() -> None:
+    state, _ = scripted(
+        "standard", ["H5 H6 H7", "DK DQ SK"], up="CK", stock="S9", dealer=1,
+        options={"hand_size": 3, "target_score": 60},
+    )  # fmt: skip
+    state, _ = play(state, 0, "draw stock", "meld H5 H6 H7", "discard S9")
+    view = public_view(state)
+    assert view["rounds"] == [
+        {"number": 1, "reason": "went_out", "winner": 0, "rummy": True, "points": [60, 0],
+         "hands": [[], ["DQ", "DK", "SK"]]}
+    ]  # fmt: skip
+    assert view["winners"] == [0] and view["status"] == "finished" and view["round"] is None
+
+
+def test_a_stock_draw_shows_its_card_only_to_the_drawer() -> None:
+    state, _ = game()
+    _, events = play(state, 0, "draw stock")
+    drew = events[0]
+    assert redact_event(drew, 0) == drew
+    assert redact_event(drew, 1) == {"type": "drew", "seat": 0, "source": "stock"}
+    assert redact_event(drew, None) == {"type": "drew", "seat": 0, "source": "stock"}
+    _, events = play(state, 0, "draw discard")
+    assert redact_event(events[0], 1) == events[0]  # the discard is public
+
+
+def test_round_started_shows_each_viewer_only_their_own_hand() -> None:
+    opts = resolve_options("standard", {}, 3)
+    state, events = new_game(opts, "standard", [SeatSpec(f"P{i}") for i in range(3)], seed=5)
+    started = events[-1]
+    assert started["type"] == "round_started"
+    assert state.round is not None
+    for viewer in (0, 1, 2):
+        seen = redact_event(started, viewer)
+        assert "hands" not in seen and seen["hand"] == list(state.round.hands[viewer])
+        assert seen["hand_sizes"] == [7, 7, 7]
+    spectator = redact_event(started, None)
+    assert "hand" not in spectator and "hands" not in spectator
+    assert "hands" in started  # redaction returns a copy
+
+
+def test_a_meld_with_jokers_names_what_each_stands_for() -> None:
+    state, _ = scripted(
+        "vrotham", ["H7 JK H9 C2 C3 C4 SK D5", "D2 D4 S6 S8 S10 SQ DK"], dealer=1,
+        options={"hand_size": 7},
+    )  # fmt: skip
+    state, _ = play(state, 0, "meld H7 JK H9")
+    meld = seat_view(state, 1)["round"]["melds"][0]
+    assert meld == {
+        "id": 1,
+        "type": "run",
+        "cards": ["H7", "JK", "H9"],
+        "owner": 0,
+        "jokers": {"1": "H8"},
+    }
