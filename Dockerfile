@@ -32,14 +32,14 @@ RUN groupadd --system --gid 10001 rummy \
 COPY --from=build /opt/venv /opt/venv
 COPY deploy/gunicorn.conf.py /app/deploy/gunicorn.conf.py
 WORKDIR /app
-# PORT and WEB_CONCURRENCY are read by deploy/gunicorn.conf.py; STORE_URL picks the store.
+# PORT and WEB_CONCURRENCY are read by deploy/gunicorn.conf.py. Set STORE_URL
+# (redis://…): without it games live in memory and gunicorn runs one worker.
 # PROMETHEUS_MULTIPROC_DIR lets /metrics sum every worker's counters.
 ENV PATH=/opt/venv/bin:$PATH \
     PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \
     PORT=8000 \
     WEB_CONCURRENCY=2 \
-    STORE_URL=memory:// \
     PROMETHEUS_MULTIPROC_DIR=/tmp/prometheus
 USER 10001:10001
 EXPOSE 8000

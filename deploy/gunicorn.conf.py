@@ -39,6 +39,8 @@ def on_exit(server):
 
 bind = f"{os.environ.get('HOST', '0.0.0.0')}:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
+if os.environ.get("STORE_URL", "memory://").startswith("memory:"):
+    workers = 1  # the memory store lives in one process: more would split the games
 worker_class = "gthread"
 threads = int(os.environ.get("GUNICORN_THREADS", "4"))
 
