@@ -14,6 +14,8 @@ Single server::
     r = server.client()         # redis.Redis, decode_responses=False
     before = server.commandstats()   # {"evalsha": 3, "hgetall": 5, ...}
     server.stop()               # SIGTERM (graceful); stop(hard=True) sends SIGKILL
+                                # (with AOF, pass extra_args=("--appendfsync", "always")
+                                # if acknowledged writes must survive SIGKILL)
     server.start()              # same port and directory, so AOF data is reloaded
     server.restart()            # stop() + start()
     server.freeze(); server.thaw()   # SIGSTOP / SIGCONT: a hung server
@@ -288,8 +290,13 @@ class RedisServer:
 class RedisCluster:
     """Three cluster-mode masters on free ports, slots split evenly, no replicas."""
 
-    def __init__(self, *, masters: int = 3, appendonly: bool = False) -> None:
-        self.nodes = [RedisServer(cluster=True, appendonly=appendonly) for _ in range(masters)]
+    def __init__(
+        self, *, masters: int = 3, appendonly: bool = False, extra_args: tuple[str, ...] = ()
+    ) -> None:
+        self.nodes = [
+            RedisServer(cluster=True, appendonly=appendonly, extra_args=extra_args)
+            for _ in range(masters)
+        ]
 
     @property
     def url(self) -> str:
