@@ -129,6 +129,10 @@ class MemoryStore:
         now = self._clock()
         game.expires = now + self.idle_ttl
         if idempotency is not None:
+            if len(game.idempotency) >= 64:  # bound a long game's records
+                for slot, (_, until) in list(game.idempotency.items()):
+                    if until <= now:
+                        del game.idempotency[slot]
             slot = (idempotency.seat, idempotency.key)
             game.idempotency[slot] = (idempotency, now + self.idempotency_ttl)
         if lobby is None:
