@@ -117,7 +117,7 @@ def test_memory_and_redis_answer_alike(store_redis: RedisServer) -> None:
     run_state_machine_as_test(
         lambda: SameAnswers(store_redis.url),
         settings=settings(
-            max_examples=25,
+            max_examples=20,
             stateful_step_count=20,
             deadline=None,
             suppress_health_check=[HealthCheck.too_slow],
