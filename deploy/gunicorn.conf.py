@@ -1,15 +1,26 @@
 """gunicorn settings for production (Dockerfile, Procfile, e2e tests, `rummy-service`).
 
 Environment: PORT (default 8000), HOST (default 0.0.0.0), WEB_CONCURRENCY
-(worker processes, default 2), GUNICORN_THREADS (threads per worker, default 4).
+(worker processes, default 2), GUNICORN_THREADS (threads per worker, default 16).
 
 Worker class: `gthread`. A long-poll (`GET /events?wait=30`) holds its thread
-for up to 30 s; with `sync` it would hold a whole process and a few waiters
-starve every move. Several processes with a few threads each keep moves fast
-while long-polls wait. Measured on 2 cores, moves against the memory store
-(see bench/README for the command; the figures go here when it is run):
-    sync    -w 4             : see bench/
-    gthread -w 2 --threads 4 : see bench/
+for up to 30 s; a `sync` worker would hold a whole process for it (and kill
+a request that outlives `timeout`), so a few waiters starve every move.
+gthread keeps idle keep-alive connections off the threads, and many threads
+per process leave room for waiters; several processes use both cores.
+
+Measured on 2 cores (8 players making draw/discard moves, redis-server on the
+same machine, 6 s per setting; other work shared the machine, so the runs
+vary a lot; 0 means no move finished in the window), moves/s per run:
+    .venv/bin/python -m bench.gunicorn_workers --seconds 6 --pollers N
+                               N=0         N=2    N=4
+    sync    -w 4               369, 290    367    0, 287
+    gthread -w 2 --threads 4   575, 158    223    0, 178
+    gthread -w 4 --threads 2   452, 208    0      192, 139
+    gthread -w 2 --threads 16  172         -      259
+With few threads, a process whose threads all wait on long-polls stalls the
+keep-alive connections it owns; 16 threads per process avoided that here at
+no clear cost, hence the default below (the performance work measures more).
 """
 
 import os
@@ -42,7 +53,7 @@ workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 if os.environ.get("STORE_URL", "memory://").startswith("memory:"):
     workers = 1  # the memory store lives in one process: more would split the games
 worker_class = "gthread"
-threads = int(os.environ.get("GUNICORN_THREADS", "4"))
+threads = int(os.environ.get("GUNICORN_THREADS", "16"))
 
 # A long-poll lasts at most 30 s; the worker timeout must outlast it, and a
 # graceful shutdown must let the longest long-poll finish.

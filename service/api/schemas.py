@@ -88,10 +88,10 @@ class CreateGameSchema(ma.Schema):
     preset = fields.String(load_default="standard", validate=validate.Length(min=1, max=64))
     options = fields.Dict(keys=fields.String(validate=validate.Length(max=64)), values=fields.Raw())
     seats = fields.List(
-        fields.Nested(SeatSpecSchema), required=True, validate=validate.Length(min=1, max=6)
+        fields.Nested(SeatSpecSchema), required=True, validate=validate.Length(min=2, max=6)
     )
     seed = fields.Integer(allow_none=True, validate=validate.Range(min=0, max=2**63 - 1))
-    deck = fields.List(_card, allow_none=True, validate=validate.Length(max=MAX_CARDS))
+    deck = fields.List(_card, allow_none=True, validate=validate.Length(min=52, max=MAX_CARDS))
     first_dealer = fields.Integer(allow_none=True, validate=validate.Range(min=0, max=5))
 
 
