@@ -1029,14 +1029,17 @@ def play_bots(
 ) -> tuple[GameState, list[Event]]:
     """Let bot seats move until a human is to move or the game ends.
 
-    Each bot sees only its seat view and its legal moves. Without ``rng`` each choice
-    uses a generator seeded from the game's seed and step count, so a seeded game
-    plays the same way every time.
+    Each bot sees only its seat view and its legal moves, plus a memory of the public
+    events of this call (what every seat saw). Without ``rng`` each choice uses a
+    generator seeded from the game's seed and step count, so a seeded game plays the
+    same way every time.
     """
+    from service.bots.memory import Memory
     from service.bots.strategies import choose_move
-    from service.rules.views import seat_view
+    from service.rules.views import redact_event, seat_view
 
     events: list[Event] = []
+    memory = Memory(round=state.round.number if state.round is not None else None)
     for _ in range(max_moves):
         if state.status != "active" or state.round is None:
             return state, events
@@ -1046,8 +1049,9 @@ def play_bots(
             return state, events
         moves = legal_moves(state, seat)
         chooser = rng if rng is not None else _rng(state, f"bot/{state.steps}")
-        move = choose_move(s.bot or "random", seat_view(state, seat), moves, chooser)
+        move = choose_move(s.bot or "random", seat_view(state, seat), moves, chooser, memory)
         state, more = apply(state, seat, move)
+        memory.observe_all(redact_event(e, None) for e in more)
         events.extend(more)
     raise RuntimeError(f"bots made {max_moves} moves without the game ending")
 
