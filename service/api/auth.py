@@ -11,6 +11,7 @@ from typing import Any
 from flask import request
 
 from service.api.problems import Problem
+from service.observability import request_log
 
 
 def new_token() -> tuple[str, str]:
@@ -73,4 +74,5 @@ def seat_of(seats: Sequence[Any], token: str) -> int:
             found = index
     if found < 0:
         raise invalid_token()
+    request_log.annotate(seat=found)
     return found

@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 import orjson
-from flask import Flask, Response, g, request
+from flask import Flask, Response, g, has_request_context, request
 
 #: The logger of the request lines; its records are complete JSON documents.
 logger: Final = logging.getLogger("service.access")
@@ -39,6 +39,8 @@ def annotate(**fields: Any) -> None:
     unknown = fields.keys() - ANNOTATIONS
     if unknown:
         raise ValueError(f"not a request log field: {sorted(unknown)}")
+    if not has_request_context():
+        return  # called outside a request (a unit test): nothing to log
     extra = g.get("log_fields")
     if extra is None:
         g.log_fields = dict(fields)

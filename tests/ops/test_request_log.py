@@ -7,6 +7,8 @@ import re
 import pytest
 from flask import Flask
 
+from service.app import create_app
+from service.config import TestConfig
 from service.observability import init_app, request_log
 from tests.ops.conftest import LineCatcher
 
@@ -92,3 +94,25 @@ def test_access_log_off_silences_the_lines(access_log: LineCatcher) -> None:
         assert access_log.lines == []
     finally:
         request_log.configure_logging("INFO")
+
+
+def test_the_service_logs_the_seat_of_every_request_with_a_token(
+    access_log: LineCatcher,
+) -> None:
+    client = create_app(TestConfig()).test_client()
+    created = client.post("/games", json={"seats": [{"name": "Ann"}, {"name": None}]}).get_json()
+    game_id, token = created["id"], created["seats"][0]["token"]
+    joined = client.post(f"/games/{game_id}/join", json={"name": "Bob"}).get_json()
+    seat_view = client.get(f"/games/{game_id}", headers={"Authorization": f"Bearer {token}"})
+    assert seat_view.status_code == 200
+    assert client.get(f"/games/{game_id}").status_code == 200
+    lines = access_log.records()
+    assert [(line["route"], line.get("seat")) for line in lines] == [
+        ("/games", None),
+        ("/games/<string:game_id>/join", joined["seat"]),
+        ("/games/<string:game_id>", 0),
+        ("/games/<string:game_id>", None),
+    ]
+    assert all(line.get("game_id") == game_id for line in lines[1:])
+    for line in access_log.lines:
+        assert token not in line and joined["token"] not in line
