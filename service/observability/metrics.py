@@ -216,12 +216,11 @@ def _problem_code(response: Response) -> str:
 
 
 def init_app(app: Flask, *, endpoint: bool = True) -> None:
-    """Measure every request of ``app``; serve ``GET /metrics`` unless ``endpoint`` is false.
-
-    Pass ``endpoint=False`` when the API declares ``/metrics`` itself (to
-    document it) and calls :func:`metrics_view` from there.
-    """
+    """Measure every request of ``app``; serve ``GET /metrics`` unless ``endpoint``
+    is false or the app already routes ``/metrics`` (an API view documenting
+    it in the OpenAPI spec, which then returns :func:`metrics_view`)."""
     app.before_request_funcs.setdefault(None, []).insert(0, _start_timer)
     app.after_request(_observe_request)
-    if endpoint and "metrics" not in app.view_functions:
+    declared = any(rule.rule == "/metrics" for rule in app.url_map.iter_rules())
+    if endpoint and not declared:
         app.add_url_rule("/metrics", "metrics", metrics_view, methods=["GET"])
