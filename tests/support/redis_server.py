@@ -56,6 +56,8 @@ from typing import Any
 
 import redis
 import redis.cluster
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 __all__ = ["RedisCluster", "RedisServer", "find_free_port", "redis_executable"]
 
@@ -103,6 +105,10 @@ def find_free_port(*, cluster_bus: bool = False) -> int:
     raise RuntimeError("no free port found")
 
 
+class _PortTaken(Exception):
+    """The chosen port was taken by another process before the server bound it."""
+
+
 class RedisServer:
     """One throwaway ``redis-server`` on a free port in a temporary directory."""
 
@@ -124,6 +130,7 @@ class RedisServer:
         self.dir = Path(tempfile.mkdtemp(prefix=f"redis-{self.port}-"))
         self._proc: subprocess.Popen[bytes] | None = None
         self._admin: redis.Redis | None = None
+        self._started = False
 
     @property
     def url(self) -> str:
@@ -159,32 +166,54 @@ class RedisServer:
         """Start the server (same port and directory as before) and wait for PING."""
         if self.running:
             return self
-        self._proc = subprocess.Popen(
-            self._args(),
-            cwd=self.dir,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        _live.add(self)
-        self._wait_ready()
-        return self
+        for attempt in range(5):
+            self._proc = subprocess.Popen(
+                self._args(),
+                cwd=self.dir,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            _live.add(self)
+            try:
+                self._wait_ready()
+            except _PortTaken:
+                # Another process took the port after we picked it. A first start
+                # moves to a new port; a restart must keep its port, so it fails.
+                self.stop(hard=True)
+                if self._started or attempt == 4:
+                    raise RuntimeError(f"port {self.port} is taken:\n{self.log_tail()}") from None
+                self.port = find_free_port(cluster_bus=self.cluster)
+                (self.dir / "server.log").unlink(missing_ok=True)
+                continue
+            self._started = True
+            return self
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def _wait_ready(self) -> None:
         deadline = time.monotonic() + START_TIMEOUT
         probe = redis.Redis(
-            host=self.host, port=self.port, socket_connect_timeout=0.5, socket_timeout=0.5
+            host=self.host,
+            port=self.port,
+            socket_connect_timeout=0.5,
+            socket_timeout=0.5,
+            retry=Retry(NoBackoff(), 0),  # this loop is the retry
         )
         try:
             while True:
                 if self._proc is None or self._proc.poll() is not None:
+                    if "in use" in self.log_tail():
+                        raise _PortTaken
                     raise RuntimeError(f"redis-server exited on start:\n{self.log_tail()}")
                 try:
                     if probe.ping():
+                        # Answered by our process, not by one that holds the port?
+                        if int(probe.info("server")["process_id"]) != self._proc.pid:
+                            raise _PortTaken
                         return
                 except redis.exceptions.BusyLoadingError:
                     pass
-                except redis.exceptions.ConnectionError:
+                except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
                     pass
                 if time.monotonic() > deadline:
                     self.stop(hard=True)
