@@ -69,8 +69,33 @@ class Client:
         self.connection.close()
 
 
-def choose(moves: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
-    """A plain player: meld the most cards, lay off, draw from the stock, else discard."""
+_RANKS = {"A": 1, "J": 11, "Q": 12, "K": 13}
+
+
+def _rank(card: str) -> int:
+    text = card[1:]
+    return _RANKS.get(text, 0) if not text.isdigit() else int(text)
+
+
+def _worth_keeping(card: str, hand: list[str]) -> bool:
+    """A card that pairs with another of its rank or sits near one of its suit."""
+    if card == "JK":
+        return True
+    for other in hand:
+        if other == card or other == "JK":
+            continue
+        if _rank(other) == _rank(card):
+            return True
+        if other[0] == card[0] and abs(_rank(other) - _rank(card)) <= 2:
+            return True
+    return False
+
+
+def choose(
+    moves: list[dict[str, Any]], rng: random.Random, hand: list[str] | None = None
+) -> dict[str, Any]:
+    """A plain player: meld the most cards, lay off, draw from the stock, then discard
+    the highest card that is not near a meld (a random one without the hand)."""
     melds = [m for m in moves if m["type"] == "meld"]
     if melds:
         return max(melds, key=lambda m: (len(m["cards"]), m["cards"]))
@@ -81,6 +106,9 @@ def choose(moves: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
     if {"type": "draw", "source": "stock"} in moves:
         return {"type": "draw", "source": "stock"}
     discards = [m for m in moves if m["type"] == "discard"]
+    if discards and hand is not None:
+        loose = [m for m in discards if not _worth_keeping(m["card"], hand)] or discards
+        return max(loose, key=lambda m: (_rank(m["card"]), m["card"]))
     if discards:
         return rng.choice(discards)
     return moves[0]
@@ -106,7 +134,8 @@ def play_to_the_end(
         assert to_move in tokens, f"seat {to_move} is a bot but the server did not play it"
         legal = client.get(f"/games/{game}/legal-moves", tokens[to_move]).json["moves"]
         assert legal, view
-        move = choose(legal, rng)
+        hand = client.get(f"/games/{game}", tokens[to_move]).json["hand"]
+        move = choose(legal, rng, hand)
         answer = client.post(
             f"/games/{game}/moves", move, tokens[to_move], **{"If-Match": f'"{version}"'}
         )
