@@ -7,7 +7,18 @@ from typing import Any
 from flask import Flask
 
 from service import ratelimit
-from service.api import cors, docs, errors, events, games, health, jsonio, moves, presets
+from service.api import (
+    cors,
+    docs,
+    errors,
+    events,
+    games,
+    health,
+    jsonio,
+    moves,
+    presets,
+    spec_overrides,
+)
 from service.api.gamestore import STORE_EXTENSION
 from service.api.problems import register_fallback
 from service.api.smorest import Api
@@ -53,6 +64,7 @@ def create_app(config: Config | None = None) -> Flask:
     api = Api(app)
     for blueprint in (presets.blp, games.blp, moves.blp, events.blp, health.blp):
         api.register_blueprint(blueprint)
+    spec_overrides.apply(api.spec, app.config["LONGPOLL_MAX"])
     errors.register(app)
     register_fallback(app)
     docs.install(app)

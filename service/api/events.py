@@ -27,7 +27,7 @@ _BEARER = {
 }
 
 
-@blp.route("/<string:game_id>/events", parameters=[GAME_ID_PARAMETER])
+@blp.route("/<string:game_id>/events", parameters=[GAME_ID_PARAMETER, _BEARER])
 class Events(MethodView):
     """The event log of a game."""
 
@@ -37,7 +37,7 @@ class Events(MethodView):
     @blp.problem(404, "No such game (`game_not_found`)")
     @blp.problem(422, "`after` or `wait` out of range (wait: 0 to 30 s)")
     @common_errors(blp, 400, 429, 503)
-    @blp.doc(operationId="getEvents", parameters=[_BEARER])
+    @blp.doc(operationId="getEvents")
     def get(self, query: dict[str, Any], game_id: str) -> Response:
         """List events after `after`, long-polling up to `wait` seconds
 

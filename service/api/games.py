@@ -19,7 +19,12 @@ from service.api.gamestore import (
     play_bots,
 )
 from service.api.jsonio import json_response
-from service.api.paths import GAME_ID_PARAMETER, check_game_id, game_not_found
+from service.api.paths import (
+    GAME_ID_PARAMETER,
+    IF_NONE_MATCH_PARAMETER,
+    check_game_id,
+    game_not_found,
+)
 from service.api.preconditions import etag, not_modified
 from service.api.problems import Problem
 from service.api.schemas import (
@@ -39,7 +44,7 @@ from service.store import KEEP, LobbyUpdate
 blp = Blueprint("games", __name__, url_prefix="/games", description="Games and seats")
 
 _LOCATION_ID = "$response.header.Location#regex:/games/(.+)"
-_CREATE_LINKS = {
+_CREATE_LINKS: dict[str, Any] = {
     name: {"operationId": operation, "parameters": {"game_id": _LOCATION_ID}}
     for name, operation in (
         ("GetGame", "getGame"),
@@ -47,6 +52,27 @@ _CREATE_LINKS = {
         ("MakeMove", "makeMove"),
         ("GetLegalMoves", "getLegalMoves"),
         ("GetEvents", "getEvents"),
+    )
+}
+# Moves and legal moves need a seat: the first seat's token, when this request took it.
+for _name in ("MakeMove", "GetLegalMoves"):
+    _CREATE_LINKS[_name]["parameters"]["header.Authorization"] = (
+        "Bearer {$response.body#/seats/0/token}"
+    )
+#: After a join, the new seat's token drives its requests.
+_JOIN_LINKS = {
+    name: {
+        "operationId": operation,
+        "parameters": {
+            "game_id": "$request.path.game_id",
+            "header.Authorization": "Bearer {$response.body#/token}",
+        },
+    }
+    for name, operation in (
+        ("GetGameAsSeat", "getGame"),
+        ("GetLegalMovesAsSeat", "getLegalMoves"),
+        ("MakeMoveAsSeat", "makeMove"),
+        ("GetEventsAsSeat", "getEvents"),
     )
 }
 _ETAG_HEADER = {
@@ -59,13 +85,7 @@ _AUTH_PARAMETER = {
     "description": "`Bearer <seat token>`: the seat's view; without it, the public view",
     "schema": {"type": "string"},
 }
-_IF_NONE_MATCH = {
-    "in": "header",
-    "name": "If-None-Match",
-    "required": False,
-    "description": "an ETag from an earlier answer: 304 while the game has not changed",
-    "schema": {"type": "string"},
-}
+_IF_NONE_MATCH = IF_NONE_MATCH_PARAMETER
 
 
 @blp.route("")
@@ -156,7 +176,7 @@ def _lobby_for_create(state: Any, created_at: str) -> Any:
     return lobby_summary("", state, created_at)
 
 
-@blp.route("/<string:game_id>", parameters=[GAME_ID_PARAMETER])
+@blp.route("/<string:game_id>", parameters=[GAME_ID_PARAMETER, _AUTH_PARAMETER, _IF_NONE_MATCH])
 class Game(MethodView):
     """One game."""
 
@@ -165,7 +185,7 @@ class Game(MethodView):
     @blp.problem(401, "The token is not a seat token of this game")
     @blp.problem(404, "No such game (`game_not_found`)")
     @common_errors(blp, 400, 429, 503)
-    @blp.doc(operationId="getGame", parameters=[_AUTH_PARAMETER, _IF_NONE_MATCH])
+    @blp.doc(operationId="getGame")
     def get(self, game_id: str) -> Response:
         """View a game
 
@@ -195,7 +215,7 @@ class Join(MethodView):
     @blp.problem(409, "No open seat, or that seat is taken")
     @blp.problem(422, "Invalid body")
     @common_errors(blp, 400, 413, 415, 429, 503)
-    @blp.doc(operationId="joinGame")
+    @blp.doc(operationId="joinGame", responses={201: {"links": _JOIN_LINKS}})
     def post(self, body: dict[str, Any], game_id: str) -> Response:
         """Take an open seat
 

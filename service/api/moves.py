@@ -19,7 +19,12 @@ from service.api import auth
 from service.api.gamestore import busy, encode, game_view, get_store, load_game, play_bots
 from service.api.idempotency import fingerprint, idempotency_key, key_reused
 from service.api.jsonio import json_response, raw_json_response, request_body
-from service.api.paths import GAME_ID_PARAMETER, check_game_id, game_not_found
+from service.api.paths import (
+    GAME_ID_PARAMETER,
+    IF_NONE_MATCH_PARAMETER,
+    check_game_id,
+    game_not_found,
+)
 from service.api.preconditions import check_if_match, etag, not_modified, parse_if_match
 from service.api.problems import Problem
 from service.api.schemas import (
@@ -46,23 +51,42 @@ _BEARER = {
     "description": "`Bearer <seat token>` (required to move)",
     "schema": {"type": "string"},
 }
+_SAME_SEAT = "$request.header.Authorization"
 _MOVE_LINKS = {
     "NextMove": {
         "operationId": "makeMove",
         "parameters": {
             "game_id": "$request.path.game_id",
+            "header.Authorization": _SAME_SEAT,
             "header.If-Match": "$response.header.ETag",
         },
     },
     "LegalMovesAfter": {
         "operationId": "getLegalMoves",
-        "parameters": {"game_id": "$request.path.game_id"},
+        "parameters": {"game_id": "$request.path.game_id", "header.Authorization": _SAME_SEAT},
     },
     "GameAfter": {"operationId": "getGame", "parameters": {"game_id": "$request.path.game_id"}},
 }
 
 
-@blp.route("/<string:game_id>/legal-moves", parameters=[GAME_ID_PARAMETER])
+#: The first legal move, made by the same seat on the version it was listed for.
+_LEGAL_MOVES_LINKS = {
+    "MakeLegalMove": {
+        "operationId": "makeMove",
+        "parameters": {
+            "game_id": "$request.path.game_id",
+            "header.Authorization": _SAME_SEAT,
+            "header.If-Match": "$response.header.ETag",
+        },
+        "requestBody": "$response.body#/moves/0",
+    }
+}
+
+
+@blp.route(
+    "/<string:game_id>/legal-moves",
+    parameters=[GAME_ID_PARAMETER, _BEARER, IF_NONE_MATCH_PARAMETER],
+)
 class LegalMoves(MethodView):
     """The moves a seat may make now."""
 
@@ -71,7 +95,7 @@ class LegalMoves(MethodView):
     @blp.problem(401, "The token is not a seat token of this game")
     @blp.problem(404, "No such game (`game_not_found`)")
     @common_errors(blp, 400, 429, 503)
-    @blp.doc(operationId="getLegalMoves", parameters=[_BEARER])
+    @blp.doc(operationId="getLegalMoves", responses={200: {"links": _LEGAL_MOVES_LINKS}})
     def get(self, game_id: str) -> Response:
         """List the moves the caller may make now
 
@@ -94,7 +118,7 @@ class LegalMoves(MethodView):
         return json_response({"version": game.version, "moves": moves}, 200, headers)
 
 
-@blp.route("/<string:game_id>/moves", parameters=[GAME_ID_PARAMETER])
+@blp.route("/<string:game_id>/moves", parameters=[GAME_ID_PARAMETER, _BEARER])
 class Moves(MethodView):
     """Moves of a game."""
 
@@ -109,7 +133,7 @@ class Moves(MethodView):
     @blp.problem(422, "Body does not match the schema, or Idempotency-Key reused")
     @blp.problem(503, "Store unavailable or busy; see Retry-After")
     @common_errors(blp, 413, 415, 429)
-    @blp.doc(operationId="makeMove", parameters=[_BEARER], responses={200: {"links": _MOVE_LINKS}})
+    @blp.doc(operationId="makeMove", responses={200: {"links": _MOVE_LINKS}})
     def post(self, headers: dict[str, Any], body: dict[str, Any], game_id: str) -> Response:
         """Make a move, or several all-or-nothing
 

@@ -28,3 +28,13 @@ def check_game_id(game_id: str) -> str:
     if not _GAME_ID.match(game_id):
         raise game_not_found(game_id)
     return game_id
+
+
+#: OpenAPI description of the optional `If-None-Match` header of the game reads.
+IF_NONE_MATCH_PARAMETER = {
+    "in": "header",
+    "name": "If-None-Match",
+    "required": False,
+    "description": "an ETag from an earlier answer: 304 while the game has not changed",
+    "schema": {"type": "string"},
+}

@@ -13,6 +13,8 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import fields, validate
 
+from service.rules.options import PRESETS
+
 #: Longest list of cards a request may hold (two decks and six jokers).
 MAX_CARDS = 110
 #: Most moves in one all-or-nothing request.
@@ -20,7 +22,15 @@ MAX_ACTIONS = 64
 MOVE_TYPES = ("draw", "meld", "layoff", "discard", "swap_joker", "reengage")
 BOT_STRATEGIES = ("random", "greedy")
 
-_card = fields.String(validate=validate.Length(min=1, max=8), metadata={"example": "H10"})
+#: Every card code form RULES.md §1 accepts (suit and rank either way, any case,
+#: 1/11/12/13 and T), documented as a pattern; the engine parses the code and
+#: names a bad one in its 422 answer.
+CARD_PATTERN = (
+    r"^([Jj][Kk]|[CDHScdhs]([2-9]|1[0-3]?|[AJQKTajqkt])|([2-9]|1[0-3]?|[AJQKTajqkt])[CDHScdhs])$"
+)
+_card = fields.String(
+    validate=validate.Length(min=1, max=8), metadata={"example": "H10", "pattern": CARD_PATTERN}
+)
 
 
 class _Response(ma.Schema):
@@ -85,7 +95,11 @@ class SeatSpecSchema(ma.Schema):
 class CreateGameSchema(ma.Schema):
     """Body of `POST /games`."""
 
-    preset = fields.String(load_default="standard", validate=validate.Length(min=1, max=64))
+    preset = fields.String(
+        load_default="standard",
+        validate=validate.Length(min=1, max=64),
+        metadata={"enum": sorted(PRESETS)},
+    )
     options = fields.Dict(keys=fields.String(validate=validate.Length(max=64)), values=fields.Raw())
     seats = fields.List(
         fields.Nested(SeatSpecSchema), required=True, validate=validate.Length(min=2, max=6)
@@ -277,6 +291,10 @@ class LegalMovesSchema(_Response):
     moves = fields.List(fields.Nested(LegalMoveSchema), required=True)
 
 
+#: The `If-Match` forms a move accepts: `*`, `"17"` or `W/"17"`.
+IF_MATCH_PATTERN = r'^(\*|(W/)?"[0-9]{1,18}")$'
+
+
 class MoveHeadersSchema(ma.Schema):
     """Optional headers of `POST /moves`."""
 
@@ -285,12 +303,19 @@ class MoveHeadersSchema(ma.Schema):
 
     if_match = fields.String(
         data_key="If-Match",
-        metadata={"description": 'the version the move expects, quoted: `"17"`; stale → 412'},
+        # Documented, not checked here: the view answers 400 invalid_if_match.
+        metadata={
+            "description": 'the version the move expects, quoted: `"17"`; stale → 412',
+            "pattern": IF_MATCH_PATTERN,
+        },
     )
     idempotency_key = fields.String(
         data_key="Idempotency-Key",
         validate=validate.Length(min=1, max=255),
-        metadata={"description": "1 to 255 printable ASCII characters; a retry replays the answer"},
+        metadata={
+            "description": "1 to 255 printable ASCII characters; a retry replays the answer",
+            "pattern": r"^[ -~]{1,255}$",
+        },
     )
 
 
