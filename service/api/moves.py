@@ -189,8 +189,9 @@ class Moves(MethodView):
             if result.status == "not_found":
                 raise game_not_found(game_id)
             if expected is not None:
-                # Someone else moved first: the client asked for that version only.
-                check_if_match(expected, get_store().load(game_id).version)
+                # Someone else moved first: the client asked for that version only
+                # (a stale answer carries the game's current version).
+                check_if_match(expected, result.version)
         raise busy()
 
 
