@@ -43,14 +43,16 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import ctypes
 import secrets
 import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +68,25 @@ START_TIMEOUT = 15.0
 CLUSTER_SLOTS = 16384
 
 _live: set[RedisServer] = set()
+
+
+def _die_with_parent() -> Callable[[], None] | None:
+    """A ``preexec_fn`` asking Linux to SIGKILL the server when the thread that
+    started it dies, so a killed test run (SIGKILL, or SIGTERM, which skips
+    ``atexit``) leaves no server behind. Servers are started by fixtures on the
+    main thread; one started from a short-lived thread would die with it."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl  # looked up now, not after fork
+    except (OSError, AttributeError):
+        return None
+    pr_set_pdeathsig = 1
+
+    def preexec() -> None:
+        prctl(pr_set_pdeathsig, signal.SIGKILL)
+
+    return preexec
 
 
 def redis_executable() -> str:
@@ -170,6 +191,7 @@ class RedisServer:
             self._proc = subprocess.Popen(
                 self._args(),
                 cwd=self.dir,
+                preexec_fn=_die_with_parent(),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
