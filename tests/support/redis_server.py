@@ -1,7 +1,9 @@
 """Throwaway Redis servers (and a 3-master cluster) for tests.
 
 Every server runs on a free port in its own temporary directory and is killed
-when the test process exits (``atexit``), even if a fixture finalizer never ran.
+when the test process exits (``atexit``), even if a fixture finalizer never ran,
+and on Linux also when the process is killed (start servers from the main
+thread: the kernel ties each server to the thread that started it).
 Tests never touch a Redis they did not start.
 
 The binary is ``redis-server`` from ``PATH`` or, on a machine without one, the
