@@ -112,8 +112,6 @@ def test_if_match_makes_a_move_conditional(any_api: Api) -> None:
     )
     assert weak.status_code == 200
     problem(any_api.move(game, None, DRAW, **{"If-Match": "17"}), 401, "missing_token")
-    _, bob_token = ann, None
-    del bob_token
 
 
 def test_malformed_if_match_is_400_and_star_matches_any(api: Api) -> None:
@@ -149,7 +147,7 @@ def test_a_lost_race_is_reloaded_and_applied_again(
 
 
 def test_a_lost_race_with_if_match_is_412(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
-    game, ann, bob = api.scripted_game()
+    game, ann, _ = api.scripted_game()
     store = _store(api)
     real_save = store.save
 
@@ -163,7 +161,6 @@ def test_a_lost_race_with_if_match_is_412(api: Api, monkeypatch: pytest.MonkeyPa
     answer = api.move(game, ann, DRAW, **{"If-Match": '"1"'})
     problem(answer, 412, "version_mismatch")
     assert api.view(game, ann).json["version"] == 2  # type: ignore[index]
-    del bob
 
 
 def test_too_many_lost_races_answer_503_busy(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:

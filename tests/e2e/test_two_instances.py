@@ -88,3 +88,50 @@ def test_a_long_poll_on_one_instance_sees_a_move_made_on_the_other(
     )
     waiter.join(25)
     assert found and found[0]["events"][0]["type"] == "drew"  # type: ignore[index]
+
+
+def test_racing_retries_of_one_move_apply_it_once(
+    redis_gunicorn: GunicornServer, second_gunicorn: GunicornServer
+) -> None:
+    setup = Client(redis_gunicorn.url)
+    created = setup.post("/games", {"preset": "express", "seats": [{"name": "A"}, {"name": "B"}]})
+    game = created.json["id"]
+    tokens = {s["seat"]: s["token"] for s in created.json["seats"]}
+    view = setup.get(f"/games/{game}").json
+    mover = tokens[view["round"]["turn"]]
+    answers: list[tuple[int, str, str]] = []
+
+    def send(url: str) -> None:
+        client = Client(url)
+        answer = client.post(
+            f"/games/{game}/moves",
+            {"type": "draw", "source": "stock"},
+            mover,
+            **{"Idempotency-Key": "the-draw"},
+        )
+        answers.append(
+            (
+                answer.status,
+                answer.headers.get("etag", ""),
+                answer.headers.get("idempotency-replayed", ""),
+            )
+        )
+        client.close()
+
+    threads = [
+        threading.Thread(target=send, args=((redis_gunicorn if i % 2 else second_gunicorn).url,))
+        for i in range(6)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert [status for status, _, _ in answers] == [200] * 6, answers
+    assert {tag for _, tag, _ in answers} == {f'"{view["version"] + 1}"'}
+    assert sorted(replayed for _, _, replayed in answers) == [""] + ["true"] * 5
+    after = setup.get(f"/games/{game}").json
+    assert after["version"] == view["version"] + 1
+    drawn = [
+        e for e in setup.get(f"/games/{game}/events?after=0").json["events"] if e["type"] == "drew"
+    ]
+    assert len(drawn) == 1
