@@ -65,7 +65,8 @@ def start_server(redis_server: RedisServer, metrics_dir: str, **env: str) -> Ops
         "RATELIMIT_PER_ADDRESS": "100000/60",
         **env,
     }
-    return Ops(GunicornServer(settings, workers=2).start(), Path(metrics_dir))
+    # A generous start-up time: the machine may be busy with other tests.
+    return Ops(GunicornServer(settings, workers=2).start(timeout=90), Path(metrics_dir))
 
 
 @pytest.fixture(scope="module")
