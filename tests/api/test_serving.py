@@ -1,0 +1,53 @@
+"""`rummy-service` and deploy/gunicorn.conf.py: the settings they give gunicorn."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from service.serve import GUNICORN_CONF, gunicorn_command
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_rummy_service_serves_the_memory_store_in_one_process_on_localhost() -> None:
+    argv, env = gunicorn_command({"WEB_CONCURRENCY": "8"})
+    assert argv[-3:] == ["--bind", "127.0.0.1:8000", "service.wsgi:app"]
+    assert ["--config", str(GUNICORN_CONF)] == argv[3:5]
+    assert env["WEB_CONCURRENCY"] == "1"
+
+
+def test_rummy_service_honours_host_port_and_workers_on_redis() -> None:
+    argv, env = gunicorn_command(
+        {"HOST": "0.0.0.0", "PORT": "9001", "STORE_URL": "redis://r:6379/0", "WEB_CONCURRENCY": "3"}
+    )
+    assert "0.0.0.0:9001" in argv
+    assert env["WEB_CONCURRENCY"] == "3"
+
+
+def test_the_gunicorn_config_suits_long_polls() -> None:
+    # Read in a child process: the config prepares the metrics directory on import.
+    script = (
+        "import json, runpy; c = runpy.run_path('deploy/gunicorn.conf.py'); "
+        "print(json.dumps({k: c[k] for k in ('bind', 'workers', 'worker_class', 'threads', "
+        "'timeout', 'graceful_timeout', 'control_socket_disable')}))"
+    )
+    env = {"PORT": "8123", "WEB_CONCURRENCY": "3", "STORE_URL": "redis://r:6379/0"}
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    settings = json.loads(done.stdout.strip().splitlines()[-1])
+    assert settings["bind"] == "0.0.0.0:8123" and settings["workers"] == 3
+    assert settings["worker_class"] == "gthread" and settings["threads"] >= 4
+    assert settings["timeout"] > 30 and settings["graceful_timeout"] > 30
+    assert settings["control_socket_disable"] is True
+    procfile = (ROOT / "Procfile").read_text()
+    assert procfile.startswith("web: gunicorn --config deploy/gunicorn.conf.py service.wsgi:app")
