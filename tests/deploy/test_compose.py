@@ -6,7 +6,7 @@ from typing import Any
 
 import yaml
 
-from tests.deploy.conftest import DEPLOY, ROOT
+from tests.deploy.conftest import DEPLOY, ROOT, known_settings
 
 
 def compose() -> dict[str, Any]:
@@ -50,3 +50,7 @@ def test_redis_runs_the_production_config_with_aof_everysec() -> None:
     assert settings["appendonly"] == "yes"
     assert settings["appendfsync"] == "everysec"
     assert settings["maxmemory-policy"] == "noeviction"
+
+
+def test_web_sets_only_known_settings() -> None:
+    assert compose()["services"]["web"]["environment"].keys() <= known_settings()

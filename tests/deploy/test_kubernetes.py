@@ -8,7 +8,8 @@ from typing import Any
 
 import yaml
 
-from tests.deploy.conftest import DEPLOY, venv_tool
+from service.config import Config
+from tests.deploy.conftest import DEPLOY, known_settings, venv_tool
 
 MANIFESTS = sorted((DEPLOY / "kubernetes").glob("*.yaml"))
 
@@ -104,3 +105,9 @@ def test_redis_statefulset_is_durable_and_matches_store_url() -> None:
     url = res["ConfigMap/rummy-web"]["data"]["STORE_URL"]
     assert url.startswith(f"redis://rummy-redis-0.{redis['serviceName']}:6379")
     assert res[f"Service/{redis['serviceName']}"]["spec"]["clusterIP"] == "None"
+
+
+def test_configmap_sets_only_known_settings() -> None:
+    settings = resources()["ConfigMap/rummy-web"]["data"]
+    assert settings.keys() <= known_settings()
+    assert settings["STORE_URL"] == Config.from_env(settings).STORE_URL
