@@ -31,7 +31,7 @@ _BEARER = {
 class Events(MethodView):
     """The event log of a game."""
 
-    @blp.arguments(EventsQuerySchema, location="query")
+    @blp.arguments(EventsQuerySchema(), location="query")
     @blp.response(200, EventsSchema)
     @blp.problem(401, "The token is not a seat token of this game")
     @blp.problem(404, "No such game (`game_not_found`)")

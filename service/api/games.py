@@ -92,7 +92,7 @@ _IF_NONE_MATCH = IF_NONE_MATCH_PARAMETER
 class Games(MethodView):
     """The collection of games."""
 
-    @blp.arguments(CreateGameSchema)
+    @blp.arguments(CreateGameSchema())
     @blp.response(
         201,
         CreatedSchema,
@@ -157,7 +157,7 @@ class Games(MethodView):
             {"Location": f"/games/{game_id}", "ETag": etag(created.version)},
         )
 
-    @blp.arguments(LobbyQuerySchema, location="query")
+    @blp.arguments(LobbyQuerySchema(), location="query")
     @blp.response(200, LobbyPageSchema)
     @common_errors(blp, 429, 503)
     @blp.doc(operationId="listGames")
@@ -209,7 +209,7 @@ class Game(MethodView):
 class Join(MethodView):
     """Seats of a game."""
 
-    @blp.arguments(JoinSchema)
+    @blp.arguments(JoinSchema())
     @blp.response(201, JoinedSchema, headers=_ETAG_HEADER)
     @blp.problem(404, "No such game (`game_not_found`)")
     @blp.problem(409, "No open seat, or that seat is taken")

@@ -8,6 +8,8 @@ in which case the answer is 412 and nothing changes.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -48,15 +50,61 @@ class LoadedGame:
     last_event: int
 
 
+class DecodedStates:
+    """The states this process encoded or decoded last, by their stored bytes (LRU).
+
+    Decoding a state costs more than the rest of a view, and the next request
+    on a game usually loads the very bytes this process saved or read a
+    moment ago. Encoding is an exact round trip and states are immutable, so
+    the same bytes may safely stand for the same state object. Threads of a
+    gthread worker share it, hence the lock.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._states: OrderedDict[bytes, GameState] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def decode(self, data: bytes) -> GameState:
+        """`decode_state(data)`, from memory when these bytes were seen lately."""
+        with self._lock:
+            state = self._states.get(data)
+            if state is not None:
+                self._states.move_to_end(data)
+                return state
+        state = decode_state(data)
+        self.remember(data, state)
+        return state
+
+    def encode(self, state: GameState) -> bytes:
+        """`encode_state(state)`, remembered for the next `decode` of these bytes."""
+        data = encode_state(state)
+        self.remember(data, state)
+        return data
+
+    def remember(self, data: bytes, state: GameState) -> None:
+        """Keep `state` as the decoded form of `data`, forgetting the oldest past `size`."""
+        with self._lock:
+            self._states[data] = state
+            self._states.move_to_end(data)
+            while len(self._states) > self.size:
+                self._states.popitem(last=False)
+
+
+#: Per process; about 1,000 games in play at once per worker stay decoded
+#: (a few KB each).
+STATES = DecodedStates(1024)
+
+
 def load_game(game_id: str) -> LoadedGame:
     """Load and decode a game (`GameNotFound` → 404 by the error mapping)."""
     loaded = get_store().load(game_id)
-    return LoadedGame(game_id, decode_state(loaded.state), loaded.version, loaded.last_event)
+    return LoadedGame(game_id, STATES.decode(loaded.state), loaded.version, loaded.last_event)
 
 
 def encode(state: GameState) -> bytes:
-    """The stored form of a state."""
-    return encode_state(state)
+    """The stored form of a state (remembered for the next load of these bytes)."""
+    return STATES.encode(state)
 
 
 def busy() -> Problem:

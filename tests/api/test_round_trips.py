@@ -1,0 +1,128 @@
+"""Redis round trips of the hot paths, counted by a throwaway redis-server.
+
+An applied move is one load (``HMGET``) and one compare-and-set (``EVALSHA``)
+whatever it carries (bot turns included); a view or a legal-moves list is one
+load. A move with an ``Idempotency-Key`` also reads that seat's record
+(``HGETALL``) between the two. With rate limiting on as documented (its
+counters in the same Redis), a request with a seat token adds the limiter's
+one pipeline: ``SET NX`` + ``INCRBY`` per limit (address and token).
+``INFO commandstats`` also counts the commands the save script runs inside
+Redis; those are not round trips.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from service.app import create_app
+from service.config import TestConfig
+from service.store.redis import SAVE_SCRIPT
+from tests.api.helpers import DECK, bearer
+from tests.support.redis_server import RedisServer
+
+#: Commands the save script runs itself (counted by commandstats, never sent).
+SCRIPT_COMMANDS = {name.lower() for name in re.findall(r"redis\.call\('(\w+)'", SAVE_SCRIPT)}
+#: The rate limiter's pipeline for a request with a token: per address and per token.
+LIMITER = Counter({"set": 2, "incrby": 2})
+
+
+@pytest.fixture
+def client(redis_server: RedisServer) -> Iterator[FlaskClient]:
+    """An app on the throwaway Redis with rate limiting configured as documented."""
+    config = replace(
+        TestConfig(),
+        STORE_URL=redis_server.url,
+        STORE_PREFIX=f"t{uuid.uuid4().hex[:8]}",
+        RATELIMIT_ENABLED=True,
+    )
+    yield create_app(config).test_client()
+
+
+def counted(redis_server: RedisServer, request: Any) -> tuple[Any, Counter[str]]:
+    """The answer of `request()` and the Redis commands counted meanwhile."""
+    before = redis_server.commandstats()
+    answer = request()
+    after = redis_server.commandstats()
+    delta = Counter({k: v - before.get(k, 0) for k, v in after.items() if k != "info"})
+    return answer, +delta
+
+
+def round_trips(commands: Counter[str]) -> Counter[str]:
+    """The game-store commands a client sent: each save's own HMGET ran inside Redis."""
+    store = commands - LIMITER
+    sent = Counter({name: store[name] for name in ("hmget", "evalsha", "hgetall")})
+    sent["hmget"] -= sent["evalsha"]
+    assert set(store) - set(sent) <= SCRIPT_COMMANDS, store
+    return +sent
+
+
+def test_every_applied_move_is_one_load_and_one_save(
+    client: FlaskClient, redis_server: RedisServer
+) -> None:
+    body = {"seats": [{"name": "Ann"}, {"bot": "greedy"}], "deck": DECK, "first_dealer": 1}
+    created = client.post("/games", json=body).get_json()
+    game, auth = created["id"], bearer(created["seats"][0]["token"])
+    client.get(f"/games/{game}", headers=auth)  # connection open, nothing loaded later
+
+    moves = [
+        {"type": "draw", "source": "stock"},
+        {"type": "meld", "cards": ["H2", "H3", "H4"]},
+        {"type": "discard", "card": "SQ"},  # then the bot draws and discards in the same save
+    ]
+    last_event = 0
+    for move in moves:
+        answer, commands = counted(
+            redis_server, lambda m=move: client.post(f"/games/{game}/moves", json=m, headers=auth)
+        )
+        assert answer.status_code == 200, answer.get_json()
+        assert round_trips(commands) == Counter({"hmget": 1, "evalsha": 1}), commands
+        assert commands["set"] == LIMITER["set"] and commands["incrby"] == LIMITER["incrby"]
+        view = answer.get_json()
+        assert view["last_event"] > last_event
+        last_event = view["last_event"]
+    assert view["round"]["turn"] == 0  # the bot's turn was played in the last save
+    assert commands["xadd"] >= 3  # Ann's discard and the bot's draw and discard
+
+
+def test_a_view_and_a_legal_moves_list_are_one_load(
+    client: FlaskClient, redis_server: RedisServer
+) -> None:
+    body = {"seats": [{"name": "Ann"}, {"name": "Bob"}], "deck": DECK, "first_dealer": 1}
+    created = client.post("/games", json=body).get_json()
+    game, auth = created["id"], bearer(created["seats"][0]["token"])
+    client.get(f"/games/{game}", headers=auth)
+
+    for path in (f"/games/{game}", f"/games/{game}/legal-moves"):
+        answer, commands = counted(redis_server, lambda p=path: client.get(p, headers=auth))
+        assert answer.status_code == 200
+        assert commands == LIMITER + Counter({"hmget": 1}), (path, commands)
+
+
+def test_a_replayed_idempotent_move_saves_nothing(
+    client: FlaskClient, redis_server: RedisServer
+) -> None:
+    body = {"seats": [{"name": "Ann"}, {"name": "Bob"}], "deck": DECK, "first_dealer": 1}
+    created = client.post("/games", json=body).get_json()
+    game = created["id"]
+    headers = {**bearer(created["seats"][0]["token"]), "Idempotency-Key": "k1"}
+    draw = {"type": "draw", "source": "stock"}
+    first, commands = counted(
+        redis_server, lambda: client.post(f"/games/{game}/moves", json=draw, headers=headers)
+    )
+    assert first.status_code == 200
+    # The seat's key is looked up after the load (one more read), then saved with the move.
+    assert round_trips(commands) == Counter({"hmget": 1, "hgetall": 1, "evalsha": 1}), commands
+
+    again, commands = counted(
+        redis_server, lambda: client.post(f"/games/{game}/moves", json=draw, headers=headers)
+    )
+    assert again.headers["Idempotency-Replayed"] == "true"
+    assert round_trips(commands) == Counter({"hmget": 1, "hgetall": 1}), commands
