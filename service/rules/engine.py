@@ -2,8 +2,12 @@
 
 Everything here is pure: :func:`apply` returns a new :class:`GameState` and the
 events the move caused and never mutates its input. A move is legal if and only
-if :func:`legal_moves` lists it; :func:`apply` refuses anything else with
-:class:`IllegalMove`.
+if :func:`legal_moves` lists it up to card order: ``legal_moves`` gives a meld's
+cards in table display order and a lay-off's cards in the order they take in the
+meld, while :func:`apply` also accepts any other order that makes the same meld
+(``Meld(["H9","H7","H8"])`` is the listed ``Meld(["H7","H8","H9"])``; with a
+joker in a run the order says what the joker stands for, so it is part of the
+move). :func:`apply` refuses everything else with :class:`IllegalMove`.
 
 Randomness: every shuffle and every bot choice uses a ``random.Random`` seeded
 from the game's seed plus what the shuffle is for (``"<seed>/deal/<round>"``,
@@ -20,9 +24,11 @@ Decisions the rules page leaves open (docs/rules.md lists each with its test):
 - With two decks a card taken from the discard pile may be discarded when the
   hand holds another copy of it (the copies cannot be told apart).
 - ``first_meld_min_points``: the first melds of a round accumulate within one
-  turn; until their total reaches the minimum the seat may not lay off, swap a
-  joker or discard, and a meld is legal only if the rest of the hand can still
-  bring the total to the minimum with further melds (and still finish the turn).
+  turn; until their total reaches the minimum the seat may not lay off or
+  discard, and a meld (or a joker swap) is legal only if the rest of the hand can
+  still bring the total to the minimum with further melds (and still finish the
+  turn). A joker swap is allowed before a seat has opened: it is neither a meld
+  nor a lay-off.
 - ``concealed_rounds``: a seat may discard without melding; once it melds in such
   a round it must go out in that turn (every meld must leave a hand that further
   melds plus at most one discard can empty). Lay-offs are not allowed in a
@@ -892,6 +898,27 @@ def _acceptors(shape: MeldShape, ace: str) -> frozenset[Card]:
     )
 
 
+@lru_cache(maxsize=8192)
+def _joker_partners(shape: MeldShape, ace: str) -> frozenset[Card]:
+    """The natural cards that can be laid off on ``shape`` together with a joker.
+
+    A multi-card lay-off can fit where no single card does (``JK H10`` on
+    ``JK JK H7 H8`` when ``H4`` and ``H9`` are elsewhere): the joker bridges a gap
+    the limit on jokers forbids it to fill alone. Checking single cards and these
+    pairs is enough: in any valid lay-off, the cards nearest an end of the meld are
+    a single card that fits alone or a joker followed by a natural card.
+    """
+    return frozenset(c for c in NATURAL_CARDS if extend_meld(shape, (JOKER, c), ace) is not None)
+
+
+@lru_cache(maxsize=8192)
+def _swappable(shape: MeldShape) -> frozenset[Card]:
+    """The natural cards a joker of ``shape`` can be swapped for."""
+    if JOKER not in shape.cards:
+        return frozenset()
+    return frozenset(c for c in NATURAL_CARDS if swap_joker(shape, c) is not None)
+
+
 def _any_meld(cards: Counter[Card], ace: str) -> bool:
     """Whether some valid meld can be formed from this multiset of cards."""
     jokers = cards.get(JOKER, 0)
@@ -932,27 +959,46 @@ def _any_meld(cards: Counter[Card], ace: str) -> bool:
 
 @lru_cache(maxsize=4096)
 def _table_outlook(
-    shapes: tuple[MeldShape, ...], ace: str, decks: int, jokers: int
+    shapes: tuple[MeldShape, ...], ace: str, decks: int, jokers: int, joker_swap: bool = False
 ) -> tuple[bool, bool]:
-    """``(no card outside the table can be laid off, no meld can be formed outside it)``."""
+    """``(no card outside the table can be laid off, no meld can be formed outside it)``.
+
+    A lay-off may be of several cards; with ``joker_swap`` a card that can be
+    swapped for a melded joker counts as one that can be laid off (the swap frees
+    the joker and changes the meld, so the table can still move).
+    """
     outside = Counter(build_deck(decks, jokers))
     for shape in shapes:
         outside.subtract(shape.cards)
     present = {c for c, k in outside.items() if k > 0}
-    no_layoff = all(not (_acceptors(s, ace) & present) for s in shapes)
+    joker_out = JOKER in present
+    no_layoff = all(
+        not (_acceptors(s, ace) & present)
+        and not (joker_out and _joker_partners(s, ace) & present)
+        and not (joker_swap and _swappable(s) & present)
+        for s in shapes
+    )
     return no_layoff, not _any_meld(+outside, ace)
 
 
 def _blocked(r: RoundState, opts: Options) -> bool:
-    """RULES.md §5: nobody can ever go out."""
+    """RULES.md §5: nobody can ever go out.
+
+    Under ``go_out_requires_discard`` a hand of two cards counts as a hand of one
+    does without it: after the draw its three cards cannot be melded and leave a
+    card to discard, so with no lay-off possible it can never be emptied.
+    """
     shapes = tuple(m.shape for m in r.melds)
     if shapes:
-        no_layoff, no_meld = _table_outlook(shapes, opts.ace, opts.decks, opts.jokers)
+        no_layoff, no_meld = _table_outlook(
+            shapes, opts.ace, opts.decks, opts.jokers, opts.joker_swap
+        )
         if not no_layoff:
             return False
     else:
         no_meld = False
-    if all(len(h) <= 1 for i, h in enumerate(r.hands) if r.dealt[i]):
+    most = 2 if opts.go_out_requires_discard else 1
+    if all(len(h) <= most for i, h in enumerate(r.hands) if r.dealt[i]):
         return True
     if not shapes:
         no_meld = _table_outlook((), opts.ace, opts.decks, opts.jokers)[1]
