@@ -33,6 +33,15 @@ _card = fields.String(
 )
 
 
+class WholeNumber(fields.Integer):
+    """A JSON integer of a request body: `2` or `2.0`; never `2.5` (truncated) or `"2"`."""
+
+    def _validated(self, value: Any) -> int:
+        if isinstance(value, str) or (isinstance(value, float) and not value.is_integer()):
+            raise self.make_error("invalid")
+        return int(super()._validated(value))
+
+
 class _Response(ma.Schema):
     """Base of response schemas: more fields may be added without notice."""
 
@@ -104,9 +113,9 @@ class CreateGameSchema(ma.Schema):
     seats = fields.List(
         fields.Nested(SeatSpecSchema), required=True, validate=validate.Length(min=2, max=6)
     )
-    seed = fields.Integer(allow_none=True, validate=validate.Range(min=0, max=2**63 - 1))
+    seed = WholeNumber(allow_none=True, validate=validate.Range(min=0, max=2**63 - 1))
     deck = fields.List(_card, allow_none=True, validate=validate.Length(min=52, max=MAX_CARDS))
-    first_dealer = fields.Integer(allow_none=True, validate=validate.Range(min=0, max=5))
+    first_dealer = WholeNumber(allow_none=True, validate=validate.Range(min=0, max=5))
 
 
 class CreatedSeatSchema(_Response):
@@ -164,7 +173,7 @@ class JoinSchema(ma.Schema):
     """Body of `POST /games/{id}/join`."""
 
     name = fields.String(required=True, validate=validate.Length(min=1, max=64))
-    seat = fields.Integer(validate=validate.Range(min=0, max=5))
+    seat = WholeNumber(validate=validate.Range(min=0, max=5))
 
 
 # --- views ------------------------------------------------------------------
@@ -250,7 +259,7 @@ class MoveSchema(ma.Schema):
     type = fields.String(required=True, validate=validate.OneOf(MOVE_TYPES))
     source = fields.String(validate=validate.OneOf(["stock", "discard"]))
     cards = fields.List(_card, validate=validate.Length(min=1, max=MAX_CARDS))
-    meld = fields.Integer(validate=validate.Range(min=0, max=10_000))
+    meld = WholeNumber(validate=validate.Range(min=0, max=10_000))
     card = _card
 
 
@@ -260,7 +269,7 @@ class MoveRequestSchema(ma.Schema):
     type = fields.String(validate=validate.OneOf(MOVE_TYPES))
     source = fields.String(validate=validate.OneOf(["stock", "discard"]))
     cards = fields.List(_card, validate=validate.Length(min=1, max=MAX_CARDS))
-    meld = fields.Integer(validate=validate.Range(min=0, max=10_000))
+    meld = WholeNumber(validate=validate.Range(min=0, max=10_000))
     card = _card
     actions = fields.List(
         fields.Nested(MoveSchema), validate=validate.Length(min=1, max=MAX_ACTIONS)

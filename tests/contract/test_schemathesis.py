@@ -1,0 +1,89 @@
+"""Schemathesis in-process (WSGI): every operation, all checks, real seat tokens, and links.
+
+The schema is the one the app serves, with the settings of `schemathesis.toml`.
+Generated requests that name a well-formed game id are pointed, in turn, at
+real games (waiting, active, finished, bots) and given a real seat token, so
+the checks see the answers of authorised requests too, not only 404 and 401.
+The stateful test follows the OpenAPI links the document declares: create →
+join → view → legal moves → moves, with `ETag` carried into `If-Match`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import hypothesis
+from flask import Flask
+from hypothesis import HealthCheck, settings
+from schemathesis import Case
+from schemathesis.config import SchemathesisConfig
+from schemathesis.openapi import from_wsgi
+
+from service.app import create_app
+from service.config import TestConfig
+from tests.contract.pool import Pool, make_games
+
+ROOT = Path(__file__).resolve().parents[2]
+#: Long-polls of generated requests are kept short; the served document says so.
+LONGPOLL_MAX = 0.2
+
+APP: Flask = create_app(replace(TestConfig(), LONGPOLL_MAX=LONGPOLL_MAX))
+SCHEMA = from_wsgi(
+    "/openapi.json", APP, config=SchemathesisConfig.from_path(str(ROOT / "schemathesis.toml"))
+)
+
+#: Examples per operation (the live CLI run goes further: see test_live_cli.py).
+EXAMPLES = 60
+SETTINGS = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+)
+
+
+def _post(path: str, body: Any, headers: dict[str, str]) -> tuple[int, Any]:
+    answer = APP.test_client().post(path, json=body, headers=headers)
+    return answer.status_code, answer.json
+
+
+POOL = Pool(make_games(_post))
+
+
+@SCHEMA.parametrize()
+@SETTINGS
+def test_every_operation_answers_as_documented(case: Case) -> None:
+    """Every check of Schemathesis passes on every operation (see schemathesis.toml)."""
+    POOL.inject(case)
+    case.call_and_validate()
+
+
+class LinkedWorkflow(SCHEMA.as_state_machine()):  # type: ignore[misc]
+    """Sequences of calls that follow the declared links from `POST /games`."""
+
+
+TestLinkedWorkflow = LinkedWorkflow.TestCase
+TestLinkedWorkflow.settings = settings(
+    SETTINGS, max_examples=40, stateful_step_count=8, phases=[hypothesis.Phase.generate]
+)
+
+
+def test_the_links_reach_every_step_of_a_game() -> None:
+    """The declared links chain create → join → view → legal moves → moves."""
+    document = APP.test_client().get("/openapi.json").json
+    assert document is not None
+    links: dict[str, set[str]] = {}
+    for path in document["paths"].values():
+        for operation in path.values():
+            if not isinstance(operation, dict) or "operationId" not in operation:
+                continue
+            targets = links.setdefault(operation["operationId"], set())
+            for answer in operation["responses"].values():
+                targets |= {link["operationId"] for link in answer.get("links", {}).values()}
+    assert {"joinGame", "getGame", "getLegalMoves", "makeMove"} <= links["createGame"]
+    assert {"getGame", "getLegalMoves", "makeMove"} <= links["joinGame"]
+    assert "makeMove" in links["getLegalMoves"]
+    assert {"makeMove", "getLegalMoves", "getGame"} <= links["makeMove"]
