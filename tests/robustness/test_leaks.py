@@ -1,0 +1,84 @@
+"""No view and no event ever shows a card of another hand, the stock order or the seed.
+
+At least 200 random games over HTTP (every preset, 2 to 6 seats, people and bots);
+after every move, the mover's answer, another seat's view, the public view and
+the events of a seat are checked against the full state read from the store.
+"""
+
+from __future__ import annotations
+
+import random
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from tests.e2e.http import Client
+from tests.robustness.cards import (
+    assert_all_cards_accounted_for,
+    assert_event_hides_what_it_must,
+    assert_view_hides_what_it_must,
+)
+from tests.robustness.conftest import Live
+
+GAMES = 200
+#: Moves of people per game: enough to cross draws, melds, lay-offs and, with
+#: the bots' help, round ends; the games that end sooner are finished games.
+MOVES_PER_GAME = 14
+PLAYERS = 4
+
+
+def _check_events(
+    client: Client, live: Live, game: str, token: str | None, seat: int | None
+) -> None:
+    seen = client.get(f"/games/{game}/events?after=0", token).json["events"]
+    raw = {event["seq"]: event for event in live.events(game)}
+    assert [event["seq"] for event in seen] == sorted(raw)
+    for event in seen:
+        assert_event_hides_what_it_must(event, raw[event["seq"]], seat)
+
+
+def _play(live: Live, number: int, presets: dict[str, tuple[int, int]]) -> dict[str, int]:
+    rng = random.Random(number)
+    client = Client(live.url)
+    preset = sorted(presets)[number % len(presets)]
+    low, high = presets[preset]
+    seats_count = rng.randint(low, min(high, 6))
+    people = rng.randint(1, seats_count)
+    seats: list[dict[str, Any]] = [{"name": f"P{i}"} for i in range(people)]
+    seats += [{"bot": rng.choice(["random", "greedy"])} for _ in range(seats_count - people)]
+    rng.shuffle(seats)
+    created = client.post("/games", {"preset": preset, "seats": seats, "seed": number})
+    assert created.status == 201, created
+    game = created.json["id"]
+    tokens = {s["seat"]: s["token"] for s in created.json["seats"] if "token" in s}
+    moves = 0
+    for _step in range(MOVES_PER_GAME):
+        state = live.state(game)
+        assert_all_cards_accounted_for(state)
+        if state.status != "active" or state.round is None:
+            break
+        mover = state.round.turn
+        legal = client.get(f"/games/{game}/legal-moves", tokens[mover]).json["moves"]
+        answer = client.post(f"/games/{game}/moves", rng.choice(legal), tokens[mover])
+        assert answer.status == 200, answer
+        moves += 1
+        state = live.state(game)
+        assert_view_hides_what_it_must(answer.json, state, mover)
+        other = rng.choice(sorted(tokens))
+        view = client.get(f"/games/{game}", tokens[other]).json
+        assert_view_hides_what_it_must(view, state, other)
+        assert_view_hides_what_it_must(client.get(f"/games/{game}").json, state, None)
+    viewer = rng.choice([None, *sorted(tokens)])
+    _check_events(client, live, game, tokens.get(viewer) if viewer is not None else None, viewer)
+    client.close()
+    return {"moves": moves, "finished": int(live.state(game).status == "finished")}
+
+
+def test_random_games_never_leak_a_hidden_card(live: Live) -> None:
+    presets = {
+        p["name"]: tuple(p["options"]["players"])
+        for p in Client(live.url).get("/presets").json["presets"]
+    }
+    with ThreadPoolExecutor(PLAYERS) as pool:
+        results = list(pool.map(lambda n: _play(live, n, presets), range(GAMES)))
+    assert len(results) == GAMES
+    assert sum(r["moves"] for r in results) > GAMES * 5
