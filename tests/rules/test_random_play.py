@@ -1,0 +1,316 @@
+"""Random games across every preset and 2-6 players, with invariants after every step.
+
+A Hypothesis state machine starts a game (a preset, a player count, a seed and a
+few option variations), then mixes single moves chosen by Hypothesis, attempts
+of moves that are not listed (each must be refused) and a play-out to the end of
+the game. When a game ends the next one starts in the same example.
+
+To keep thousands of games inside the time budget, the game's goal is shrunk:
+``target_score`` is drawn from 1-60 and ``rounds`` from 1-2; every other option
+keeps the preset's value or a drawn variation.
+
+Invariants (checked after every step):
+
+- every card of the deck is in exactly one place (hands, stock, discard pile, table);
+- the seat to move always has at least one legal move, listed sorted and without repeats;
+- every listed move applies; sampled unlisted moves are refused with ``IllegalMove``;
+- no view and no redacted event shows another seat's cards or the stock;
+- each seat's total equals the points of its recorded rounds (plus what re-engaging carried);
+- the state survives encode/decode unchanged;
+- every game ends within ``MAX_STEPS`` moves. No preset can stall for ever under
+  random play: a blocked round ends at once, and with unlimited refills the random
+  players still go out with probability 1; the bound is far above the longest game seen.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from typing import Any
+
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    precondition,
+    rule,
+)
+
+from service.rules.cards import JOKER, NATURAL_CARDS, build_deck
+from service.rules.engine import SeatSpec, apply, cards_in_play, legal_moves, new_game
+from service.rules.moves import (
+    Discard,
+    Draw,
+    IllegalMove,
+    LayOff,
+    Meld,
+    Move,
+    Reengage,
+    SwapJoker,
+    move_sort_key,
+)
+from service.rules.options import PRESETS, resolve_options
+from service.rules.state import GameState, decode_state, encode_state
+from service.rules.views import public_view, redact_event, seat_view
+
+MAX_STEPS = 20_000
+GAMES_PLAYED = Counter[str]()
+
+
+@st.composite
+def variations(draw: st.DrawFn, preset: str) -> dict[str, Any]:
+    """Option overrides: a shrunk goal plus a few drawn rule variations."""
+    base = PRESETS[preset].options
+    out: dict[str, Any] = {}
+    if base.end in ("target", "elimination"):
+        out["target_score"] = draw(st.integers(1, 60))
+    if base.end == "rounds":
+        out["rounds"] = draw(st.integers(1, 2))
+    pool: dict[str, st.SearchStrategy[Any]] = {
+        "ace": st.sampled_from(["low", "high_or_low", "around"]),
+        "go_out_requires_discard": st.booleans(),
+        "rummy_bonus": st.sampled_from(["double", "plus10", "none"]),
+        "stock_refill": st.sampled_from(["shuffle", "turn_over", "none"]),
+        "refill_keeps_top": st.booleans(),
+        "max_refills": st.sampled_from([None, 0, 1, 2]),
+        "no_winner": st.sampled_from(["void", "lowest_takes_difference", "count"]),
+        "melds_per_turn": st.sampled_from([None, 1]),
+        "layoff_requires_own_meld": st.booleans(),
+        "ace_points": st.sampled_from([1, 15]),
+        "first_turn_no_draw": st.booleans(),
+    }
+    for name in draw(st.lists(st.sampled_from(sorted(pool)), max_size=3, unique=True)):
+        out[name] = draw(pool[name])
+    return out
+
+
+def _allowed_cards(state: GameState, viewer: int | None) -> set[str]:
+    """Cards a viewer may see in the current round's part of a view."""
+    r = state.round
+    if r is None:
+        return set()
+    seen = set(r.discard)
+    if r.taken is not None:
+        seen.add(r.taken)  # it was the top of the discard pile: public
+    for m in r.melds:
+        seen.update(m.shape.cards)
+        seen.update(m.shape.stands_for)
+    if viewer is not None:
+        seen.update(r.hands[viewer])
+    return seen
+
+
+CARD_CODES = {*NATURAL_CARDS, JOKER}
+
+
+def _cards_in(obj: object) -> set[str]:
+    text = json.dumps(obj)
+    return {
+        t for t in text.replace('"', " ").replace(",", " ").replace("]", " ").split()
+    } & CARD_CODES
+
+
+class RandomGames(RuleBasedStateMachine):
+    """One random game per example; see the module docstring."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.state: GameState | None = None
+        self.steps = 0
+        self.rng = random.Random(0)
+        self.deck: Counter[str] = Counter()
+        self.new_events: list[dict[str, Any]] = []
+
+    @initialize(
+        preset=st.sampled_from(sorted(PRESETS)),
+        data=st.data(),
+        seed=st.integers(0, 2**40),
+    )
+    def start(self, preset: str, data: st.DataObject, seed: int) -> None:
+        self._new_game(preset, data, seed)
+
+    @precondition(lambda self: not self.active)
+    @rule(preset=st.sampled_from(sorted(PRESETS)), data=st.data(), seed=st.integers(0, 2**40))
+    def next_game(self, preset: str, data: st.DataObject, seed: int) -> None:
+        """After a game ends, start another in the same example."""
+        self._new_game(preset, data, seed)
+
+    def _new_game(self, preset: str, data: st.DataObject, seed: int) -> None:
+        lo, hi = PRESETS[preset].options.players
+        players = data.draw(st.integers(lo, hi), label="players")
+        overrides = data.draw(variations(preset), label="overrides")
+        options = resolve_options(preset, overrides, players)
+        seats = [SeatSpec(f"P{i}", token_hash=f"secret-token-hash-{i}") for i in range(players)]
+        self.state, self.new_events = new_game(options, preset, seats, seed=seed)
+        self.rng = random.Random(seed)
+        self.deck = Counter(build_deck(options.decks, options.jokers))
+        self.steps = 0
+        GAMES_PLAYED[preset] += 1
+
+    # -- helpers -------------------------------------------------------------
+
+    def _actor(self) -> int | None:
+        s = self.state
+        assert s is not None
+        if s.status != "active" or s.round is None:
+            return None
+        reengagers = [i for i in range(s.players) if Reengage() in legal_moves(s, i)]
+        if reengagers and self.rng.random() < 0.2:
+            return self.rng.choice(reengagers)
+        return s.round.turn
+
+    def _pick(self, moves: list[Move], choice: int) -> Move:
+        useful = [m for m in moves if isinstance(m, Meld | LayOff | SwapJoker)]
+        if useful and choice % 3:
+            return useful[choice % len(useful)]
+        return moves[choice % len(moves)]
+
+    def _apply(self, seat: int, move: Move) -> None:
+        assert self.state is not None
+        self.state, events = apply(self.state, seat, move)
+        self.new_events.extend(events)
+        self.steps += 1
+        assert self.steps < MAX_STEPS, "the game did not end"
+
+    @property
+    def active(self) -> bool:
+        return self.state is not None and self.state.status == "active"
+
+    # -- rules ---------------------------------------------------------------
+
+    @precondition(lambda self: self.active)
+    @rule(choice=st.integers(0, 2**16))
+    def step(self, choice: int) -> None:
+        """Every listed move applies; then play one of them."""
+        seat = self._actor()
+        assert seat is not None and self.state is not None
+        moves = legal_moves(self.state, seat)
+        for move in moves:
+            apply(self.state, seat, move)  # must not raise
+        self._apply(seat, self._pick(moves, choice))
+
+    @precondition(lambda self: self.active)
+    @rule(data=st.data())
+    def refuse_unlisted(self, data: st.DataObject) -> None:
+        """Sampled moves that are not listed are refused, for any seat."""
+        s = self.state
+        assert s is not None and s.round is not None
+        seat = data.draw(st.integers(0, s.players - 1), label="seat")
+        hand = list(s.round.hands[seat]) or ["C2"]
+        cards = sorted(CARD_CODES)
+        meld_ids = [m.id for m in s.round.melds] or [1]
+        candidates: list[Move] = [
+            Draw("stock"),
+            Draw("discard"),
+            Reengage(),
+            Discard(data.draw(st.sampled_from(cards))),
+            Discard(data.draw(st.sampled_from(hand))),
+            Meld(tuple(data.draw(st.lists(st.sampled_from(hand), min_size=1, max_size=5)))),
+            LayOff(
+                data.draw(st.sampled_from(meld_ids)),
+                tuple(data.draw(st.lists(st.sampled_from(hand), min_size=1, max_size=3))),
+            ),
+            SwapJoker(data.draw(st.sampled_from(meld_ids)), data.draw(st.sampled_from(cards))),
+        ]
+        listed = legal_moves(s, seat)
+        for move in candidates:
+            if move in listed:
+                continue
+            try:
+                apply(s, seat, move)
+            except IllegalMove:
+                continue
+            raise AssertionError(f"unlisted move {move} of seat {seat} was applied")
+
+    @precondition(lambda self: self.active)
+    @rule()
+    def play_out(self) -> None:
+        """Play random moves to the end of the game (light checks on the way)."""
+        while self.active:
+            seat = self._actor()
+            assert seat is not None and self.state is not None
+            moves = legal_moves(self.state, seat)
+            assert moves, "the seat to move has no legal move"
+            self._apply(seat, self._pick(moves, self.rng.randrange(2**16)))
+            self.check_cards()
+            self.check_scores()
+        self.check_views()
+
+    # -- invariants ----------------------------------------------------------
+
+    @invariant()
+    def check_cards(self) -> None:
+        s = self.state
+        if s is not None and s.round is not None:
+            assert cards_in_play(s) == self.deck
+
+    @invariant()
+    def check_moves(self) -> None:
+        s = self.state
+        if s is None or s.round is None or s.status != "active":
+            return
+        moves = legal_moves(s, s.round.turn)
+        assert moves, "the seat to move has no legal move"
+        assert moves == sorted(moves, key=move_sort_key) and len(set(moves)) == len(moves)
+        for seat in range(s.players):
+            if seat != s.round.turn:
+                assert all(isinstance(m, Reengage) for m in legal_moves(s, seat))
+
+    @invariant()
+    def check_scores(self) -> None:
+        s = self.state
+        if s is None:
+            return
+        for i, seat in enumerate(s.seats):
+            assert seat.score == seat.carried + sum(r.points[i] for r in s.rounds)
+        if s.status == "finished":
+            assert s.winners and s.round is None
+
+    @invariant()
+    def check_views(self) -> None:
+        s = self.state
+        if s is None:
+            return
+        r = s.round
+        for viewer in [None, *range(s.players)]:
+            view = public_view(s) if viewer is None else seat_view(s, viewer)
+            live = {k: v for k, v in view.items() if k not in ("rounds", "options")}
+            assert _cards_in(live) <= _allowed_cards(s, viewer)
+            text = json.dumps(view)
+            assert "secret-token-hash" not in text and f'"{s.seed}"' not in text
+            if viewer is not None and r is not None:
+                assert view["hand"] == list(r.hands[viewer])
+        for event in self.new_events:
+            for viewer in [None, *range(s.players)]:
+                seen = redact_event(event, viewer)
+                if event["type"] == "drew" and event["source"] == "stock":
+                    assert ("card" in seen) == (viewer == event["seat"])
+                if event["type"] == "round_started":
+                    assert "hands" not in seen
+                    own = event["hands"][viewer] if viewer is not None else None
+                    assert seen.get("hand") == own
+        self.new_events = []
+
+    @invariant()
+    def check_encoding(self) -> None:
+        if self.state is not None:
+            assert decode_state(encode_state(self.state)) == self.state
+
+
+RandomGames.TestCase.settings = settings(
+    max_examples=300,
+    stateful_step_count=12,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+TestRandomGames = RandomGames.TestCase
+
+
+def test_every_preset_was_played() -> None:
+    """Runs after the state machine in this module: every preset got games."""
+    print(f"random games played: {sum(GAMES_PLAYED.values())} {dict(GAMES_PLAYED)}")
+    if sum(GAMES_PLAYED.values()) >= 200:
+        assert set(GAMES_PLAYED) == set(PRESETS)
