@@ -377,6 +377,73 @@ def _plain_finish(
     return any(extend_meld(m.shape, (card,), opts.ace) is not None for m in melds)
 
 
+# Hands as packed multisets for the first-meld and concealed-round searches: four
+# bits per card code (two decks and six jokers fit in three), so taking a meld
+# from a hand is one subtraction and a card's count one shift and mask.
+_SHIFT: dict[Card, int] = {c: 4 * i for c, i in _ORDER.items()}
+_CARD_AT: dict[int, Card] = {i: c for c, i in _ORDER.items()}
+
+_PoolMeld = tuple[int, int, int, tuple[int, ...]]  # packed cards, points, size, card shifts
+
+
+@dataclass(frozen=True, slots=True)
+class _Pool:
+    """The melds a hand can form, most points first, with an index for containment.
+
+    ``uses[(shift, k)]`` is a bitset of the melds (bit i = ``melds[i]``) that hold
+    ``k`` or more copies of the card at ``shift``; a meld fits in a smaller hand
+    unless it uses more copies of some card than the hand has left.
+    """
+
+    melds: tuple[_PoolMeld, ...]
+    uses: dict[tuple[int, int], int]
+    hand: int  # the packed hand the melds were formed from
+
+    def fitting(self, hand: int) -> int:
+        """The bitset of melds the packed ``hand`` (part of the pool's hand) holds
+        every card of."""
+        out = (1 << len(self.melds)) - 1
+        uses = self.uses
+        gone = self.hand - hand
+        while gone:  # each card code of which the hand has fewer copies
+            shift = ((gone & -gone).bit_length() - 1) & ~3
+            out &= ~uses.get((shift, (hand >> shift & 7) + 1), 0)
+            gone &= ~(15 << shift)
+        return out
+
+
+_BIT: dict[Card, int] = {c: 1 << s for c, s in _SHIFT.items()}
+
+
+def _pack(cards: Iterable[Card]) -> int:
+    return sum(map(_BIT.__getitem__, cards))
+
+
+@lru_cache(maxsize=65536)
+def _meld_value(cards: tuple[Card, ...], ace: str) -> _PoolMeld:
+    shape = _shape(cards, ace)
+    assert shape is not None, cards  # candidate_melds gives valid melds
+    shifts = tuple(sorted({_SHIFT[c] for c in cards}))
+    return _pack(cards), meld_points(shape), len(cards), shifts
+
+
+@lru_cache(maxsize=65536)
+def _shape(cards: tuple[Card, ...], ace: str) -> MeldShape | None:
+    return make_meld(cards, ace)
+
+
+@lru_cache(maxsize=4096)
+def _meld_pool(hand: tuple[Card, ...], ace: str) -> _Pool:
+    """Every meld that can be formed from ``hand``, most points first."""
+    melds = sorted((_meld_value(m, ace) for m in candidate_melds(hand, ace)), key=lambda v: -v[1])
+    uses: dict[tuple[int, int], int] = {}
+    for i, (packed, _, _, shifts) in enumerate(melds):
+        for shift in shifts:
+            for k in range(1, (packed >> shift & 7) + 1):
+                uses[(shift, k)] = uses.get((shift, k), 0) | 1 << i
+    return _Pool(tuple(melds), uses, _pack(hand))
+
+
 def _finish_code(
     opts: Options,
     r: RoundState,
@@ -385,9 +452,15 @@ def _finish_code(
     melded: bool,
     opening: int | None,
     turn_melds: int,
+    pool: _Pool | None = None,
 ) -> str | None:
     """``None`` if the turn can still be finished legally after a move leaving
-    ``hand``, else the refusal code."""
+    ``hand``, else the refusal code.
+
+    ``pool`` may give the melds of a larger hand (every meld that ``hand`` can
+    form must be in it), so that :func:`legal_moves` searches with one list for
+    all the melds it checks.
+    """
     concealed = _concealed(opts, r)
     must_out = concealed and turn_melds > 0
     need = opts.first_meld_min_points - opening if opening is not None else 0
@@ -396,34 +469,50 @@ def _finish_code(
             return None
         return "would_leave_no_legal_discard"
     more = opts.melds_per_turn is None or turn_melds == 0
-    memo: dict[tuple[tuple[Card, ...], int], bool] = {}
+    found = pool if pool is not None else _meld_pool(hand, opts.ace)
+    melds_in_pool, uses = found.melds, found.uses
+    taken = r.taken
 
-    def search(h: tuple[Card, ...], need: int) -> bool:
-        if need <= 0:
-            if not must_out:
-                return _plain_finish(opts, h, r.taken, melds, True, concealed)
-            if not h:
-                return not opts.go_out_requires_discard
-            if len(h) == 1:
-                return _discardable(h, h[0], r.taken)
+    def finished(h: int, n: int) -> bool:
+        """The turn can end with the packed hand ``h`` of ``n`` cards left."""
+        if n >= 2 and not must_out:
+            return True
+        if n == 0:
+            return not opts.go_out_requires_discard
+        if n > 1:
+            return False
+        card = _CARD_AT[(h.bit_length() - 1) // 4]
+        if must_out:
+            return card != taken
+        return _plain_finish(opts, (card,), taken, melds, True, concealed)
+
+    def search(h: int, n: int, need: int, fits: int) -> bool:
+        # ``fits``: the pool melds still to try that ``h`` holds. Melds are tried
+        # in pool order and a chosen one stays available (two decks may repeat
+        # it), so each combination is tried once. The pool is sorted by points:
+        # once ``n // 3`` melds of the current points cannot reach ``need``, no
+        # later meld can.
+        if need <= 0 and finished(h, n):
+            return True
         if not more:
             return False
-        key = (h, need)
-        if key in memo:
-            return memo[key]
-        ok = False
-        for cards in candidate_melds(h, opts.ace):
-            rest = _remove(h, cards)
-            shape = make_meld(cards, opts.ace)
-            if rest is None or shape is None:  # pragma: no cover - search gives valid melds
-                continue
-            if search(rest, need - meld_points(shape)):
-                ok = True
-                break
-        memo[key] = ok
-        return ok
+        most = n // 3
+        while fits:
+            low = fits & -fits
+            packed, points, size, shifts = melds_in_pool[low.bit_length() - 1]
+            if need > 0 and points * most < need:
+                return False
+            left = h - packed
+            keep = fits
+            for shift in shifts:
+                keep &= ~uses.get((shift, (left >> shift & 7) + 1), 0)
+            if search(left, n - size, need - points, keep):
+                return True
+            fits ^= low
+        return False
 
-    if search(hand, need):
+    packed_hand = _pack(hand)
+    if search(packed_hand, len(hand), need, found.fitting(packed_hand)):
         return None
     if not _plain_finish(opts, hand, r.taken, melds, melded, concealed) and not must_out:
         return "would_leave_no_legal_discard"
@@ -481,8 +570,11 @@ def legal_moves(state: GameState, seat: int) -> list[Move]:
     opening_pending = opts.first_meld_min_points > 0 and not _opened(opts, r, seat)
     # Melds
     if opts.melds_per_turn is None or r.turn_melds == 0:
+        # One pool of melds serves every search for the first-meld minimum or a
+        # concealed round's way out.
+        pool = _meld_pool(hand, opts.ace) if opening_pending or concealed else None
         for cards in candidate_melds(hand, opts.ace):
-            if _meld_code(state, r, seat, hand, cards) is None:
+            if _meld_code(state, r, seat, hand, cards, pool) is None:
                 out.append(Meld(cards))
     # Lay-offs
     if (
@@ -516,14 +608,19 @@ def legal_moves(state: GameState, seat: int) -> list[Move]:
 
 
 def _meld_code(
-    state: GameState, r: RoundState, seat: int, hand: tuple[Card, ...], cards: Sequence[Card]
+    state: GameState,
+    r: RoundState,
+    seat: int,
+    hand: tuple[Card, ...],
+    cards: Sequence[Card],
+    pool: _Pool | None = None,
 ) -> str | None:
     """Why a meld of ``cards`` (already checked to be in hand) is refused, or ``None``."""
     opts = state.options
     rest = _remove(hand, cards)
     if rest is None:
         return "card_not_in_hand"
-    shape = make_meld(cards, opts.ace)
+    shape = _shape(tuple(cards), opts.ace)
     if shape is None:
         return "invalid_meld"
     opening = r.opening
@@ -532,7 +629,7 @@ def _meld_code(
         if opening >= opts.first_meld_min_points:
             opening = None
     melds = (*r.melds, TableMeld(r.next_meld_id, shape, seat))
-    return _finish_code(opts, r, rest, melds, True, opening, r.turn_melds + 1)
+    return _finish_code(opts, r, rest, melds, True, opening, r.turn_melds + 1, pool)
 
 
 def _layoff_code(
