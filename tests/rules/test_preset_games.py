@@ -127,7 +127,12 @@ def test_penalty() -> None:
 def test_ace_high() -> None:
     state, _ = scripted(
         "ace_high",
-        ["HQ HK HA C5 C6 C7 C8", "DK DQ DJ DA SK SQ SJ", "S10 H2 H3 HJ H10 CK CQ", "CA SA D9 S9 H9 D8 S8"],
+        [
+            "HQ HK HA C5 C6 C7 C8",
+            "DK DQ DJ DA SK SQ SJ",
+            "S10 H2 H3 HJ H10 CK CQ",
+            "CA SA D9 S9 H9 D8 S8",
+        ],
         up="S2", stock="C9", dealer=3,
     )  # fmt: skip
     state, _ = play(state, 0, "draw stock", "meld HQ HK HA", "meld C5 C6 C7 C8 C9")
@@ -139,7 +144,12 @@ def test_ace_high() -> None:
 def test_vrotham() -> None:
     state, _ = scripted(
         "vrotham",
-        ["H7 JK H9 C2 C3 C4 C5 SK", "DK DQ DJ D10 SQ SJ S10", "JK HK HQ HJ H10 CK CQ", "CJ C10 D9 S9 JK D8 S8"],
+        [
+            "H7 JK H9 C2 C3 C4 C5 SK",  # the first player: eight cards, no draw
+            "DK DQ DJ D10 SQ SJ S10",
+            "JK HK HQ HJ H10 CK CQ",
+            "CJ C10 D9 S9 JK D8 S8",
+        ],
         dealer=3,
     )  # fmt: skip
     state, ev = play(state, 0, "meld H7 JK H9", "meld C2 C3 C4 C5", "discard SK")
