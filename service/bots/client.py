@@ -1,0 +1,162 @@
+"""The reference bot client: plays one seat of a game over the public HTTP API.
+
+    python -m service.bots.client --url http://127.0.0.1:8000 --game ID --token TOKEN \\
+        [--strategy greedy] [--seed N] [--wait 25]
+
+The protocol, as any third-party bot would follow it:
+
+1. ``GET /games/{id}/events?after=N&wait=S`` long-polls until something happens
+   (the client remembers the public facts in a :class:`Memory`);
+2. ``GET /games/{id}`` gives the seat's view, ``GET /games/{id}/legal-moves`` the
+   moves it may make now with the game ``version`` (empty: not its turn, poll again);
+3. ``POST /games/{id}/moves`` sends the chosen move with ``If-Match: "<version>"``
+   and a fresh ``Idempotency-Key``; a ``503``/``429`` is retried with the same key
+   after a backoff, a ``412`` (the game moved on) reloads and chooses again;
+4. it stops when the view's ``status`` is ``finished``.
+
+The exit status is 0 when the game finished, 1 on an error, 130 on Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from service.bots.http import Answer, Api, ApiError
+from service.bots.memory import Memory
+from service.bots.strategies import STRATEGIES, choose_move
+from service.rules.moves import Move, parse_move
+
+
+class ClientError(Exception):
+    """The service answered something a correct client never expects."""
+
+
+@dataclass
+class BotClient:
+    """Plays seat ``token`` of game ``game_id`` with a built-in strategy."""
+
+    api: Api
+    game_id: str
+    strategy: str = "greedy"
+    rng: random.Random = field(default_factory=random.Random)
+    wait: float = 25.0
+    memory: Memory = field(default_factory=Memory)
+    #: Seconds each accepted move took (request to answer, retries included).
+    latencies: list[float] = field(default_factory=list)
+    #: Moves answered 412 (the game had moved on) and chosen again.
+    stale: int = 0
+    #: The latest view of the seat.
+    view: dict[str, Any] = field(default_factory=dict)
+    _after: int = 0
+
+    @property
+    def finished(self) -> bool:
+        """Whether the game is over (as far as the latest view says)."""
+        return self.view.get("status") == "finished"
+
+    def play(self) -> dict[str, Any]:
+        """Play until the game is finished; return the final view."""
+        while True:
+            moved = self.step()
+            if self.finished:
+                return self.view
+            if not moved:
+                self.catch_up(self.wait)
+
+    def step(self) -> bool:
+        """Make at most one move if it is this seat's turn; whether a move was made.
+
+        Reads the events since the last call (no waiting), the view and the legal
+        moves; a move answered 412 counts as not made (the next step reloads).
+        """
+        self.catch_up(0)
+        self.view = self._expect(self.api.get(self._path()), 200)
+        if self.finished:
+            return False
+        listed = self._expect(self.api.get(self._path("/legal-moves")), 200)
+        if not listed["moves"]:
+            return False
+        if listed["version"] != self.view["version"]:
+            return False  # the game changed between the two reads: read again
+        moves: list[Move] = [parse_move(m) for m in listed["moves"]]
+        move = choose_move(self.strategy, self.view, moves, self.rng, self.memory)
+        answer = self.api.post(
+            self._path("/moves"),
+            move.to_json(),
+            {"If-Match": f'"{listed["version"]}"', "Idempotency-Key": uuid.uuid4().hex},
+        )
+        if answer.status == 412:
+            self.stale += 1
+            return False
+        self.view = self._expect(answer, 200)
+        self.latencies.append(answer.seconds)
+        return True
+
+    def catch_up(self, wait: float) -> list[dict[str, Any]]:
+        """Read the events after the last one seen (long-polling up to ``wait`` s)."""
+        params: dict[str, Any] = {"after": self._after}
+        if wait > 0:
+            params["wait"] = int(wait)
+        got = self._expect(self.api.get(self._path("/events"), params), 200)
+        events: list[dict[str, Any]] = got["events"]
+        self.memory.observe_all(events)
+        if events:
+            self._after = max(self._after, got.get("last", events[-1]["seq"]))
+        return events
+
+    def _path(self, tail: str = "") -> str:
+        return f"/games/{self.game_id}{tail}"
+
+    @staticmethod
+    def _expect(answer: Answer, status: int) -> Any:
+        if answer.status != status:
+            body = answer.body if isinstance(answer.body, dict) else {}
+            code = body.get("code", "")
+            raise ClientError(f"HTTP {answer.status} {code}: {body.get('detail', answer.body)}")
+        return answer.body
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command line: play one seat to the end of the game."""
+    parser = argparse.ArgumentParser(
+        prog="python -m service.bots.client", description="Play one seat of a game over HTTP."
+    )
+    parser.add_argument("--url", required=True, help="service base URL, e.g. http://127.0.0.1:8000")
+    parser.add_argument("--game", required=True, help="game id")
+    parser.add_argument("--token", required=True, help="the seat's token")
+    parser.add_argument("--strategy", default="greedy", choices=sorted(STRATEGIES))
+    parser.add_argument("--seed", type=int, default=None, help="seed of the strategy's choices")
+    parser.add_argument("--wait", type=float, default=25.0, help="long-poll seconds (at most 30)")
+    args = parser.parse_args(argv)
+    client = BotClient(
+        Api(args.url, args.token),
+        args.game,
+        args.strategy,
+        random.Random(args.seed),
+        wait=min(max(args.wait, 1.0), 30.0),
+    )
+    try:
+        final = client.play()
+    except KeyboardInterrupt:
+        return 130
+    except (ApiError, ClientError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        client.api.close()
+    you = final.get("you")
+    print(
+        f"game {args.game} finished: seat {you}, {len(client.latencies)} moves, "
+        f"winners {final.get('winners')}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
