@@ -40,14 +40,13 @@ Decisions the rules page leaves open (docs/rules.md lists each with its test):
 
 from __future__ import annotations
 
-import dataclasses
 import random
 import secrets
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 from service.rules.cards import JOKER, NATURAL_CARDS, Card, CardCodeError, build_deck, parse_card
 from service.rules.melds import (
@@ -93,6 +92,19 @@ class SeatSpec:
     kind: str = "human"
     bot: str | None = None
     token_hash: str | None = None
+
+
+_T = TypeVar("_T")
+
+
+def _evolve(obj: _T, **changes: Any) -> _T:
+    """``dataclasses.replace`` for the engine's frozen, slotted state classes, without
+    the per-call field introspection (it is on the hot path of every move)."""
+    cls = type(obj)
+    new = object.__new__(cls)
+    for name in cls.__slots__:  # type: ignore[attr-defined]
+        object.__setattr__(new, name, changes[name] if name in changes else getattr(obj, name))
+    return new
 
 
 def _sorted_hand(cards: Iterable[Card]) -> tuple[Card, ...]:
@@ -220,8 +232,8 @@ def take_seat(
     if not state.seats[seat].is_open:
         raise IllegalMove("seat_taken", f"seat {seat} is already taken")
     seats = list(state.seats)
-    seats[seat] = dataclasses.replace(seats[seat], name=name, token_hash=token_hash)
-    state = dataclasses.replace(state, seats=tuple(seats))
+    seats[seat] = _evolve(seats[seat], name=name, token_hash=token_hash)
+    state = _evolve(state, seats=tuple(seats))
     events: list[Event] = [{"type": "seat_taken", "seat": seat, "name": name, "kind": "human"}]
     if not any(s.is_open for s in state.seats):
         state = _start(state, events)
@@ -229,7 +241,7 @@ def take_seat(
 
 
 def _start(state: GameState, events: list[Event]) -> GameState:
-    state = dataclasses.replace(state, status="active")
+    state = _evolve(state, status="active")
     return _deal(state, 1, events)
 
 
@@ -250,7 +262,7 @@ def _deal(
         others = [s.score for s in seats if not s.eliminated and not s.rejoining]
         top = max(others) if others else 0
         for i in rejoining:
-            seats[i] = dataclasses.replace(
+            seats[i] = _evolve(
                 seats[i],
                 score=top,
                 rejoining=False,
@@ -323,7 +335,7 @@ def _deal(
             "stock_size": len(stock),
         }
     )
-    return dataclasses.replace(state, seats=tuple(seats), round=rnd, deck=None)
+    return _evolve(state, seats=tuple(seats), round=rnd, deck=None)
 
 
 def _next_in(dealt: Sequence[bool], seat: int) -> int:
@@ -684,11 +696,9 @@ def apply(state: GameState, seat: int, move: Move) -> tuple[GameState, list[Even
             raise IllegalMove("cannot_reengage", f"seat {seat} cannot re-engage now")
         seats = list(state.seats)
         s = seats[seat]
-        seats[seat] = dataclasses.replace(
-            s, eliminated=False, rejoining=True, reengaged=s.reengaged + 1
-        )
+        seats[seat] = _evolve(s, eliminated=False, rejoining=True, reengaged=s.reengaged + 1)
         events.append({"type": "reengaged", "seat": seat})
-        return dataclasses.replace(state, seats=tuple(seats), steps=state.steps + 1), events
+        return _evolve(state, seats=tuple(seats), steps=state.steps + 1), events
     r = _turn_seat_check(state, seat)
     opts = state.options
     if isinstance(move, Draw):
@@ -707,7 +717,7 @@ def apply(state: GameState, seat: int, move: Move) -> tuple[GameState, list[Even
         else:  # pragma: no cover - the Move union is closed
             raise TypeError(f"not a move: {move!r}")
     del opts
-    return dataclasses.replace(new, steps=state.steps + 1), events
+    return _evolve(new, steps=state.steps + 1), events
 
 
 def apply_all(state: GameState, seat: int, moves: Sequence[Move]) -> tuple[GameState, list[Event]]:
@@ -741,14 +751,14 @@ def _apply_draw(
             raise IllegalMove("discard_pile_empty", "the discard pile is empty")
         card = r.discard[-1]
         events.append({"type": "drew", "seat": seat, "source": "discard", "card": card})
-        new_round = dataclasses.replace(
+        new_round = _evolve(
             r,
             hands=_set_hand(r, seat, _sorted_hand((*hand, card))),
             discard=r.discard[:-1],
             phase="play",
             taken=card,
         )
-        return dataclasses.replace(state, round=new_round)
+        return _evolve(state, round=new_round)
     stock = r.stock
     discard = r.discard
     refills = r.refills
@@ -780,7 +790,7 @@ def _apply_draw(
         )
     card = stock[-1]
     events.append({"type": "drew", "seat": seat, "source": "stock", "card": card})
-    new_round = dataclasses.replace(
+    new_round = _evolve(
         r,
         hands=_set_hand(r, seat, _sorted_hand((*hand, card))),
         stock=stock[:-1],
@@ -789,7 +799,7 @@ def _apply_draw(
         phase="play",
         taken=None,
     )
-    return dataclasses.replace(state, round=new_round)
+    return _evolve(state, round=new_round)
 
 
 def _meld_json(m: TableMeld) -> dict[str, Any]:
@@ -831,7 +841,7 @@ def _apply_meld(
     meld = TableMeld(r.next_meld_id, shape, seat)
     melded = list(r.melded)
     melded[seat] = True
-    new_round = dataclasses.replace(
+    new_round = _evolve(
         r,
         hands=_set_hand(r, seat, rest),
         melds=(*r.melds, meld),
@@ -842,7 +852,7 @@ def _apply_meld(
         melded=tuple(melded),
     )
     events.append({"type": "melded", "seat": seat, "meld": _meld_json(meld)})
-    state = dataclasses.replace(state, round=new_round)
+    state = _evolve(state, round=new_round)
     if not rest:
         return _end_round(state, new_round, seat, "went_out", seat, events)
     return state
@@ -875,7 +885,7 @@ def _apply_layoff(
     shape = extend_meld(target.shape, move.cards, opts.ace)
     assert shape is not None
     new_meld = TableMeld(target.id, shape, target.owner)
-    new_round = dataclasses.replace(
+    new_round = _evolve(
         r,
         hands=_set_hand(r, seat, rest),
         melds=tuple(new_meld if m.id == move.meld else m for m in r.melds),
@@ -890,7 +900,7 @@ def _apply_layoff(
             "result": _meld_json(new_meld),
         }
     )
-    state = dataclasses.replace(state, round=new_round)
+    state = _evolve(state, round=new_round)
     if not rest:
         return _end_round(state, new_round, seat, "went_out", seat, events)
     return state
@@ -916,7 +926,7 @@ def _apply_swap(
     rest = _remove(hand, (move.card,))
     assert rest is not None
     new_meld = TableMeld(target.id, swapped[0], target.owner)
-    new_round = dataclasses.replace(
+    new_round = _evolve(
         r,
         hands=_set_hand(r, seat, _sorted_hand((*rest, swapped[1]))),
         melds=tuple(new_meld if m.id == move.meld else m for m in r.melds),
@@ -930,7 +940,7 @@ def _apply_swap(
             "result": _meld_json(new_meld),
         }
     )
-    return dataclasses.replace(state, round=new_round)
+    return _evolve(state, round=new_round)
 
 
 def _apply_discard(
@@ -955,19 +965,22 @@ def _apply_discard(
             "concealed_round", "having melded in a concealed round, you must go out this turn"
         )
     events.append({"type": "discarded", "seat": seat, "card": move.card})
-    new_round = dataclasses.replace(
-        r, hands=_set_hand(r, seat, rest), discard=(*r.discard, move.card)
-    )
-    state = dataclasses.replace(state, round=new_round)
+    hands = _set_hand(r, seat, rest)
+    discard = (*r.discard, move.card)
     if not rest:
+        new_round = _evolve(r, hands=hands, discard=discard)
+        state = _evolve(state, round=new_round)
         return _end_round(state, new_round, seat, "went_out", seat, events)
     played = r.played
     if r.turn_acted and not played[seat]:
         pl = list(played)
         pl[seat] = True
         played = tuple(pl)
-    new_round = dataclasses.replace(
-        new_round,
+    # One new round state for the discard and the passing of the turn.
+    new_round = _evolve(
+        r,
+        hands=hands,
+        discard=discard,
         turn=_next_in(r.dealt, seat),
         phase="draw",
         taken=None,
@@ -977,7 +990,7 @@ def _apply_discard(
         played=played,
         turns=r.turns + 1,
     )
-    state = dataclasses.replace(state, round=new_round)
+    state = _evolve(state, round=new_round)
     if _blocked(new_round, opts):
         return _end_round(state, new_round, None, "blocked", seat, events)
     return state
@@ -1119,7 +1132,7 @@ def _end_round(
     if winner is not None:
         events.append({"type": "went_out", "seat": winner, "rummy": rummy})
     points = round_points(opts, r.hands, r.dealt, winner, rummy)
-    seats = [dataclasses.replace(s, score=s.score + points[i]) for i, s in enumerate(state.seats)]
+    seats = [_evolve(s, score=s.score + points[i]) for i, s in enumerate(state.seats)]
     record = RoundRecord(
         number=r.number,
         reason=reason,
@@ -1150,16 +1163,14 @@ def _end_round(
     elif opts.end == "elimination":
         newly, winners = elimination_result(opts, scores, [s.eliminated for s in seats], r.dealt, n)
         for i in newly:
-            seats[i] = dataclasses.replace(seats[i], eliminated=True)
+            seats[i] = _evolve(seats[i], eliminated=True)
             events.append({"type": "seat_eliminated", "seat": i, "score": scores[i]})
     else:
         winners = game_winners(opts, scores, len(state.rounds) + 1, n)
-    state = dataclasses.replace(
-        state, seats=tuple(seats), rounds=(*state.rounds, record), round=None
-    )
+    state = _evolve(state, seats=tuple(seats), rounds=(*state.rounds, record), round=None)
     if winners is not None:
         events.append({"type": "game_ended", "winners": list(winners), "scores": scores})
-        return dataclasses.replace(state, status="finished", winners=winners)
+        return _evolve(state, status="finished", winners=winners)
     return _deal(state, r.number + 1, events, prev_dealer=r.dealer)
 
 
