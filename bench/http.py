@@ -19,7 +19,9 @@ pays for its counters). Then, against that one server, one phase after the other
   lay-offs, discards, going out, new rounds, games to their end);
 - ``view``: ``GET /games/{id}`` with the token of the seat to move;
 - ``legal``: ``GET /games/{id}/legal-moves`` with the same token;
-- ``hello`` again, to show how far the machine drifted during the run.
+- ``hello`` again, to show how far the machine drifted during the run;
+- ``moves-nl``: moves again on a second gunicorn without rate limiting (what
+  the limiter's round trip costs).
 
 Each phase reports requests/s, its ratio to the first ``hello``, p50/p99
 latency (wrk), Redis commands per request (``INFO commandstats``), CPU µs per
@@ -86,7 +88,13 @@ class Phase:
     app_cpu: float
     redis_cpu: float
     wrk_cpu: float
+    load: float
     result: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def cpu(self) -> float:
+        """CPU seconds of gunicorn, redis-server and wrk together."""
+        return self.app_cpu + self.redis_cpu + self.wrk_cpu
 
     @property
     def rate(self) -> float:
@@ -101,20 +109,26 @@ class Phase:
 # -- servers -------------------------------------------------------------------------
 
 
-def app_env(redis_url: str, workers: int) -> dict[str, str]:
+def app_env(redis_url: str, workers: int, ratelimit: bool = True) -> dict[str, str]:
     """The production settings for gunicorn, with limits no benchmark reaches."""
     return {
         "STORE_URL": redis_url,
         "WEB_CONCURRENCY": str(workers),
-        "RATELIMIT_ENABLED": "1",
+        "RATELIMIT_ENABLED": "1" if ratelimit else "0",
         "RATELIMIT_PER_TOKEN": UNLIMITED,
         "RATELIMIT_PER_ADDRESS": UNLIMITED,
     }
 
 
-def start_gunicorn(redis_url: str, workers: int) -> GunicornServer:
+def start_gunicorn(redis_url: str, workers: int, ratelimit: bool = True) -> GunicornServer:
     """gunicorn with deploy/gunicorn.conf.py on a free port."""
-    return GunicornServer(app_env(redis_url, workers), workers=workers).start()
+    return GunicornServer(app_env(redis_url, workers, ratelimit), workers=workers).start()
+
+
+def stop_gunicorn(server: GunicornServer) -> None:
+    """Stop gunicorn and remove its log (one JSON line per request: large)."""
+    server.stop()
+    Path(server._log.name).unlink(missing_ok=True)
 
 
 def server_cpu(server: GunicornServer) -> float:
@@ -221,16 +235,26 @@ def write_gets_data(items: list[tuple[str, str | None]], path: Path) -> None:
     path.write_text("\n".join(lines))
 
 
-def seats_to_move(url: str, games: list[Game]) -> list[tuple[Game, str]]:
-    """Each active game with the token of the seat whose turn it is."""
+def played(url: str, games: list[Game]) -> tuple[list[tuple[Game, str]], str]:
+    """Each active game with the token of the seat to move, and what was played.
+
+    A game's version counts its saves (1 at creation, +1 per move), so the
+    moves applied are the first ``version - 1`` of its script.
+    """
     client = Client(url)
-    found = []
+    to_move, kinds, rounds, ended = [], Counter[str](), 0, 0
     for game in games:
         view = client.get(f"/games/{game.game_id}").json
+        for _, body in game.plan.moves[: view["version"] - 1]:
+            kinds[json.loads(body)["type"]] += 1
+        rounds += len(view["rounds"])
         if view["status"] == "active":
-            found.append((game, game.tokens[view["round"]["turn"]]))
+            to_move.append((game, game.tokens[view["round"]["turn"]]))
+        else:
+            ended += 1
     client.close()
-    return found
+    summary = ", ".join(f"{kind} {count}" for kind, count in sorted(kinds.items()))
+    return to_move, f"{summary}; {rounds} rounds ended, {ended} games played to their end"
 
 
 # -- wrk ---------------------------------------------------------------------------------
@@ -292,6 +316,7 @@ def measure(
     )
     app_after, redis_after = server_cpu(server), redis_cpu(redis)
     commands_after = redis.commandstats()
+    load = os.getloadavg()[0]
     delta = Counter(
         {k: v - commands_before.get(k, 0) for k, v in commands_after.items() if k != "info"}
     )
@@ -308,6 +333,7 @@ def measure(
         app_after - app_before,
         redis_after - redis_before,
         wrk_cpu,
+        load,
         result,
     )
 
@@ -332,22 +358,30 @@ def round_trips(phase: Phase) -> tuple[float, float]:
 
 
 def report(phases: list[Phase]) -> None:
-    """Print the table of phases."""
-    base = phases[0].rate
+    """Print the table of phases.
+
+    ``x hello`` is the throughput ratio; ``cpu x`` the ratio of CPU per request
+    (hello's over the phase's, gunicorn + redis-server + wrk), which is what the
+    throughput ratio tends to on a machine whose cores the benchmark has to itself;
+    ``load`` is the 1-minute load average at the end of the phase.
+    """
+    base = phases[0]
     print()
     print(
-        f"{'phase':<8} {'req/s':>7} {'x hello':>7} {'p50 ms':>7} {'p99 ms':>7} "
-        f"{'store RT':>8} {'limit RT':>8} {'cmds':>5} {'app µs':>7} {'redis µs':>8} "
-        f"{'wrk µs':>7} {'wrk %':>6}"
+        f"{'phase':<8} {'req/s':>6} {'x hello':>7} {'cpu x':>5} {'p50 ms':>6} {'p99 ms':>6} "
+        f"{'store RT':>8} {'limit RT':>8} {'cmds':>5} {'app µs':>6} {'redis µs':>8} "
+        f"{'wrk µs':>6} {'wrk %':>5} {'load':>5}"
     )
     for p in phases:
         store, limiter = round_trips(p)
-        total_cpu = p.app_cpu + p.redis_cpu + p.wrk_cpu
+        cpu_ratio = base.per_request(base.cpu) / p.per_request(p.cpu)
         print(
-            f"{p.name:<8} {p.rate:>7.0f} {p.rate / base:>7.2f} {p.p50_ms:>7.1f} {p.p99_ms:>7.1f} "
+            f"{p.name:<8} {p.rate:>6.0f} {p.rate / base.rate:>7.2f} {cpu_ratio:>5.2f} "
+            f"{p.p50_ms:>6.1f} {p.p99_ms:>6.1f} "
             f"{store:>8.2f} {limiter:>8.2f} {p.per_request(sum(p.commands.values())):>5.1f} "
-            f"{p.per_request(p.app_cpu) * 1e6:>7.0f} {p.per_request(p.redis_cpu) * 1e6:>8.0f} "
-            f"{p.per_request(p.wrk_cpu) * 1e6:>7.0f} {100 * p.wrk_cpu / total_cpu:>6.1f}"
+            f"{p.per_request(p.app_cpu) * 1e6:>6.0f} {p.per_request(p.redis_cpu) * 1e6:>8.0f} "
+            f"{p.per_request(p.wrk_cpu) * 1e6:>6.0f} {100 * p.wrk_cpu / p.cpu:>5.1f} "
+            f"{p.load:>5.1f}"
         )
     print()
     print("Redis commands per request, by name (script-internal ones included):")
@@ -402,22 +436,29 @@ def main_run(args: argparse.Namespace, redis: RedisServer, plans: list[Plan], tm
         measure("warm-up", server, redis, "gets", hello, warm)
         phases = [measure("hello", server, redis, "gets", hello, args)]
         phases.append(measure("moves", server, redis, "moves", moves, args, args.active))
-        to_move = seats_to_move(server.url, games)
+        to_move, moves_played = played(server.url, games)
         view, legal = tmp / "view.lua", tmp / "legal.lua"
         write_gets_data([(f"/games/{g.game_id}", t) for g, t in to_move], view)
         write_gets_data([(f"/games/{g.game_id}/legal-moves", t) for g, t in to_move], legal)
         phases.append(measure("view", server, redis, "gets", view, args))
         phases.append(measure("legal", server, redis, "gets", legal, args))
         phases.append(measure("hello2", server, redis, "gets", hello, args))
+    finally:
+        stop_gunicorn(server)
+    # The same without rate limiting: what its counters' round trip costs.
+    server = start_gunicorn(redis.url, args.workers, ratelimit=False)
+    try:
+        games = create_games(server.url, plans, args.games)
+        moves = tmp / "moves-unlimited.lua"
+        write_moves_data(games, moves)
+        warm = argparse.Namespace(**{**vars(args), "seconds": 2})
+        measure("warm-up", server, redis, "gets", hello, warm)
+        phases.append(measure("moves-nl", server, redis, "moves", moves, args, args.active))
         report(phases)
-        moves_result = phases[1].result
-        print(
-            f"\nmoves: {moves_result['applied']} applied, {moves_result['finished_games']} "
-            f"games played to their end, {len(games)} games created"
-        )
+        print(f"\nmoves applied in the moves phase: {moves_played}")
         memory_per_game(server.url, redis, args.memory_moves)
     finally:
-        server.stop()
+        stop_gunicorn(server)
 
 
 def scale_run(args: argparse.Namespace, redis: RedisServer, plans: list[Plan], tmp: Path) -> None:
@@ -445,10 +486,11 @@ def scale_run(args: argparse.Namespace, redis: RedisServer, plans: list[Plan], t
             moved = measure("moves", server, redis, "moves", data, short, args.active)
             print(
                 f"  1 instance, {workers} worker(s): moves {moved.rate:.0f}/s "
-                f"(p99 {moved.p99_ms:.0f} ms), hello {base.rate:.0f}/s"
+                f"(p99 {moved.p99_ms:.0f} ms), hello {base.rate:.0f}/s, "
+                f"load {moved.load:.1f}"
             )
         finally:
-            server.stop()
+            stop_gunicorn(server)
     two_instances(args, short, redis, plans, tmp)
 
 
@@ -492,8 +534,8 @@ def two_instances(
             f"({each}), {bad} failed"
         )
     finally:
-        first.stop()
-        second.stop()
+        stop_gunicorn(first)
+        stop_gunicorn(second)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -504,7 +546,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--wrk-threads", type=int, default=1)
     parser.add_argument("--workers", type=int, default=2, help="gunicorn WEB_CONCURRENCY")
     parser.add_argument("--games", type=int, default=160, help="games created per move run")
-    parser.add_argument("--active", type=int, default=64, help="games in play at once")
+    parser.add_argument("--active", type=int, default=40, help="games in play at once")
     parser.add_argument("--plans", type=int, default=16, help="distinct scripted games")
     parser.add_argument("--memory-moves", type=int, default=40)
     parser.add_argument("--scale", action="store_true", help="also measure scale-out")
@@ -521,7 +563,8 @@ def main(argv: list[str] | None = None) -> None:
     print(
         f"{len(plans)} scripted 4-player games, {sum(len(p.moves) for p in plans)} moves "
         f"({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))}), "
-        f"planned in {time.perf_counter() - started:.0f} s; cores: {os.cpu_count()}"
+        f"planned in {time.perf_counter() - started:.0f} s; cores: {os.cpu_count()}, "
+        f"load average {os.getloadavg()[0]:.1f}"
     )
     print(
         f"wrk -t{args.wrk_threads} -c{args.connections}, {args.seconds:.0f} s per phase, "

@@ -10,6 +10,7 @@ raises :class:`StateDecodeError` for anything unknown or corrupt.
 
 from __future__ import annotations
 
+import functools
 import string
 from dataclasses import dataclass
 from typing import Any
@@ -320,6 +321,13 @@ def _preset_json(name: str) -> dict[str, Any] | None:
     return None if preset is None else preset.options.to_json()
 
 
+@functools.lru_cache(maxsize=256)
+def _options(preset: str, overrides: bytes) -> Options:
+    # Games share a few option sets, and building Options costs more than the
+    # rest of a decode: remember them (Options is frozen).
+    return options_from_json({**(_preset_json(preset) or {}), **orjson.loads(overrides)})
+
+
 def decode_state(data: bytes) -> GameState:
     """Read :func:`encode_state` output back; :class:`StateDecodeError` if it is not one."""
     try:
@@ -352,8 +360,7 @@ def _decode(doc: list[Any]) -> GameState:
     status = STATUSES[_int(doc[1])]
     if type(doc[2]) is not str or not isinstance(doc[3], dict):
         raise StateDecodeError("bad preset or options")
-    base = _preset_json(doc[2]) or {}
-    options = options_from_json({**base, **doc[3]})
+    options = _options(doc[2], orjson.dumps(doc[3], option=orjson.OPT_SORT_KEYS))
     seats = []
     if not isinstance(doc[4], list) or not 2 <= len(doc[4]) <= 6:
         raise StateDecodeError("bad seats")
