@@ -33,6 +33,24 @@ _card = fields.String(
 )
 
 
+class FullMatch(validate.Regexp):
+    """`validate.Regexp` that matches the whole string (`$` would accept a final newline)."""
+
+    def __call__(self, value: Any) -> Any:
+        """Return `value` if the pattern matches all of it, else raise `ValidationError`."""
+        if self.regex.fullmatch(value) is None:
+            raise ma.ValidationError(self._format_error(value))
+        return value
+
+
+#: A player's name: 1 to 64 characters, none of them a control character
+#: (names are shown to every player and written to logs).
+NAME = [
+    validate.Length(min=1, max=64),
+    FullMatch(r"^[^\x00-\x1f\x7f-\x9f]*$", error="must not contain control characters"),
+]
+
+
 class WholeNumber(fields.Integer):
     """A JSON integer of a request body: `2` or `2.0`; never `2.5` (truncated) or `"2"`."""
 
@@ -92,7 +110,7 @@ class PresetListSchema(_Response):
 class SeatSpecSchema(ma.Schema):
     """A seat of a new game: `{"name": "Ann"}`, `{"name": null}` (open) or `{"bot": "greedy"}`."""
 
-    name = fields.String(allow_none=True, validate=validate.Length(min=1, max=64))
+    name = fields.String(allow_none=True, validate=NAME)
     bot = fields.String(validate=validate.OneOf(BOT_STRATEGIES))
 
     @ma.validates_schema
@@ -172,7 +190,7 @@ class LobbyPageSchema(_Response):
 class JoinSchema(ma.Schema):
     """Body of `POST /games/{id}/join`."""
 
-    name = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    name = fields.String(required=True, validate=NAME)
     seat = WholeNumber(validate=validate.Range(min=0, max=5))
 
 
