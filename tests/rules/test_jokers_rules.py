@@ -157,6 +157,14 @@ def test_in_a_run_the_order_of_the_cards_fixes_what_each_joker_stands_for() -> N
     assert refused(state, 0, "meld H9 H7 JK") == "invalid_meld"
 
 
+def test_a_joker_may_stand_for_a_card_the_player_keeps_back() -> None:
+    state = vrotham("H7 H8 H9 JK S2 D2 C4 DK")
+    moves = legal_moves(state, 0)
+    assert Meld(("H7", "H8", "H9")) in moves and Meld(("H7", "JK", "H9")) in moves
+    state, ev = play(state, 0, "meld H7 JK H9")
+    assert melded(ev)["jokers"] == {"1": "H8"} and "H8" in hand(state, 0)
+
+
 def test_a_joker_at_the_end_of_a_run() -> None:
     state = vrotham("H8 H9 JK S2 D2 C4 D10 DK")
     moves = legal_moves(state, 0)
