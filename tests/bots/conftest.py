@@ -1,0 +1,20 @@
+"""A real gunicorn for the bot client tests, on the embedded memory store."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.support.gunicorn import GunicornServer
+
+#: One worker (the memory store lives in one process); self-play from one
+#: address at full speed would only wait on the rate limits (tested in tests/ops).
+BOTS_ENV = {"STORE_URL": "memory://", "RATELIMIT_ENABLED": "0", "ACCESS_LOG": "0"}
+
+
+@pytest.fixture(scope="package")
+def service_url() -> Iterator[str]:
+    """Base URL of a gunicorn shared by the tests of this package."""
+    with GunicornServer(BOTS_ENV, workers=1) as server:
+        yield server.url
