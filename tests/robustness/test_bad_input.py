@@ -1,3 +1,4 @@
+# ruff: noqa: E501 - one bad request per line reads best as a table
 """Bad input over real HTTP (gunicorn + Redis): always a documented 4xx problem, never a 5xx.
 
 Each request below is sent as raw bytes; its answer must be
@@ -68,7 +69,7 @@ CASES = [
     # Cards.
     Bad("invalid card code", "POST", MOVES, _j({"type": "discard", "card": "Q9"}), 422, "validation_error", token="ann"),
     Bad("card code as a number", "POST", MOVES, _j({"type": "discard", "card": 12}), 422, "validation_error", token="ann"),
-    Bad("fullwidth card code", "POST", MOVES, _j({"type": "discard", "card": "Ｈ２"}), 422, "validation_error", token="ann"),
+    Bad("fullwidth card code", "POST", MOVES, _j({"type": "discard", "card": "\uff28\uff12"}), 422, "validation_error", token="ann"),
     Bad("duplicate card codes", "POST", MOVES, _j({"type": "meld", "cards": ["H2", "2h", "H3"]}), 422, "validation_error", token="ann"),
     Bad("deck with a duplicate", "POST", "/games", _j({"seats": SEATS, "deck": [*DECK[:-1], "H2"]}), 422, "validation_error"),
     Bad("deck with a bad code", "POST", "/games", _j({"seats": SEATS, "deck": [*DECK[:-1], "ZZ"]}), 422, "validation_error"),
