@@ -204,6 +204,16 @@ class MeldSchema(_Response):
     type = fields.String(required=True, metadata={"enum": ["set", "run"]})
     cards = fields.List(fields.String(), required=True)
     owner = fields.Integer(allow_none=True)
+    jokers = fields.Dict(
+        keys=fields.String(),
+        values=fields.String(),
+        metadata={
+            "description": "Only when the meld holds jokers: the index of each joker in "
+            "`cards` (as a string) mapped to the card it stands for, e.g. "
+            '`{"cards": ["H7", "JK", "H9"], "jokers": {"1": "H8"}}`.',
+            "example": {"1": "H8"},
+        },
+    )
 
 
 class RoundSchema(_Response):
