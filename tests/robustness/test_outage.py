@@ -1,0 +1,102 @@
+"""Redis outage under a live gunicorn: 503 with Retry-After within 2 s, then recovery.
+
+redis-server (append-only file on) is stopped in the middle of a game: every
+kind of request is answered 503 `store_unavailable` with `Retry-After`, each
+within the 2 s the client waits, and nothing is applied. When redis-server is
+started again, the very next request succeeds without restarting gunicorn, and
+the game continues from its last saved version.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.api.helpers import DECK, DRAW
+from tests.e2e.http import Answer, Client
+from tests.support.gunicorn import GunicornServer
+from tests.support.redis_server import RedisServer
+
+#: The longest a client waits for the 503 while Redis is down (seconds).
+ANSWER_WITHIN = 2.0
+
+
+@pytest.fixture
+def servers() -> Iterator[tuple[RedisServer, GunicornServer]]:
+    redis_server = RedisServer(appendonly=True).start()
+    server = GunicornServer(
+        {"STORE_URL": redis_server.url, "RATELIMIT_ENABLED": "0"}, workers=2
+    ).start()
+    try:
+        yield redis_server, server
+    finally:
+        server.stop()
+        redis_server.cleanup()
+
+
+def _client(server: GunicornServer, timeout: float | None = None) -> Client:
+    client = Client(server.url)
+    if timeout is not None:
+        client.connection.timeout = timeout
+    return client
+
+
+def _unavailable(answer: Answer) -> None:
+    assert answer.status == 503, answer
+    assert answer.headers["content-type"] == "application/problem+json"
+    assert answer.json["code"] == "store_unavailable"
+    assert int(answer.headers["retry-after"]) >= 1
+
+
+def test_redis_stops_and_starts_again_mid_game(
+    servers: tuple[RedisServer, GunicornServer],
+) -> None:
+    redis_server, server = servers
+    client = _client(server)
+    created = client.post(
+        "/games",
+        {
+            "preset": "express",
+            "seats": [{"name": "Ann"}, {"name": "Bob"}],
+            "deck": DECK,
+            "first_dealer": 1,
+        },
+    ).json
+    game, ann, bob = created["id"], created["seats"][0]["token"], created["seats"][1]["token"]
+    assert client.post(f"/games/{game}/moves", DRAW, ann).status == 200
+    saved = client.get(f"/games/{game}", ann).json
+    assert saved["version"] == 2
+
+    redis_server.stop()
+    # Several rounds, so both workers and several pooled connections answer.
+    for _round in range(4):
+        down = _client(server, timeout=ANSWER_WITHIN)  # a slower answer raises TimeoutError
+        _unavailable(down.get(f"/games/{game}", ann))
+        _unavailable(down.get(f"/games/{game}/legal-moves", ann))
+        _unavailable(down.get(f"/games/{game}/events?after=0&wait=5", bob))
+        _unavailable(down.post(f"/games/{game}/moves", {"type": "discard", "card": "S9"}, ann))
+        _unavailable(down.post("/games", {"seats": [{"name": "Cy"}, {"name": "Di"}]}))
+        _unavailable(down.post(f"/games/{game}/join", {"name": "Ed"}))
+        _unavailable(down.get("/games?status=waiting"))
+        ready = down.get("/readyz")
+        assert ready.status == 503 and "retry-after" in ready.headers, ready
+        assert down.get("/healthz").status == 200  # the process itself is alive
+        down.close()
+
+    redis_server.start()
+    after = _client(server)
+    view = after.get(f"/games/{game}", ann)
+    assert view.status == 200, view
+    assert view.json["version"] == saved["version"]
+    assert view.json["hand"] == saved["hand"]
+    moved = after.post(
+        f"/games/{game}/moves", {"type": "discard", "card": "S9"}, ann, **{"If-Match": '"2"'}
+    )
+    assert moved.status == 200, moved
+    assert moved.json["version"] == 3 and moved.json["round"]["turn"] == 1
+    events = after.get(f"/games/{game}/events?after=0", bob).json["events"]
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    assert after.get("/readyz").status == 200
+    log = server.log_tail(400)
+    assert "Traceback" not in log and "[ERROR]" not in log, log
