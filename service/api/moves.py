@@ -151,8 +151,8 @@ class Moves(MethodView):
         expected = parse_if_match(headers.get("if_match"))
         key = idempotency_key()
         moves = _parse_moves(body)
-        print_ = request_body()
-        fp = fingerprint(print_) if key is not None else ""
+        # The fingerprint covers the body as sent, not as the schema loaded it.
+        fp = fingerprint(request_body()) if key is not None else ""
         store = get_store()
         for _attempt in range(int(current_app.config["SAVE_RETRIES"])):
             game = load_game(game_id)
