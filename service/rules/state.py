@@ -270,10 +270,7 @@ def _dec_round(d: object, n: int) -> RoundState:
 
 def encode_state(state: GameState) -> bytes:
     """The whole state as compact bytes (orjson list led by :data:`FORMAT_VERSION`)."""
-    opts = state.options.to_json()
-    base = _preset_json(state.preset)
-    # Only the options that differ from the preset are stored (as a name -> value map).
-    stored: Any = {k: v for k, v in opts.items() if base is None or base[k] != v}
+    stored = _stored_options(state.options, state.preset)
     doc: list[Any] = [
         FORMAT_VERSION,
         STATUSES.index(state.status),
@@ -314,6 +311,16 @@ def encode_state(state: GameState) -> bytes:
         state.steps,
     ]
     return orjson.dumps(doc)
+
+
+@functools.lru_cache(maxsize=256)
+def _stored_options(options: Options, preset: str) -> dict[str, Any]:
+    # Only the options that differ from the preset are stored (as a name -> value
+    # map). Remembered per option set: games share a few, and the callers only
+    # read the map.
+    opts = options.to_json()
+    base = _preset_json(preset)
+    return {k: v for k, v in opts.items() if base is None or base[k] != v}
 
 
 def _preset_json(name: str) -> dict[str, Any] | None:
