@@ -164,7 +164,7 @@ class Games(MethodView):
     def get(self, query: dict[str, Any]) -> Response:
         """List games waiting for players
 
-        Public summaries only, newest first; pass `next_cursor` back as
+        Public summaries only, longest waiting first; pass `next_cursor` back as
         `cursor` for the next page.
         """
         games, next_cursor = get_store().lobby(query["limit"], query.get("cursor"))
