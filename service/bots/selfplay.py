@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import sys
 import threading
@@ -104,7 +105,7 @@ def percentile(values: Sequence[float], q: float) -> float:
     if not values:
         return 0.0
     ordered = sorted(values)
-    k = max(0, min(len(ordered) - 1, round(q * len(ordered) + 0.5) - 1))
+    k = max(0, min(len(ordered) - 1, math.ceil(q * len(ordered)) - 1))
     return ordered[k]
 
 
@@ -118,13 +119,14 @@ def play_game(
     seed: int | None,
     mode: str = "turns",
     wait: float = 25.0,
+    retries: int = 8,
     max_steps: int = 200_000,
 ) -> GameResult:
     """Create one game with every seat taken and play it to the end over HTTP."""
     result = GameResult(index)
     clients: list[BotClient] = []
     try:
-        creator = Api(url)
+        creator = Api(url, retries=retries)
         body: dict[str, Any] = {
             "preset": preset,
             "seats": [{"name": f"bot {i}"} for i in range(seats)],
@@ -138,7 +140,7 @@ def play_game(
         result.game_id = game_id = created.body["id"]
         for seat in created.body["seats"]:
             chooser = random.Random(f"{seed}/{index}/{seat['seat']}")
-            api = Api(url, seat["token"])
+            api = Api(url, seat["token"], retries=retries)
             clients.append(BotClient(api, game_id, strategy, chooser, wait=wait))
         if mode == "threads":
             _play_threads(clients, result)
@@ -213,6 +215,7 @@ def run_selfplay(
     seed: int | None = None,
     mode: str = "turns",
     wait: float = 25.0,
+    retries: int = 8,
 ) -> Report:
     """Play ``games`` games, ``concurrency`` at a time, and report."""
     started = time.perf_counter()
@@ -228,6 +231,7 @@ def run_selfplay(
                     seed=seed,
                     mode=mode,
                     wait=wait,
+                    retries=retries,
                 ),
                 range(games),
             )
