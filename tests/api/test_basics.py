@@ -187,3 +187,54 @@ def test_test_config_raises_unexpected_errors() -> None:
     app = _app_with_failing_route(raise_unexpected=True)
     with pytest.raises(RuntimeError):
         app.test_client().get("/boom")
+
+
+POSTS = ["/games", "/games/{game}/join", "/games/{game}/moves"]
+GETS = [
+    "/games",
+    "/games/{game}",
+    "/games/{game}/legal-moves",
+    "/games/{game}/events",
+    "/readyz",
+]
+
+
+@pytest.mark.parametrize("path", POSTS)
+def test_every_post_answers_400_413_415_as_problems(api: Api, path: str) -> None:
+    created = api.create(seats=[{"name": "Ann"}, {"name": None}]).json
+    assert created is not None
+    url = path.format(game=created["id"])
+    token = {"Authorization": f"Bearer {created['seats'][0]['token']}"}
+    client = api.client
+    problem(
+        client.post(url, data=b"{", content_type="application/json", headers=token),
+        400,
+        "invalid_json",
+    )
+    big = b'{"x": "' + b"y" * 70_000 + b'"}'
+    problem(
+        client.post(url, data=big, content_type="application/json", headers=token),
+        413,
+        "body_too_large",
+    )
+    problem(
+        client.post(url, data=b"a=b", content_type="text/plain", headers=token),
+        415,
+        "unsupported_media_type",
+    )
+
+
+@pytest.mark.parametrize("path", POSTS + GETS)
+def test_every_store_endpoint_answers_503_when_the_store_is_down(path: str) -> None:
+    app = create_app(replace(TestConfig(), STORE_URL="redis://127.0.0.1:1/0"))
+    client = app.test_client()
+    url = path.format(game="SomeGame123")
+    if path in POSTS:
+        body = {"seats": [{"name": "A"}, {"name": "B"}]} if path == "/games" else {"name": "B"}
+        if path.endswith("/moves"):
+            body = {"type": "draw", "source": "stock"}
+        answer = client.post(url, json=body, headers={"Authorization": "Bearer x"})
+    else:
+        answer = client.get(url)
+    problem(answer, 503, "store_unavailable")
+    assert answer.headers["Retry-After"] == "1"
