@@ -202,3 +202,24 @@ def test_a_discard_ends_the_turn_and_play_passes_in_seat_order() -> None:
     state, _ = play(state, 1, "draw discard", "discard D2")
     state, _ = play(state, 2, "draw stock", "discard H2")
     assert state.round is not None and state.round.turn == 0
+
+
+@pytest.mark.parametrize(
+    ("ace", "listed"),
+    [
+        ("low", [("HA", "H2", "H3")]),
+        ("high_or_low", [("HA", "H2", "H3"), ("HQ", "HK", "HA")]),
+        ("around", [("HA", "H2", "H3"), ("HK", "HA", "H2"), ("HK", "HA", "H2", "H3"),
+                    ("HQ", "HK", "HA"), ("HQ", "HK", "HA", "H2"), ("HQ", "HK", "HA", "H2", "H3")]),
+    ],
+)  # fmt: skip
+def test_the_ace_option_decides_which_runs_are_listed(
+    ace: str, listed: list[tuple[str, ...]]
+) -> None:
+    state, _ = scripted(
+        "standard", ["HQ HK HA H2 H3", "D2 D4 S6 S8 S10"], up="CK", stock="C9", dealer=1,
+        options={"hand_size": 5, "ace": ace},
+    )  # fmt: skip
+    state, _ = play(state, 0, "draw stock")
+    melds = [m.cards for m in legal_moves(state, 0) if isinstance(m, Meld)]
+    assert sorted(melds) == sorted(listed)
