@@ -9,9 +9,9 @@ import dataclasses
 
 import pytest
 
-from service.rules.engine import apply, legal_moves
+from service.rules.engine import apply, apply_all, legal_moves
 from service.rules.moves import Discard, Draw, IllegalMove, LayOff, Meld
-from service.rules.state import GameState
+from service.rules.state import GameState, encode_state
 from tests.rules.scripted import hand, mv, play, scripted, types
 
 
@@ -223,3 +223,17 @@ def test_the_ace_option_decides_which_runs_are_listed(
     state, _ = play(state, 0, "draw stock")
     melds = [m.cards for m in legal_moves(state, 0) if isinstance(m, Meld)]
     assert sorted(melds) == sorted(listed)
+
+
+def test_apply_never_changes_its_input_and_apply_all_is_all_or_nothing() -> None:
+    state = four_card_game()
+    before = encode_state(state)
+    after, _ = apply(state, 0, Draw("stock"))
+    assert encode_state(state) == before and after != state
+    with pytest.raises(IllegalMove) as err:
+        apply_all(state, 0, [Draw("stock"), Meld(("H5", "H6", "H7")), Discard("SK")])
+    assert err.value.code == "card_not_in_hand"
+    assert encode_state(state) == before
+    done, events = apply_all(state, 0, [Draw("stock"), Meld(("H5", "H6", "H7")), Discard("H8")])
+    assert types(events) == ["drew", "melded", "discarded"]
+    assert done.round is not None and done.round.turn == 1
