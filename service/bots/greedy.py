@@ -26,6 +26,7 @@ import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from service.bots.hand import (
@@ -62,9 +63,11 @@ class _Seat:
 
     hand: tuple[Card, ...]
     scoring: Scoring
-    table: Mapping[int, MeldShape]
+    table: tuple[tuple[Card, ...], ...]  # the cards of each table meld
     may_lay_off: bool
-    unseen: Counter[Card]
+    seen: tuple[Card, ...]  # every card known not to be coming: hand, pile, table, picked
+    decks: int
+    jokers: int
     threat: int  # fewest cards held by an opponent still playing
     refills: int
     next_collected: tuple[Card, ...]
@@ -72,10 +75,22 @@ class _Seat:
 
     def fits_table(self, card: Card) -> bool:
         """Whether ``card`` alone could be laid off on some table meld."""
-        return any(
-            extend_meld(shape, (card,), self.scoring.ace) is not None
-            for shape in self.table.values()
-        )
+        return any(_accepts(meld, card, self.scoring.ace) for meld in self.table)
+
+    def unseen(self) -> Counter[Card]:
+        """Copies of each card that may still come to this seat."""
+        return unseen_cards(self.decks, self.jokers, self.seen)
+
+
+@lru_cache(maxsize=4096)
+def _shape(cards: tuple[Card, ...], ace: str) -> MeldShape | None:
+    return make_meld(cards, ace)
+
+
+@lru_cache(maxsize=65536)
+def _accepts(cards: tuple[Card, ...], card: Card, ace: str) -> bool:
+    shape = _shape(cards, ace)
+    return shape is not None and extend_meld(shape, (card,), ace) is not None
 
 
 def _read(view: View, memory: Memory | None) -> _Seat:
@@ -85,13 +100,10 @@ def _read(view: View, memory: Memory | None) -> _Seat:
     rnd = view.get("round") or {}
     me = view["you"]
     seats = view["seats"]
-    table: dict[int, MeldShape] = {}
+    table = tuple(tuple(m["cards"]) for m in rnd.get("melds", ()))
     seen: list[Card] = [*hand, *rnd.get("discard_pile", ())]
-    for m in rnd.get("melds", ()):
-        seen.extend(m["cards"])
-        shape = make_meld(m["cards"], scoring.ace)
-        if shape is not None:
-            table[m["id"]] = shape
+    for meld in table:
+        seen.extend(meld)
     mine = seats[me]
     concealed = rnd.get("number") in (opts.get("concealed_rounds") or ())
     may_lay_off = not concealed and (
@@ -103,9 +115,9 @@ def _read(view: View, memory: Memory | None) -> _Seat:
     collected: tuple[Card, ...] = ()
     discarded: tuple[Card, ...] = ()
     if memory is not None and memory.round == rnd.get("number"):
-        for seat, cards in memory.collected.items():
+        for seat, picked in memory.collected.items():
             if seat != me:
-                seen.extend(cards)  # held by someone else: not coming to us
+                seen.extend(picked)  # held by someone else: not coming to us
         if nxt is not None:
             collected = tuple(memory.collected.get(nxt, ()))
             discarded = tuple(memory.discarded.get(nxt, ()))
@@ -114,7 +126,9 @@ def _read(view: View, memory: Memory | None) -> _Seat:
         scoring=scoring,
         table=table,
         may_lay_off=may_lay_off,
-        unseen=unseen_cards(opts["decks"], opts["jokers"], seen),
+        seen=tuple(seen),
+        decks=opts["decks"],
+        jokers=opts["jokers"],
         threat=min((s["hand_size"] for s in playing), default=99),
         refills=rnd.get("refills", 0),
         next_collected=collected,
@@ -229,12 +243,13 @@ def _discard(me: _Seat, split: Split, discards: Sequence[Discard], rng: random.R
         out_weight = _OUT_WEIGHT_WARY
     else:
         out_weight = _OUT_WEIGHT_CALM
+    unseen = me.unseen()
     scored: list[tuple[float, Discard]] = []
     for d in discards:
         card = d.card
         if card in split.deadwood:
             gain = float(me.scoring.points(card))
-            live = outs(card, split.deadwood, me.unseen, me.scoring.ace)
+            live = outs(card, split.deadwood, unseen, me.scoring.ace)
         else:
             rest = best_split(without(me.hand, (card,)), me.scoring)
             gain = float(split.points - rest.points)
