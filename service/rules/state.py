@@ -21,7 +21,7 @@ from service.rules.cards import JOKER, NATURAL_CARDS, Card
 from service.rules.melds import MeldShape
 from service.rules.options import PRESETS, Options, OptionsError, options_from_json
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 STATUSES = ("waiting", "active", "finished")
 PHASES = ("draw", "play")
@@ -268,6 +268,42 @@ def _dec_round(d: object, n: int) -> RoundState:
     )
 
 
+def _enc_record(r: RoundRecord) -> list[Any]:
+    """A finished round in four fields: its number is its place in the list; reason,
+    winner and rummy share one integer, ender and first another; points are 0 when
+    all are zero; the hands are one string, comma-separated."""
+    meta = (
+        REASONS.index(r.reason) + 3 * int(r.rummy) + 6 * (0 if r.winner is None else r.winner + 1)
+    )
+    points: Any = list(r.points) if any(r.points) else 0
+    return [meta, r.ender * 8 + r.first, points, ",".join(pack_cards(h) for h in r.hands)]
+
+
+def _dec_record(r: object, number: int, n: int) -> RoundRecord:
+    if not isinstance(r, list) or len(r) != 4:
+        raise StateDecodeError("bad round record")
+    meta, seats, points, hands = _int(r[0]), _int(r[1]), r[2], r[3]
+    if points == 0:
+        points = [0] * n
+    if not isinstance(points, list) or len(points) != n or not all(type(p) is int for p in points):
+        raise StateDecodeError("bad round points")
+    if type(hands) is not str or hands.count(",") != n - 1:
+        raise StateDecodeError("bad round hands")
+    winner = meta // 6 - 1
+    if winner >= n:
+        raise StateDecodeError("bad round winner")
+    return RoundRecord(
+        number=number,
+        reason=REASONS[meta % 3],
+        winner=None if winner < 0 else winner,
+        rummy=bool(meta % 6 // 3),
+        points=tuple(points),
+        hands=tuple(unpack_cards(h) for h in hands.split(",")),
+        ender=seats // 8,
+        first=seats % 8,
+    )
+
+
 def encode_state(state: GameState) -> bytes:
     """The whole state as compact bytes (orjson list led by :data:`FORMAT_VERSION`)."""
     stored = _stored_options(state.options, state.preset)
@@ -291,19 +327,7 @@ def encode_state(state: GameState) -> bytes:
             for s in state.seats
         ],
         None if state.round is None else _enc_round(state.round),
-        [
-            [
-                r.number,
-                REASONS.index(r.reason),
-                r.winner,
-                int(r.rummy),
-                list(r.points),
-                [pack_cards(h) for h in r.hands],
-                r.ender,
-                r.first,
-            ]
-            for r in state.rounds
-        ],
+        [_enc_record(r) for r in state.rounds],
         None if state.winners is None else list(state.winners),
         state.seed,
         None if state.deck is None else pack_cards(state.deck),
@@ -394,25 +418,8 @@ def _decode(doc: list[Any]) -> GameState:
     records = []
     if not isinstance(doc[6], list):
         raise StateDecodeError("bad rounds")
-    for r in doc[6]:
-        if not isinstance(r, list) or len(r) != 8:
-            raise StateDecodeError("bad round record")
-        if not isinstance(r[4], list) or len(r[4]) != n or not all(type(p) is int for p in r[4]):
-            raise StateDecodeError("bad round points")
-        if not isinstance(r[5], list) or len(r[5]) != n:
-            raise StateDecodeError("bad round hands")
-        records.append(
-            RoundRecord(
-                number=_int(r[0], 1),
-                reason=REASONS[_int(r[1])],
-                winner=_opt_int(r[2]),
-                rummy=bool(_int(r[3])),
-                points=tuple(r[4]),
-                hands=tuple(unpack_cards(h) for h in r[5]),
-                ender=_int(r[6]),
-                first=_int(r[7]),
-            )
-        )
+    for number, r in enumerate(doc[6], start=1):
+        records.append(_dec_record(r, number, n))
     winners = doc[7]
     if winners is not None:
         if not isinstance(winners, list) or not all(type(w) is int and 0 <= w < n for w in winners):
