@@ -8,6 +8,7 @@ import random
 import orjson
 import pytest
 
+from service.bots.strategies import choose_move
 from service.rules.engine import SeatSpec, apply, legal_moves, new_game
 from service.rules.options import PRESETS, resolve_options
 from service.rules.state import (
@@ -17,6 +18,7 @@ from service.rules.state import (
     decode_state,
     encode_state,
 )
+from service.rules.views import seat_view
 
 
 def played(preset: str, players: int, steps: int, seed: int = 1, **overrides: object) -> GameState:
@@ -86,3 +88,23 @@ def test_unknown_or_corrupt_input_raises_a_clear_error() -> None:
 
 def test_the_encoding_leads_with_its_format_version() -> None:
     assert orjson.loads(encode_state(played("block", 2, 3)))[0] == FORMAT_VERSION
+
+
+def test_a_long_four_player_game_stays_under_2_kb_throughout() -> None:
+    # traditional: refills run out often, so games last many rounds (this one 20+).
+    opts = resolve_options("traditional", {}, 4)
+    seats = [
+        SeatSpec(f"Player {i}", token_hash=hashlib.sha256(str(i).encode()).hexdigest())
+        for i in range(4)
+    ]
+    state, _ = new_game(opts, "traditional", seats, seed=0)
+    rng = random.Random(0)
+    largest = 0
+    while state.status == "active" and state.round is not None:
+        seat = state.round.turn
+        move = choose_move("greedy", seat_view(state, seat), legal_moves(state, seat), rng)
+        state, _ = apply(state, seat, move)
+        if state.status == "active":
+            largest = max(largest, len(encode_state(state)))
+    assert len(state.rounds) >= 10
+    assert largest <= 2048
