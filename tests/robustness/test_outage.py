@@ -100,3 +100,28 @@ def test_redis_stops_and_starts_again_mid_game(
     assert after.get("/readyz").status == 200
     log = server.log_tail(400)
     assert "Traceback" not in log and "[ERROR]" not in log, log
+
+
+def test_a_hung_redis_is_answered_503_in_time_and_recovers(
+    servers: tuple[RedisServer, GunicornServer],
+) -> None:
+    """A redis-server that stops answering (SIGSTOP) is no better than a stopped one."""
+    redis_server, server = servers
+    client = _client(server)
+    seats = [{"name": "Ann"}, {"name": "Bob"}]
+    created = client.post("/games", {"seats": seats, "deck": DECK, "first_dealer": 1}).json
+    game, ann = created["id"], created["seats"][0]["token"]  # Ann is to draw
+    version = client.get(f"/games/{game}").json["version"]
+    redis_server.freeze()
+    try:
+        for _round in range(3):
+            down = _client(server, timeout=ANSWER_WITHIN)
+            _unavailable(down.get(f"/games/{game}", ann))
+            _unavailable(down.post(f"/games/{game}/moves", DRAW, ann))
+            down.close()
+    finally:
+        redis_server.thaw()
+    after = _client(server)
+    assert after.get(f"/games/{game}").json["version"] == version
+    assert after.post(f"/games/{game}/moves", DRAW, ann).json["version"] == version + 1
+    assert "Traceback" not in server.log_tail(400)
