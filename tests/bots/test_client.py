@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 import sys
 import threading
@@ -55,17 +56,17 @@ def test_client_plays_a_full_game_against_a_server_bot(service_url: str) -> None
         service_url,
         {
             "preset": "standard",
-            "options": {"target_score": 40},
+            "options": {"end": "rounds", "rounds": 2},
             "seats": [{"name": "Ann"}, {"bot": "greedy"}],
             "seed": 3,
         },
     )
     token = game["seats"][0]["token"]
-    client = BotClient(Api(service_url, token), game["id"], "greedy", wait=5)
+    client = BotClient(Api(service_url, token), game["id"], "greedy", random.Random(3), wait=5)
     final = client.play()
     assert final["status"] == "finished"
     assert final["winners"]
-    assert len(final["rounds"]) >= 1
+    assert len(final["rounds"]) == 2
     assert client.latencies  # it moved
     assert client.memory.round == final["rounds"][-1]["number"]  # it followed the events
 
