@@ -3,7 +3,8 @@
 With `If-Match`, exactly one move is applied per version and every other
 client gets 412. Without it, a move that lost the race is applied again to the
 new state: joins are applied in turn until the seats run out (then 409), a
-second draw is refused 409. Afterwards every card is accounted for and the
+second draw is refused 409. One `Idempotency-Key` sent by all 32 applies the
+move once and every client gets its answer. Afterwards every card is accounted for and the
 event sequence numbers are contiguous.
 """
 
@@ -113,4 +114,17 @@ def test_concurrent_joins_fill_every_seat_once(live: Live) -> None:
     assert sorted(str(s.name) for s in state.seats[1:]) == sorted(names.values())
     for seat, token in joined.items():  # each token is the seat it was given with
         assert Client(live.url).get(f"/games/{game}", token).json["you"] == seat
+    _check_game(live, game)
+
+
+def test_one_idempotency_key_from_32_clients_applies_the_move_once(live: Live) -> None:
+    game, ann, _bob = _new_game(live)
+    key = {"Idempotency-Key": "draw-once"}
+    answers = _at_once(
+        live, lambda client, _i: client.post(f"/games/{game}/moves", DRAW, ann, **key)
+    )
+    assert Counter(a.status for a in answers) == {200: CLIENTS}
+    assert len({str(a.json) for a in answers}) == 1  # every client got the first answer
+    assert sum(a.headers.get("idempotency-replayed") == "true" for a in answers) == CLIENTS - 1
+    assert live.store.load(game).version == 2
     _check_game(live, game)
