@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import random
 import sys
+import threading
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -53,6 +54,8 @@ class BotClient:
     stale: int = 0
     #: The latest view of the seat.
     view: dict[str, Any] = field(default_factory=dict)
+    #: When set, :meth:`play` gives up at its next wake-up (raises :class:`ClientError`).
+    stop: threading.Event = field(default_factory=threading.Event)
     _after: int = 0
 
     @property
@@ -62,12 +65,13 @@ class BotClient:
 
     def play(self) -> dict[str, Any]:
         """Play until the game is finished; return the final view."""
-        while True:
+        while not self.stop.is_set():
             moved = self.step()
             if self.finished:
                 return self.view
             if not moved:
                 self.catch_up(self.wait)
+        raise ClientError("stopped before the game ended")
 
     def step(self) -> bool:
         """Make at most one move if it is this seat's turn; whether a move was made.

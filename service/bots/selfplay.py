@@ -194,6 +194,8 @@ def _play_threads(clients: Sequence[BotClient], result: GameResult) -> None:
             client.play()
         except Exception as exc:
             errors.append(f"seat {client.view.get('you')}: {type(exc).__name__}: {exc}")
+            for other in clients:  # the game cannot go on without this seat
+                other.stop.set()
 
     threads = [threading.Thread(target=run, args=(c,), daemon=True) for c in clients]
     for t in threads:

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from service.bots.client import BotClient
+from service.bots.client import BotClient, ClientError
 from service.bots.http import Answer, Api
 from tests.support.gunicorn import ROOT
 
@@ -167,3 +167,12 @@ def test_a_move_answered_503_is_retried_with_the_same_idempotency_key(stub_url: 
     assert {m["If-Match"] for m in _Stub.moves} == {'"3"'}
     assert {m["Authorization"] for m in _Stub.moves} == {"Bearer secret"}
     api.close()
+
+
+def test_a_stopped_client_gives_up_without_a_request() -> None:
+    api = Api("http://127.0.0.1:9", "secret", retries=0)
+    client = BotClient(api, "g", "greedy")
+    client.stop.set()  # e.g. self-play saw another seat of the game fail
+    with pytest.raises(ClientError, match="stopped"):
+        client.play()
+    assert api.retried == 0 and client.view == {}
