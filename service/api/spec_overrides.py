@@ -6,6 +6,8 @@
   the service can parse. The view still checks every body itself.
 - The `wait` bound of the events long-poll is this deployment's
   `LONGPOLL_MAX`, not the schema's static 30 s.
+- The names `options` of a new game may hold (RULES.md §7), and that a seat
+  has a `name` or a `bot`, not both.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 from apispec import APISpec
 
 from service.api.schemas import CARD_PATTERN, MAX_ACTIONS, MAX_CARDS
+from service.rules.options import OPTION_NAMES
 
 _CARD: dict[str, Any] = {"type": "string", "pattern": CARD_PATTERN, "example": "H10"}
 _CARDS: dict[str, Any] = {"type": "array", "items": _CARD, "minItems": 1, "maxItems": MAX_CARDS}
@@ -75,6 +78,13 @@ def apply(spec: APISpec, longpoll_max: float) -> None:
     schemas = spec.components.schemas
     schemas["Move"] = MOVE_DOC
     schemas["MoveRequest"] = MOVE_REQUEST_DOC
+    options = schemas["CreateGame"]["properties"]["options"]
+    options["propertyNames"] = {"enum": sorted(OPTION_NAMES)}
+    options["description"] = "overrides of the preset's options (`GET /presets`)"
+    schemas["SeatSpec"]["not"] = {
+        "required": ["name", "bot"],
+        "properties": {"name": {"type": "string"}},
+    }
     operation = spec._paths.get(EVENTS_PATH, {}).get("get", {})
     for parameter in operation.get("parameters", []):
         if parameter.get("in") == "query" and parameter.get("name") == "wait":
