@@ -601,10 +601,18 @@ def _natural_run_layoffs(
     low = [codes[_rank_at(p)] for p in range(start - below, start)]
     high = [codes[_rank_at(p)] for p in range(end, end + above)]
     found: list[tuple[Card, ...]] = []
+    seen: set[frozenset[Card]] = set()
     for d in range(below + 1):
         for u in range(min(above, room - d) + 1):
             if d or u:
-                found.append((*low[below - d :], *high[:u]))
+                cards = (*low[below - d :], *high[:u])
+                # Around the corner the slots below and above a long run can be the
+                # same ranks: one lay-off, placed as extend_meld places it (fewest
+                # cards below, so the first seen).
+                key = frozenset(cards)
+                if key not in seen:
+                    seen.add(key)
+                    found.append(cards)
     return found
 
 

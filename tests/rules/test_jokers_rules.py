@@ -23,12 +23,12 @@ from service.rules.engine import (
     legal_moves,
     new_game,
 )
-from service.rules.melds import MeldShape, candidate_melds, make_meld
+from service.rules.melds import MeldShape, candidate_layoffs, candidate_melds, make_meld
 from service.rules.moves import Discard, Draw, IllegalMove, LayOff, Meld, SwapJoker
 from service.rules.options import resolve_options
 from service.rules.state import GameState
 from service.rules.views import public_view, seat_view
-from tests.rules.scripted import hand, mv, play, scripted, types
+from tests.rules.scripted import codes, hand, mv, play, scripted, types
 
 OTHER = "C3 C5 D6 D8 S10 SQ CK"  # seat 1's hand when it does not matter
 
@@ -387,3 +387,27 @@ def test_the_blocked_check_meld_test_agrees_with_the_meld_search(ace: str) -> No
     for _ in range(400):
         cards = rng.sample(deck, rng.randint(2, 9))
         assert _any_meld(Counter(cards), ace) == bool(candidate_melds(cards, ace)), cards
+
+
+# ---------------------------------------------------------------------------
+# Found by random play: one lay-off, listed once
+
+
+@pytest.mark.parametrize("jokers", ["", "JK"])
+def test_a_lay_off_that_fits_both_ends_of_a_long_run_around_the_corner_is_listed_once(
+    jokers: str,
+) -> None:
+    # Around the corner, the slot below C9..C7 and the slot above it are both C8.
+    run = make_meld(codes("C9 C10 CJ CQ CK CA C2 C3 C4 C5 C6 C7"), "around")
+    assert run is not None
+    assert candidate_layoffs(["C8", "D2", *jokers.split()], {1: run}, "around") == [
+        (1, ("C8",)),
+        *([(1, ("JK",))] if jokers else []),
+    ]
+    short = make_meld(codes("C9 C10 CJ CQ CK CA C2 C3 C4 C5 C6"), "around")
+    assert short is not None
+    assert candidate_layoffs(["C7", "C8"], {1: short}, "around") == [
+        (1, ("C7",)),
+        (1, ("C7", "C8")),
+        (1, ("C8",)),
+    ]
