@@ -2,8 +2,8 @@
 
 Usage (from the project root)::
 
-    .venv/bin/python -m bench.http                  # about 2 minutes
-    .venv/bin/python -m bench.http --scale          # plus 1/2/4 workers and two instances
+    .venv/bin/python -m bench.http                  # about 3 minutes
+    .venv/bin/python -m bench.http --scale          # 5 minutes: also 1/2/4 workers, 2 instances
     .venv/bin/python -m bench.http --seconds 5 --games 80   # a quick look
 
 Needs ``wrk`` (Debian: ``apt-get install wrk``) and ``redis-server`` (or the
