@@ -68,13 +68,14 @@ function init(args)
    local active = tonumber(args[3])
    local nthreads = tonumber(args[4])
    for i, item in ipairs(data) do
-      if (i - 1) % nthreads == tid then
-         if mode == "moves" then
-            table.insert(pool, item)
-         else
-            table.insert(gets, item)
-         end
+      if mode ~= "moves" then
+         table.insert(gets, item) -- GETs change nothing: every thread sends them all
+      elseif (i - 1) % nthreads == tid then
+         table.insert(pool, item) -- a game is played by one thread only
       end
+   end
+   if #gets > 0 then
+      get_next = tid % #gets
    end
    if mode == "moves" then
       for _ = 1, active do
