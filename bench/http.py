@@ -432,7 +432,7 @@ def main_run(args: argparse.Namespace, redis: RedisServer, plans: list[Plan], tm
         games = create_games(server.url, plans, args.games)
         moves = tmp / "moves.lua"
         write_moves_data(games, moves)
-        warm = argparse.Namespace(**{**vars(args), "seconds": 2})
+        warm = argparse.Namespace(**{**vars(args), "seconds": args.warm_up})
         measure("warm-up", server, redis, "gets", hello, warm)
         phases = [measure("hello", server, redis, "gets", hello, args)]
         phases.append(measure("moves", server, redis, "moves", moves, args, args.active))
@@ -451,7 +451,7 @@ def main_run(args: argparse.Namespace, redis: RedisServer, plans: list[Plan], tm
         games = create_games(server.url, plans, args.games)
         moves = tmp / "moves-unlimited.lua"
         write_moves_data(games, moves)
-        warm = argparse.Namespace(**{**vars(args), "seconds": 2})
+        warm = argparse.Namespace(**{**vars(args), "seconds": args.warm_up})
         measure("warm-up", server, redis, "gets", hello, warm)
         phases.append(measure("moves-nl", server, redis, "moves", moves, args, args.active))
         report(phases)
@@ -480,7 +480,7 @@ def scale_run(args: argparse.Namespace, redis: RedisServer, plans: list[Plan], t
                 redis,
                 "gets",
                 hello,
-                argparse.Namespace(**{**vars(short), "seconds": 2}),
+                argparse.Namespace(**{**vars(short), "seconds": args.warm_up}),
             )
             base = measure("hello", server, redis, "gets", hello, short)
             moved = measure("moves", server, redis, "moves", data, short, args.active)
@@ -542,6 +542,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Command-line options."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=15, help="per phase")
+    parser.add_argument("--warm-up", type=float, default=5, help="seconds of hello first")
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--wrk-threads", type=int, default=1)
     parser.add_argument("--workers", type=int, default=2, help="gunicorn WEB_CONCURRENCY")
