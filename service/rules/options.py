@@ -382,9 +382,10 @@ def check_options(options: Options, players: int) -> dict[str, list[str]]:
         bad("rounds", "end 'rounds' needs a number of rounds")
     if isinstance(options.target_score, tuple) and players not in dict(options.target_score):
         bad("target_score", f"the map has no target for {players} players")
-    if options.jokers == 0 and (options.joker_swap or options.joker_points):
-        # Harmless but meaningless; accepted so a preset's value can be kept.
-        pass
+    if options.go_out_requires_discard and hand < 3:
+        # Two cards plus the draw make one meld at most, which leaves nothing to discard,
+        # so nobody could ever meld and every round would be blocked.
+        bad("hand_size", f"with go_out_requires_discard a hand needs at least 3 cards, not {hand}")
     return errors
 
 

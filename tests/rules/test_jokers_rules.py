@@ -10,6 +10,7 @@ every joker rule and each refusal, mostly on the ``vrotham`` and ``romme`` prese
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 
@@ -366,11 +367,15 @@ def test_blocked_check_sees_a_possible_joker_swap() -> None:
 
 
 def test_hands_of_two_are_blocked_when_going_out_needs_a_discard() -> None:
-    def first_turn(**options: object) -> list[str]:
+    # Option validation refuses dealing hands of two under go_out_requires_discard, but hands
+    # shrink to two in play; the option is switched on after a two-card deal to reach that case.
+    def first_turn(go_out_requires_discard: bool = False) -> list[str]:
         state, _ = scripted(
             "standard", ["H5 C9", "D3 S7"], up="SK", stock="C2", dealer=1,
-            options={"hand_size": 2, **options},
+            options={"hand_size": 2},
         )  # fmt: skip
+        options = replace(state.options, go_out_requires_discard=go_out_requires_discard)
+        state = replace(state, options=options)
         _, ev = play(state, 0, "draw stock", "discard C2")
         return [e["reason"] for e in ev if e["type"] == "round_ended"]
 

@@ -120,6 +120,13 @@ def test_hand_size_by_player_count(players: int, size: int) -> None:
         ("standard", {"players": [2, 7]}, 2, "players", "[min, max]"),
         ("standard", {"hand_size": 12}, 5, "hand_size", "5 hands of 12 cards"),
         ("standard", {"hand_size": 0}, 2, "hand_size", "integer 1..60"),
+        (
+            "standard",
+            {"hand_size": 2, "go_out_requires_discard": True},
+            2,
+            "hand_size",
+            "at least 3 cards",
+        ),
         ("standard", {"ace": "middle"}, 2, "ace", "low, high_or_low, around"),
         ("standard", {"ace_points": 11}, 2, "ace_points", "1 or 15"),
         ("standard", {"melds_per_turn": 2}, 2, "melds_per_turn", "null or 1"),
