@@ -7,10 +7,15 @@ answer is ``429`` (problem ``rate_limited``) with ``Retry-After``: the seconds
 until the window that refused it ends.
 
 Counts live in Redis when the limiter's storage is a Redis URL (shared by
-every process and host), else in this process's memory. One Redis round trip
-per request: ``SET key 0 PX 2*window NX`` + ``INCR key`` for each limit, sent
-together in one pipeline. If Redis cannot be reached the request is let
-through (the store then answers 503 on its own).
+every process and host), else in this process's memory. In Redis each limit
+is ``SET key 0 PX 2*window NX`` + ``INCR key``. When the counters live in the
+game store's own Redis, a request whose first store access is a load (a view,
+legal moves, events, a move, a join: `RIDING_ENDPOINTS`) sends them in the
+same pipeline as that load (`service.store.redis.ride_next_load`) and is
+refused right after it, before anything is written: no round trip of its own.
+Every other request (and one of those that ends before loading) sends them
+alone in one pipeline. If Redis cannot be reached the request is let through
+(the store then answers 503 on its own).
 
 Settings (see deploy/README.md): ``RATELIMIT_ENABLED``,
 ``RATELIMIT_STORAGE_URL`` (default: ``STORE_URL``), ``RATELIMIT_PER_TOKEN``,
@@ -30,12 +35,13 @@ from typing import Any, Final, Protocol
 
 import redis
 import redis.cluster
-from flask import Flask, Response, request
+from flask import Flask, Response, g, request
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from service.api.problems import problem_response
+from service.api.problems import Problem, problem_response
 from service.observability import metrics
+from service.store.redis import LoadRider, RedisStore, ride_next_load
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +49,11 @@ log = logging.getLogger(__name__)
 EXEMPT_PATHS: Final = frozenset({"/healthz", "/readyz", "/metrics"})
 DEFAULT_PER_TOKEN: Final = "1200/60"
 DEFAULT_PER_ADDRESS: Final = "6000/60"
+#: Endpoints whose first store access is a load, before any write: their
+#: counts ride with that load when the counters share the store's Redis.
+RIDING_ENDPOINTS: Final = frozenset(
+    {"games.Game", "games.Join", "moves.LegalMoves", "moves.Moves", "events.Events"}
+)
 #: The counters' keys are ``<STORE_PREFIX>:rl:<a|t>:<address or token hash>:<window>``.
 KEY_INFIX: Final = ":rl:"
 
@@ -136,14 +147,20 @@ class RedisCounters:
                     self._client = redis_client(self.url)
         return self._client
 
+    def keys(self, hits: Sequence[Hit], now: float) -> list[tuple[str, int]]:
+        """Each hit's key in the current window and its expiry in ms: the key
+        outlives its window, so it cannot expire between the SET and the INCR
+        and come back without an expiry."""
+        return [
+            (f"{self.key_prefix}{hit.key}:{_window(hit.limit, now)}", 2000 * hit.limit.seconds)
+            for hit in hits
+        ]
+
     def incr(self, hits: Sequence[Hit], now: float) -> list[int]:
-        """One pipeline: create each window's key with an expiry, then INCR it."""
+        """One pipeline: create each window's key with an expiry, then INCRBY it."""
         pipe = self.client.pipeline(transaction=False)
-        for hit in hits:
-            key = f"{self.key_prefix}{hit.key}:{_window(hit.limit, now)}"
-            # The key outlives its window, so it cannot expire between the SET
-            # and the INCR and come back without an expiry.
-            pipe.set(key, 0, px=2000 * hit.limit.seconds, nx=True)
+        for key, ttl_ms in self.keys(hits, now):
+            pipe.set(key, 0, px=ttl_ms, nx=True)
             pipe.incr(key)
         replies = pipe.execute()
         return [int(reply) for reply in replies[1::2]]
@@ -204,6 +221,8 @@ class RateLimiter:
         #: The wall clock (replaceable in tests); windows are aligned to it so
         #: that every process and host agrees on them.
         self.clock: Callable[[], float] = time.time
+        #: Whether counts may ride with the store's loads (same Redis, see `init_app`).
+        self.rides_with_loads = False
         self._failing_since = 0.0
 
     def client_address(self) -> str:
@@ -238,6 +257,40 @@ class RateLimiter:
         if not hits:
             return None
         now = self.clock()
+        if self.rides_with_loads and request.endpoint in RIDING_ENDPOINTS:
+            assert isinstance(self.counters, RedisCounters)
+            rider = LoadRider(self.counters.keys(hits, now))
+            g.rate_limit_ride = (rider, hits, now)
+            ride_next_load(rider)
+            return None
+        return self._count(hits, now)
+
+    def settle(self) -> None:
+        """After a load: raise the 429 problem if the counts that rode with it
+        are past a limit (nothing when no counts rode)."""
+        ride = g.get("rate_limit_ride")
+        if ride is None or ride[0].counts is None:
+            return
+        rider, hits, now = ride
+        g.rate_limit_ride = None
+        for hit, count in zip(hits, rider.counts, strict=True):
+            if count > hit.limit.count:
+                raise self.refusal(hit, now)
+
+    def finish(self, response: Response) -> Response:
+        """``after_request`` hook: count a request that ended before its load."""
+        ride = g.get("rate_limit_ride")
+        if ride is None:
+            return response
+        g.rate_limit_ride = None
+        ride_next_load(None)
+        rider, hits, now = ride
+        if rider.counts is not None:
+            return response
+        # Nothing was written without a load: the answer may still be replaced.
+        return self._count(hits, now) or response
+
+    def _count(self, hits: Sequence[Hit], now: float) -> Response | None:
         try:
             counts = self.counters.incr(hits, now)
         except (redis.RedisError, redis.exceptions.RedisClusterException) as error:
@@ -248,17 +301,27 @@ class RateLimiter:
                 return self.refuse(hit, now)
         return None
 
-    def refuse(self, hit: Hit, now: float) -> Response:
-        """The 429 problem for a request past ``hit``'s limit."""
+    def refusal(self, hit: Hit, now: float) -> Problem:
+        """The 429 problem for a request past ``hit``'s limit (counted in metrics)."""
         metrics.record_rate_limited(hit.scope)
         window_end = (_window(hit.limit, now) + 1) * hit.limit.seconds
         retry_after = max(1, math.ceil(window_end - now))
-        return problem_response(
+        return Problem(
             429,
             "rate_limited",
             f"Too many requests for this {hit.scope}: at most {hit.limit.count} "
             f"per {hit.limit.seconds} s. Retry after {retry_after} s.",
             headers={"Retry-After": str(retry_after)},
+        )
+
+    def refuse(self, hit: Hit, now: float) -> Response:
+        """The 429 answer for a request past ``hit``'s limit."""
+        problem = self.refusal(hit, now)
+        return problem_response(
+            429,
+            problem.problem_code,
+            str(problem.description),
+            headers=problem.extra_headers,
         )
 
     def _report_failure(self, error: Exception, now: float) -> None:
@@ -285,6 +348,21 @@ def init_app(app: Flask) -> RateLimiter | None:
         None if per_address.strip() in {"0", "off"} else Limit.parse(per_address),
         proxy_hops=int(config.get("RATELIMIT_PROXY_HOPS", 0) or 0),
     )
+    limiter.rides_with_loads = _same_redis(limiter.counters, app)
     app.extensions["ratelimit"] = limiter
     app.before_request(limiter.check)
+    app.after_request(limiter.finish)
+    # A thread serves request after request: no rider may outlive its request.
+    app.teardown_request(lambda _error: ride_next_load(None))
     return limiter
+
+
+def _same_redis(counters: Counters, app: Flask) -> bool:
+    """Whether the counters live in the Redis the game store loads from."""
+    store = app.extensions.get("rummy.store")
+    store = getattr(store, "inner", store)  # the metrics wrapper
+    if not isinstance(counters, RedisCounters) or not isinstance(store, RedisStore):
+        return False
+    if store.cluster:
+        return False  # the counters' keys live in other slots than the game's
+    return counters.url.partition("?")[0] == store.url.partition("?")[0]

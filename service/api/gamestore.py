@@ -98,7 +98,14 @@ STATES = DecodedStates(1024)
 
 def load_game(game_id: str) -> LoadedGame:
     """Load and decode a game (`GameNotFound` → 404 by the error mapping)."""
-    loaded = get_store().load(game_id)
+    try:
+        loaded = get_store().load(game_id)
+    finally:
+        # Rate-limit counts may have ridden with this load: refuse now, before
+        # anything is written (a 429 comes before a 404).
+        limiter = current_app.extensions.get("ratelimit")
+        if limiter is not None:
+            limiter.settle()
     return LoadedGame(game_id, STATES.decode(loaded.state), loaded.version, loaded.last_event)
 
 

@@ -13,6 +13,9 @@ script can touch all of it:
 
 Round trips: a load is one ``HMGET``; a save is one ``EVALSHA`` of
 `SAVE_SCRIPT` (after Redis has the script; redis-py loads it on ``NOSCRIPT``).
+Counters may ride along a load (`ride_next_load`): the rate limiter's
+``SET NX`` + ``INCR`` go in the same pipeline as the ``HMGET``, so counting a
+request costs no round trip of its own.
 
 The lobby is one index for all games: ``P:{lobby}:idx`` (sorted set, game id
 scored by the wall-clock ms of its last listing), ``P:{lobby}:sum`` (hash, game
@@ -37,6 +40,8 @@ import secrets
 import threading
 import time
 from collections.abc import Mapping, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from typing import Any, TypeAlias, cast
 
 import orjson
@@ -72,7 +77,14 @@ from service.store.codec import (
 )
 from service.store.errors import GameNotFound, StoreUnavailable
 
-__all__ = ["LOBBY_READ_SCRIPT", "LOBBY_SCRIPT", "SAVE_SCRIPT", "RedisStore"]
+__all__ = [
+    "LOBBY_READ_SCRIPT",
+    "LOBBY_SCRIPT",
+    "SAVE_SCRIPT",
+    "LoadRider",
+    "RedisStore",
+    "ride_next_load",
+]
 
 Client: TypeAlias = "redis.Redis | redis.cluster.RedisCluster"
 
@@ -184,8 +196,28 @@ REDIS_ERRORS = (redis.exceptions.RedisError, redis.exceptions.RedisClusterExcept
 
 _log = logging.getLogger(__name__)
 
+_LOAD_FIELDS = ("state", "version", "last_event")
+
 # How long an unlisting is remembered, to refuse a late, older listing (ms).
 _REMOVAL_MEMORY_MS = 3600 * 1000
+
+
+@dataclass
+class LoadRider:
+    """Counters to add in the same round trip as the next `RedisStore.load` of
+    this request (or thread): for each ``(key, ttl_ms)``, ``SET key 0 PX ttl NX``
+    then ``INCR key``. `counts` holds the new values once a load sent them."""
+
+    counters: Sequence[tuple[str, int]]
+    counts: list[int] | None = field(default=None)
+
+
+_RIDER: ContextVar[LoadRider | None] = ContextVar("rummy_load_rider", default=None)
+
+
+def ride_next_load(rider: LoadRider | None) -> None:
+    """Make `rider`'s counters go with the next load in this context (``None``: none)."""
+    _RIDER.set(rider)
 
 
 def _retry(retries: int) -> Retry:
@@ -398,16 +430,33 @@ class RedisStore:
         """The stored state and version (one ``HMGET``); raises `GameNotFound`."""
         if not is_game_id(game_id):
             raise GameNotFound(game_id)
+        rider = _RIDER.get()
         try:
-            state, version, last_event = cast(
-                list[bytes | None],
-                self.client.hmget(self._game_key(game_id), ["state", "version", "last_event"]),
-            )
+            if rider is None:
+                reply = self.client.hmget(self._game_key(game_id), _LOAD_FIELDS)
+            else:
+                _RIDER.set(None)  # one ride per request
+                reply = self._load_with(rider, game_id)
         except REDIS_ERRORS as exc:
             raise StoreUnavailable(f"load failed: {exc}") from exc
+        state, version, last_event = cast(list[bytes | None], reply)
         if version is None or state is None:
             raise GameNotFound(game_id)
         return Loaded(state, int(version), int(last_event or 0))
+
+    def _load_with(self, rider: LoadRider, game_id: str) -> Any:
+        # One pipeline, one round trip: the rider's counters, then the load.
+        pipe = self.client.pipeline(transaction=False)
+        for key, ttl_ms in rider.counters:
+            # The key outlives its window, so it cannot expire between the SET
+            # and the INCR and come back without an expiry. INCR, not INCRBY:
+            # `INFO commandstats` tells counts that rode from counts sent alone.
+            pipe.set(key, 0, px=ttl_ms, nx=True)
+            pipe.execute_command("INCR", key)
+        pipe.hmget(self._game_key(game_id), _LOAD_FIELDS)
+        replies = pipe.execute()
+        rider.counts = [int(count) for count in replies[1:-1:2]]
+        return replies[-1]
 
     def events(
         self, game_id: str, after: int = 0, wait: float = 0.0, limit: int | None = None

@@ -3,11 +3,12 @@
 An applied move is one load (``HMGET``) and one compare-and-set (``EVALSHA``)
 whatever it carries (bot turns included); a view or a legal-moves list is one
 load. A move with an ``Idempotency-Key`` also reads that seat's record
-(``HGETALL``) between the two. With rate limiting on as documented (its
-counters in the same Redis), a request with a seat token adds the limiter's
-one pipeline: ``SET NX`` + ``INCRBY`` per limit (address and token).
-``INFO commandstats`` also counts the commands the save script runs inside
-Redis; those are not round trips.
+(``HGETALL``) between the two. Rate limiting is on as documented (its
+counters in the same Redis), and its counts ride with the load: ``SET NX`` +
+``INCR`` per limit (address and token) in the load's pipeline, no round trip
+of their own (sent alone they would be ``INCRBY``). ``INFO commandstats`` also
+counts the commands the save script runs inside Redis; those are not round
+trips.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+import redis.connection
 from flask.testing import FlaskClient
 
 from service.app import create_app
@@ -30,8 +32,9 @@ from tests.support.redis_server import RedisServer
 
 #: Commands the save script runs itself (counted by commandstats, never sent).
 SCRIPT_COMMANDS = {name.lower() for name in re.findall(r"redis\.call\('(\w+)'", SAVE_SCRIPT)}
-#: The rate limiter's pipeline for a request with a token: per address and per token.
-LIMITER = Counter({"set": 2, "incrby": 2})
+#: The rate limiter's counts for a request with a token, per address and per
+#: token, riding in the load's pipeline (``INCRBY`` would be a pipeline of their own).
+LIMITER = Counter({"set": 2, "incr": 2})
 
 
 @pytest.fixture
@@ -46,18 +49,39 @@ def client(redis_server: RedisServer) -> Iterator[FlaskClient]:
     yield create_app(config).test_client()
 
 
-def counted(redis_server: RedisServer, request: Any) -> tuple[Any, Counter[str]]:
-    """The answer of `request()` and the Redis commands counted meanwhile."""
+@pytest.fixture
+def sends(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the app's writes to Redis sockets: one per round trip (a pipeline
+    packs all its commands into one send)."""
+    count = [0]
+    send = redis.connection.AbstractConnection.send_packed_command
+
+    def counting(self: Any, command: Any, check_health: bool = True) -> None:
+        count[0] += 1
+        send(self, command, check_health)
+
+    monkeypatch.setattr(redis.connection.AbstractConnection, "send_packed_command", counting)
+    return count
+
+
+def counted(
+    redis_server: RedisServer, request: Any, sends: list[int] | None = None
+) -> tuple[Any, Counter[str]]:
+    """The answer of `request()` and the Redis commands counted meanwhile (with
+    `sends`, also the app's round trips, under the key ``round trips``)."""
     before = redis_server.commandstats()
+    sent_before = sends[0] if sends is not None else 0
     answer = request()
+    sent = sends[0] - sent_before if sends is not None else 0
     after = redis_server.commandstats()
     delta = Counter({k: v - before.get(k, 0) for k, v in after.items() if k != "info"})
+    delta["round trips"] = sent
     return answer, +delta
 
 
 def round_trips(commands: Counter[str]) -> Counter[str]:
     """The game-store commands a client sent: each save's own HMGET ran inside Redis."""
-    store = commands - LIMITER
+    store = commands - LIMITER - Counter({"round trips": commands["round trips"]})
     sent = Counter({name: store[name] for name in ("hmget", "evalsha", "hgetall")})
     sent["hmget"] -= sent["evalsha"]
     assert set(store) - set(sent) <= SCRIPT_COMMANDS, store
@@ -65,7 +89,7 @@ def round_trips(commands: Counter[str]) -> Counter[str]:
 
 
 def test_every_applied_move_is_one_load_and_one_save(
-    client: FlaskClient, redis_server: RedisServer
+    client: FlaskClient, redis_server: RedisServer, sends: list[int]
 ) -> None:
     body = {"seats": [{"name": "Ann"}, {"bot": "greedy"}], "deck": DECK, "first_dealer": 1}
     created = client.post("/games", json=body).get_json()
@@ -80,11 +104,15 @@ def test_every_applied_move_is_one_load_and_one_save(
     last_event = 0
     for move in moves:
         answer, commands = counted(
-            redis_server, lambda m=move: client.post(f"/games/{game}/moves", json=m, headers=auth)
+            redis_server,
+            lambda m=move: client.post(f"/games/{game}/moves", json=m, headers=auth),
+            sends,
         )
         assert answer.status_code == 200, answer.get_json()
         assert round_trips(commands) == Counter({"hmget": 1, "evalsha": 1}), commands
-        assert commands["set"] == LIMITER["set"] and commands["incrby"] == LIMITER["incrby"]
+        assert commands["set"] == LIMITER["set"] and commands["incr"] == LIMITER["incr"]
+        assert commands["incrby"] == 0  # the limiter sent nothing on its own
+        assert commands["round trips"] == 2, commands
         view = answer.get_json()
         assert view["last_event"] > last_event
         last_event = view["last_event"]
@@ -93,7 +121,7 @@ def test_every_applied_move_is_one_load_and_one_save(
 
 
 def test_a_view_and_a_legal_moves_list_are_one_load(
-    client: FlaskClient, redis_server: RedisServer
+    client: FlaskClient, redis_server: RedisServer, sends: list[int]
 ) -> None:
     body = {"seats": [{"name": "Ann"}, {"name": "Bob"}], "deck": DECK, "first_dealer": 1}
     created = client.post("/games", json=body).get_json()
@@ -101,9 +129,9 @@ def test_a_view_and_a_legal_moves_list_are_one_load(
     client.get(f"/games/{game}", headers=auth)
 
     for path in (f"/games/{game}", f"/games/{game}/legal-moves"):
-        answer, commands = counted(redis_server, lambda p=path: client.get(p, headers=auth))
+        answer, commands = counted(redis_server, lambda p=path: client.get(p, headers=auth), sends)
         assert answer.status_code == 200
-        assert commands == LIMITER + Counter({"hmget": 1}), (path, commands)
+        assert commands == LIMITER + Counter({"hmget": 1, "round trips": 1}), (path, commands)
 
 
 def test_a_replayed_idempotent_move_saves_nothing(

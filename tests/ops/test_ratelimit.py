@@ -148,3 +148,51 @@ def test_redis_client_ignores_store_settings_in_the_url() -> None:
     client = ratelimit.redis_client("redis://127.0.0.1:1/2?prefix=x&max_events=5")
     assert isinstance(client, redis.Redis)
     assert client.connection_pool.connection_kwargs["db"] == 2
+
+
+def test_counts_ride_with_the_load_and_a_refused_move_changes_nothing(
+    redis_server: RedisServer,
+) -> None:
+    from dataclasses import replace
+
+    from service.app import create_app
+    from service.config import TestConfig
+    from tests.api.helpers import DECK
+
+    prefix = f"rlride{find_free_port()}"
+    config = replace(
+        TestConfig(),
+        STORE_URL=redis_server.url,
+        STORE_PREFIX=prefix,
+        RATELIMIT_ENABLED=True,
+        RATELIMIT_PER_ADDRESS="0",
+        RATELIMIT_PER_TOKEN="3/60",
+    )
+    app = create_app(config)
+    limiter = app.extensions["ratelimit"]
+    assert limiter.rides_with_loads
+    limiter.clock = lambda: 60 * 16_666_700 + 30.0
+    client = app.test_client()
+    body = {"seats": [{"name": "Ann"}, {"name": "Bob"}], "deck": DECK, "first_dealer": 1}
+    created = client.post("/games", json=body).get_json()
+    game, token = created["id"], created["seats"][0]["token"]
+    draw = {"type": "draw", "source": "stock"}
+
+    before = refused("token")
+    assert client.get(f"/games/{game}", headers=bearer(token)).status_code == 200
+    assert client.post(f"/games/{game}/moves", json=draw, headers=bearer(token)).status_code == 200
+    version = client.get(f"/games/{game}").get_json()["version"]  # no token: not counted
+    # A request that ends before its load (a bad body) is counted on its own.
+    assert client.post(f"/games/{game}/moves", json={}, headers=bearer(token)).status_code == 422
+    discard = {"type": "discard", "card": "SQ"}
+    answer = client.post(f"/games/{game}/moves", json=discard, headers=bearer(token))
+    assert_rate_limited(answer, Limit(3, 60))
+    assert refused("token") == before + 1
+    # Refused right after the load that carried its count: nothing was saved.
+    assert client.get(f"/games/{game}").get_json()["version"] == version
+    key = redis_server.client().keys(f"{prefix}:rl:t:*")[0]
+    assert int(redis_server.client().get(key)) == 4
+    # A bad body past the limit is refused too (its answer replaced after the fact).
+    assert_rate_limited(
+        client.post(f"/games/{game}/moves", json={}, headers=bearer(token)), Limit(3, 60)
+    )
