@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from service.store.base import DEFAULT_MAX_EVENTS
+
 
 def _flag(text: str) -> bool:
     return text.strip().lower() not in {"", "0", "false", "no", "off"}
@@ -38,6 +40,9 @@ class Config:
     IDLE_TTL: int = 7 * 24 * 3600
     #: Longest ``wait`` a client may ask of the events long-poll, in seconds.
     LONGPOLL_MAX: float = 30.0
+    #: How many of a game's latest events the store keeps (a client further
+    #: behind gets the ones left and reloads the view; see README.md).
+    MAX_EVENTS: int = DEFAULT_MAX_EVENTS
     #: How many times a move that lost a race is reloaded and applied again.
     SAVE_RETRIES: int = 8
     #: Largest page of the lobby listing.
@@ -83,6 +88,8 @@ class Config:
             changes["IDLE_TTL"] = int(env["IDLE_TTL"])
         if "LONGPOLL_MAX" in env:
             changes["LONGPOLL_MAX"] = min(float(env["LONGPOLL_MAX"]), 30.0)
+        if "MAX_EVENTS" in env:
+            changes["MAX_EVENTS"] = max(1, int(env["MAX_EVENTS"]))
         if "SAVE_RETRIES" in env:
             changes["SAVE_RETRIES"] = max(1, int(env["SAVE_RETRIES"]))
         for name in ("RATELIMIT_ENABLED", "ACCESS_LOG"):

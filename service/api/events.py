@@ -41,7 +41,10 @@ class Events(MethodView):
     def get(self, query: dict[str, Any], game_id: str) -> Response:
         """List events after `after`, long-polling up to `wait` seconds
 
-        A stock draw shows its card only to the drawer.
+        A stock draw shows its card only to the drawer. Only a game's latest
+        events are kept (`MAX_EVENTS`, 24 by default): when the first event
+        answered has a `seq` above `after + 1`, the events between are gone;
+        reload the game's view, then follow the events from there.
         """
         check_game_id(game_id)
         wait = float(query["wait"])

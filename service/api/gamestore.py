@@ -31,6 +31,7 @@ def init_store(app: Flask) -> None:
         prefix=app.config["STORE_PREFIX"],
         idle_ttl=app.config["IDLE_TTL"],
         max_wait=app.config["LONGPOLL_MAX"],
+        max_events=app.config["MAX_EVENTS"],
     )
 
 

@@ -35,8 +35,10 @@ __all__ = [
 DEFAULT_IDLE_TTL = 7 * 24 * 3600
 #: Seconds an idempotency record is kept (API.md: at least 24 h).
 DEFAULT_IDEMPOTENCY_TTL = 24 * 3600
-#: At least this many of a game's latest events are kept.
-DEFAULT_MAX_EVENTS = 1000
+#: This many of a game's latest events are kept (older ones are dropped): sized
+#: so that a 4-player game in progress stays within about 3.5 KB in Redis
+#: (docs/performance.md). A client further behind reloads the view.
+DEFAULT_MAX_EVENTS = 24
 #: Longest long-poll wait a store accepts, in seconds (longer waits are cut).
 DEFAULT_MAX_WAIT = 30.0
 #: Lobby page size when none is given.

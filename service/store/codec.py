@@ -1,9 +1,16 @@
 """Encodings shared by the stores, so both produce byte-identical events.
 
-An event is stored as its JSON with the store's fields first:
-``{"seq":3,"version":2,"at":"2026-11-30T02:00:00.123Z","type":"discarded",...}``.
-The caller's part (its "tail") is encoded once with orjson; the Redis script
-only prepends the store's fields to it.
+An event is stored compactly and expanded on read: ``<seq> <version> <at>
+<body>``, where ``at`` is the UTC time in epoch milliseconds and ``body`` the
+caller's fields as JSON with short keys (`SHORT_KEYS`: ``"type"`` is
+``"T"``, ``"seat"`` is ``"S"``, ...) and the event types as numbers
+(`EVENT_TYPES`), e.g. ``43 39 1796009278084 {"T":1,"S":2,"C":"DK"}`` for
+``{"seq":43,"version":39,"at":"2026-11-30T03:27:58.084Z","type":"discarded",
+"seat":2,"card":"DK"}`` (40 bytes instead of 85). Keys and types not in the
+tables are kept as they are; a key that looks stored (a short key, or one
+starting with ``~``) gets a ``~`` in front and a type that is a number is
+kept in a list, so reading back is exact. The caller's part (its "tail") is encoded
+once; the Redis script only prepends the store's numbers to it.
 """
 
 from __future__ import annotations
@@ -11,13 +18,17 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 
 import orjson
 
 __all__ = [
+    "EVENT_TYPES",
+    "SHORT_KEYS",
     "STORE_FIELDS",
     "decode_cursor",
     "decode_event",
@@ -27,6 +38,7 @@ __all__ = [
     "key_digest",
     "new_game_id",
     "now_iso",
+    "now_ms",
     "stamp_event",
 ]
 
@@ -52,25 +64,138 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+def now_ms() -> int:
+    """The current UTC time in epoch milliseconds (an event's stored ``at``)."""
+    return time.time_ns() // 1_000_000
+
+
+@lru_cache(maxsize=256)
+def iso_of_ms(ms: int) -> str:
+    """Epoch milliseconds as ISO-8601 UTC with milliseconds (as `now_iso` writes);
+    remembered, since the events of one save share their time."""
+    seconds, millis = divmod(ms, 1000)
+    moment = datetime.fromtimestamp(seconds, UTC).replace(microsecond=millis * 1000)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+#: Stored short names of the events' keys (at any depth). Upper case, so
+#: never the same as a real key.
+SHORT_KEYS: Mapping[str, str] = {
+    "type": "T",
+    "seat": "S",
+    "card": "C",
+    "source": "O",
+    "cards": "K",
+    "meld": "M",
+    "id": "I",
+    "owner": "W",
+    "result": "R",
+    "number": "N",
+    "hands": "H",
+    "rummy": "Y",
+    "jokers": "J",
+    "discard_pile": "P",
+    "stock_size": "Z",
+    "scores": "X",
+    "dealer": "D",
+    "first": "F",
+    "reason": "E",
+    "winner": "V",
+    "winners": "VV",
+    "points": "Q",
+    "name": "A",
+    "kind": "B",
+    "refills": "G",
+    "preset": "U",
+    "players": "L",
+    "seats": "SS",
+    "joker": "JJ",
+    "stand_in": "SI",
+}
+_LONG_KEYS = {short: long for long, short in SHORT_KEYS.items()}
+#: Stored numbers of the event types (the value of ``type`` at the top level).
+EVENT_TYPES: tuple[str, ...] = (
+    "drew",
+    "discarded",
+    "melded",
+    "laid_off",
+    "round_started",
+    "round_ended",
+    "went_out",
+    "stock_refilled",
+    "game_created",
+    "game_ended",
+    "seat_taken",
+    "joker_swapped",
+    "seat_rejoined",
+    "seat_eliminated",
+    "reengaged",
+)
+_TYPE_NUMBERS = {name: number for number, name in enumerate(EVENT_TYPES)}
+
+
+def _short_key(key: Any) -> Any:
+    if not isinstance(key, str):
+        return key  # orjson refuses it (TypeError)
+    if key in _LONG_KEYS or key.startswith("~"):
+        return "~" + key  # a key that looks stored is escaped
+    return SHORT_KEYS.get(key, key)
+
+
+def _long_key(key: str) -> str:
+    if key.startswith("~"):
+        return key[1:]
+    return _LONG_KEYS.get(key, key)
+
+
+def _shorten(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {_short_key(key): _shorten(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_shorten(item) for item in value]
+    return value
+
+
+def _expand(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {_long_key(key): _expand(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_expand(item) for item in value]
+    return value
+
+
 def event_tail(event: Mapping[str, Any]) -> bytes:
-    """The caller's fields of an event, encoded to follow the store's fields.
+    """The caller's fields of an event in their stored form (compact JSON).
 
     Raises ``TypeError`` for anything that is not JSON-able (before any write).
     """
-    body = {k: v for k, v in event.items() if k not in STORE_FIELDS}
-    encoded = orjson.dumps(body)
-    # b"{}" -> b"}", b'{"type":1}' -> b',"type":1}'
-    return b"}" if encoded == b"{}" else b"," + encoded[1:]
+    body = _shorten({k: v for k, v in event.items() if k not in STORE_FIELDS})
+    if "T" in body:
+        kind = body["T"]
+        if isinstance(kind, str) and kind in _TYPE_NUMBERS:
+            body["T"] = _TYPE_NUMBERS[kind]
+        elif type(kind) is int or isinstance(kind, list):
+            body["T"] = [kind]  # a type that is a number itself: kept apart
+    return orjson.dumps(body)
 
 
-def stamp_event(seq: int, version: int, at: str, tail: bytes) -> bytes:
+def stamp_event(seq: int, version: int, at_ms: int, tail: bytes) -> bytes:
     """The stored form of one event (the Redis script builds the same bytes)."""
-    return b'{"seq":%d,"version":%d,"at":"%s"%s' % (seq, version, at.encode(), tail)
+    return b"%d %d %d %s" % (seq, version, at_ms, tail)
 
 
 def decode_event(data: bytes) -> dict[str, Any]:
-    """A stored event back as a dict."""
-    event: dict[str, Any] = orjson.loads(data)
+    """A stored event back in its full form."""
+    seq, version, at_ms, tail = data.split(b" ", 3)
+    event: dict[str, Any] = {"seq": int(seq), "version": int(version), "at": iso_of_ms(int(at_ms))}
+    body = _expand(orjson.loads(tail))
+    if "type" in body:
+        kind = body["type"]
+        if type(kind) is int:
+            body["type"] = EVENT_TYPES[kind]
+        elif isinstance(kind, list):
+            body["type"] = kind[0]
+    event.update(body)
     return event
 
 

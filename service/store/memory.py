@@ -34,7 +34,7 @@ from service.store.codec import (
     encode_cursor,
     event_tail,
     new_game_id,
-    now_iso,
+    now_ms,
     stamp_event,
 )
 from service.store.errors import GameNotFound
@@ -120,7 +120,7 @@ class MemoryStore:
         lobby: LobbyUpdate,
     ) -> None:
         version = game.version + 1
-        at = now_iso()
+        at = now_ms()
         for tail in tails:
             game.last_event += 1
             game.events.append(stamp_event(game.last_event, version, at, tail))

@@ -7,8 +7,10 @@ script can touch all of it:
 - ``P:{id}:g``  hash: ``state`` (blob), ``version``, ``last_event``, ``nonce``
   (the id of the save that wrote this version, so a retried save that already
   succeeded answers "saved", not "stale");
-- ``P:{id}:ev`` stream, entry ids ``<seq>-0``, field ``e`` = the event JSON,
-  capped with ``MAXLEN ~ max_events``;
+- ``P:{id}:ev`` list of the latest ``max_events`` events, oldest first, each
+  in the compact stored form of `service.store.codec` (``<seq> <version> <at>
+  <body>``), trimmed with ``LTRIM`` on every save (a list, not a stream: a
+  stream's nodes and preallocation cost several KB per game);
 - ``P:{id}:idem:<seat>:<sha256(key)>`` hash: an idempotency record.
 
 Round trips: a load is one ``HMGET``; a save is one ``EVALSHA`` of
@@ -29,8 +31,12 @@ stale listing behind. The same two-step path is used on a single server. If
 that second step fails, the save still counts (it is logged, not raised): the
 listing lags until the game's next listing update or its idle TTL.
 
-Long-polls read with ``XREAD BLOCK`` on a second client whose socket timeout
-exceeds the longest wait. Every Redis error becomes `StoreUnavailable`.
+A save that appends events publishes the last sequence number on the channel
+named like the list (``PUBLISH P:{id}:ev <seq>``, broadcast to every node of a
+cluster). A long-poll subscribes to it on a second client whose socket timeout
+exceeds the longest wait, reads once more (nothing is lost between the read
+and the subscription), and waits for a message. Every Redis error becomes
+`StoreUnavailable`.
 """
 
 from __future__ import annotations
@@ -73,11 +79,12 @@ from service.store.codec import (
     is_game_id,
     key_digest,
     new_game_id,
-    now_iso,
+    now_ms,
 )
 from service.store.errors import GameNotFound, StoreUnavailable
 
 __all__ = [
+    "EVENTS_SCRIPT",
     "LOBBY_READ_SCRIPT",
     "LOBBY_SCRIPT",
     "SAVE_SCRIPT",
@@ -91,10 +98,10 @@ Client: TypeAlias = "redis.Redis | redis.cluster.RedisCluster"
 SAVE_SCRIPT = """
 -- Compare-and-set of one game: all or nothing.
 -- KEYS[1] game hash, KEYS[2] event stream, KEYS[3] idempotency record (optional)
--- ARGV[1] expected version (0: create), ARGV[2] state, ARGV[3] event time (ISO-8601),
--- ARGV[4] idle TTL ms, ARGV[5] stream MAXLEN, ARGV[6] nonce of this save,
+-- ARGV[1] expected version (0: create), ARGV[2] state, ARGV[3] event time (epoch ms),
+-- ARGV[4] idle TTL ms, ARGV[5] events kept, ARGV[6] nonce of this save,
 -- ARGV[7] idempotency TTL ms, ARGV[8..12] record seat, key, fingerprint, status, body,
--- ARGV[13..] event JSON tails (the caller's fields, to follow seq/version/at)
+-- ARGV[13..] event tails (the caller's fields, compact JSON, to follow seq/version/at)
 -- Returns {code, version, last_event}: code 1 saved, 0 stale, -1 not found.
 local cur = redis.call('HMGET', KEYS[1], 'version', 'last_event', 'nonce')
 local expected = tonumber(ARGV[1])
@@ -111,11 +118,14 @@ elseif expected ~= 0 then
   return {-1, 0, 0}
 end
 version = version + 1
-local stamp = ',"version":' .. version .. ',"at":"' .. ARGV[3] .. '"'
+local stamp = ' ' .. version .. ' ' .. ARGV[3] .. ' '
 for i = 13, #ARGV do
   seq = seq + 1
-  redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], seq .. '-0', 'e',
-             '{"seq":' .. seq .. stamp .. ARGV[i])
+  redis.call('RPUSH', KEYS[2], seq .. stamp .. ARGV[i])
+end
+if #ARGV >= 13 then
+  redis.call('LTRIM', KEYS[2], -tonumber(ARGV[5]), -1)
+  redis.call('PUBLISH', KEYS[2], seq)
 end
 redis.call('HSET', KEYS[1], 'state', ARGV[2], 'version', version,
            'last_event', seq, 'nonce', ARGV[6])
@@ -128,6 +138,21 @@ if KEYS[3] then
   redis.call('PEXPIRE', KEYS[3], ARGV[7])
 end
 return {1, version, seq}
+"""
+
+EVENTS_SCRIPT = """
+-- The kept events after a sequence number.
+-- KEYS[1] game hash, KEYS[2] event list; ARGV[1] after, ARGV[2] limit (0: all)
+-- Returns false for no such game, else the stored events (oldest first).
+local last = redis.call('HGET', KEYS[1], 'last_event')
+if not last then return false end
+local kept = redis.call('LLEN', KEYS[2])
+local first = tonumber(last) - kept + 1
+local start = math.max(tonumber(ARGV[1]) + 1, first) - first
+if start >= kept then return {} end
+local stop = -1
+if tonumber(ARGV[2]) > 0 then stop = start + tonumber(ARGV[2]) - 1 end
+return redis.call('LRANGE', KEYS[2], start, stop)
 """
 
 LOBBY_SCRIPT = """
@@ -270,6 +295,7 @@ class RedisStore:
         self._save: Script
         self._lobby_update: Script
         self._lobby_read: Script
+        self._read_events: Script
         self._poll_client: Client | None = None
         self._lobby_keys = [f"{prefix}:{{lobby}}:{name}" for name in ("idx", "sum", "gone")]
 
@@ -294,6 +320,7 @@ class RedisStore:
                     self._save = client.register_script(SAVE_SCRIPT)
                     self._lobby_update = client.register_script(LOBBY_SCRIPT)
                     self._lobby_read = client.register_script(LOBBY_READ_SCRIPT)
+                    self._read_events = client.register_script(EVENTS_SCRIPT)
                     self._client = client
         return self._client
 
@@ -342,7 +369,7 @@ class RedisStore:
         args: list[EncodableT] = [
             expected_version,
             bytes(state),
-            now_iso(),
+            now_ms(),
             self.idle_ttl_ms,
             self.max_events,
             secrets.token_hex(8),
@@ -461,27 +488,46 @@ class RedisStore:
     def events(
         self, game_id: str, after: int = 0, wait: float = 0.0, limit: int | None = None
     ) -> list[dict[str, Any]]:
-        """Events after ``after`` (``XRANGE``), else ``XREAD BLOCK`` up to ``wait`` s."""
+        """Kept events after ``after`` (one script); with none yet, wait up to
+        ``wait`` s for a save's wake-up and read again."""
         if not is_game_id(game_id):
             raise GameNotFound(game_id)
         after = max(int(after), 0)
-        stream = self._events_key(game_id)
+        wait = min(wait, self.max_wait)
         try:
-            pipe = self.client.pipeline(transaction=False)
-            pipe.exists(self._game_key(game_id))
-            pipe.xrange(stream, min=f"({after}-0" if after else "-", max="+", count=limit)
-            exists, entries = pipe.execute()
-            if not exists:
-                raise GameNotFound(game_id)
-            wait = min(wait, self.max_wait)
-            if not entries and wait > 0:
-                found = self.poll_client.xread(
-                    {stream: f"{after}-0"}, count=limit, block=max(int(wait * 1000), 1)
-                )
-                entries = _stream_entries(found)
+            found = self._events_after(game_id, after, limit)
+            if not found and wait > 0:
+                found = self._wait_for_events(game_id, after, limit, wait)
         except REDIS_ERRORS as exc:
             raise StoreUnavailable(f"events read failed: {exc}") from exc
-        return [decode_event(fields[b"e"]) for _, fields in entries]
+        return [decode_event(data) for data in found]
+
+    def _events_after(self, game_id: str, after: int, limit: int | None) -> list[bytes]:
+        self.client  # noqa: B018 - builds the client and its scripts
+        keys = [self._game_key(game_id), self._events_key(game_id)]
+        found = self._read_events(keys=keys, args=[after, limit or 0])
+        if found is None:
+            raise GameNotFound(game_id)
+        return cast(list[bytes], found)
+
+    def _wait_for_events(
+        self, game_id: str, after: int, limit: int | None, wait: float
+    ) -> list[bytes]:
+        deadline = time.monotonic() + wait
+        pubsub = cast(Any, self.poll_client).pubsub()
+        try:
+            pubsub.subscribe(self._events_key(game_id))
+            # Subscribed before reading again, so a save between this read and
+            # the wait still wakes it.
+            confirmed = pubsub.get_message(timeout=min(wait, 1.0))
+            while True:
+                found = self._events_after(game_id, after, limit)
+                remaining = deadline - time.monotonic()
+                if found or remaining <= 0 or confirmed is None:
+                    return found
+                confirmed = pubsub.get_message(timeout=remaining) or {}
+        finally:
+            pubsub.close()
 
     def get_idempotency(self, game_id: str, seat: int, key: str) -> IdempotencyRecord | None:
         """The record stored by `save` for this seat and key (one ``HGETALL``)."""
@@ -544,12 +590,3 @@ class RedisStore:
                 if client is not None:
                     client.close()
             self._client = self._poll_client = None
-
-
-def _stream_entries(found: Any) -> list[tuple[bytes, dict[bytes, bytes]]]:
-    # XREAD answers [[stream, entries]] (RESP2) or {stream: [entries]} (RESP3).
-    if not found:
-        return []
-    if isinstance(found, dict):
-        return cast(list[tuple[bytes, dict[bytes, bytes]]], next(iter(found.values()))[0])
-    return cast(list[tuple[bytes, dict[bytes, bytes]]], found[0][1])

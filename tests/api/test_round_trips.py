@@ -117,7 +117,7 @@ def test_every_applied_move_is_one_load_and_one_save(
         assert view["last_event"] > last_event
         last_event = view["last_event"]
     assert view["round"]["turn"] == 0  # the bot's turn was played in the last save
-    assert commands["xadd"] >= 3  # Ann's discard and the bot's draw and discard
+    assert commands["rpush"] >= 3  # Ann's discard and the bot's draw and discard
 
 
 def test_a_view_and_a_legal_moves_list_are_one_load(

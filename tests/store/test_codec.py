@@ -1,0 +1,41 @@
+"""The compact stored form of events: exact round trips, and how small it is."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from service.store.codec import decode_event, event_tail, iso_of_ms, stamp_event
+
+_KEYS = st.sampled_from(["type", "seat", "card", "T", "S", "~T", "~", "x", "cards", "0"])
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_KEYS, inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.dictionaries(_KEYS, _JSON, max_size=5), st.integers(0, 2**40))
+def test_every_event_reads_back_as_written(event: dict[str, Any], ms: int) -> None:
+    stored = stamp_event(7, 3, ms, event_tail(event))
+    assert decode_event(stored) == {"seq": 7, "version": 3, "at": iso_of_ms(ms), **event}
+
+
+def test_a_discard_is_stored_in_under_half_its_json() -> None:
+    event = {"type": "discarded", "seat": 2, "card": "DK"}
+    stored = stamp_event(43, 39, 1796009278084, event_tail(event))
+    assert stored == b'43 39 1796009278084 {"T":1,"S":2,"C":"DK"}'
+    assert decode_event(stored) == {
+        "seq": 43,
+        "version": 39,
+        "at": "2026-11-30T03:27:58.084Z",
+        **event,
+    }
+
+
+def test_times_read_back_as_iso_with_milliseconds() -> None:
+    assert iso_of_ms(0) == "1970-01-01T00:00:00.000Z"
+    assert iso_of_ms(1796009278001) == "2026-11-30T03:27:58.001Z"
