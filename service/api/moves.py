@@ -16,7 +16,7 @@ from flask import Response, current_app
 from flask.views import MethodView
 
 from service.api import auth
-from service.api.fastpath import MoveRequestSchema
+from service.api.fastpath import MoveHeadersSchema, MoveRequestSchema
 from service.api.gamestore import busy, encode, game_view, get_store, load_game, play_bots
 from service.api.idempotency import fingerprint, idempotency_key, key_reused
 from service.api.jsonio import json_response, raw_json_response, request_body
@@ -28,7 +28,7 @@ from service.api.paths import (
 )
 from service.api.preconditions import check_if_match, etag, not_modified, parse_if_match
 from service.api.problems import Problem
-from service.api.schemas import GameViewSchema, LegalMovesSchema, MoveHeadersSchema
+from service.api.schemas import GameViewSchema, LegalMovesSchema
 from service.api.smorest import Blueprint, common_errors
 from service.observability import request_log
 from service.rules import engine
@@ -119,7 +119,7 @@ class Moves(MethodView):
     """Moves of a game."""
 
     # Schema instances, not classes: webargs would build a new schema per request.
-    # The body's answers plain moves without marshmallow (service/api/fastpath.py).
+    # Both answer plain requests without marshmallow (service/api/fastpath.py).
     @blp.arguments(MoveHeadersSchema(), location="headers")
     @blp.arguments(MoveRequestSchema())
     @blp.response(200, GameViewSchema, headers=_ETAG_HEADER)

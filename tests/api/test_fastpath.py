@@ -99,3 +99,27 @@ ODD_BODIES: list[Any] = [
 def test_any_other_body_gets_the_full_schemas_answer(body: Any) -> None:
     fast, full = fastpath.MoveRequestSchema(), schemas.MoveRequestSchema()
     assert outcome(fast, body) == outcome(full, body)
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {},
+        {"If-Match": '"17"'},
+        {"if-match": "junk", "X-Other": "1"},
+        {"Idempotency-Key": "k1", "If-Match": '"3"'},
+        {"idempotency-key": "x" * 255},
+        {"Idempotency-Key": ""},
+        {"Idempotency-Key": "x" * 256},
+    ],
+)
+def test_move_headers_get_the_full_schemas_answer(headers: dict[str, str]) -> None:
+    from webargs.multidictproxy import MultiDictProxy
+    from werkzeug.datastructures import Headers
+
+    def proxy(schema: ma.Schema) -> MultiDictProxy:
+        return MultiDictProxy(Headers({"Host": "x", **headers}), schema)
+
+    fast, full = fastpath.MoveHeadersSchema(), schemas.MoveHeadersSchema()
+    expected = outcome(full, proxy(full), unknown=ma.EXCLUDE)
+    assert outcome(fast, proxy(fast), unknown=ma.EXCLUDE) == expected
