@@ -109,6 +109,11 @@ class Phase:
 # -- servers -------------------------------------------------------------------------
 
 
+#: Worker settings other than deploy/gunicorn.conf.py's defaults (``--threads``,
+#: ``--worker-class``), set by `main` for the whole run.
+WORKER_ENV: dict[str, str] = {}
+
+
 def app_env(redis_url: str, workers: int, ratelimit: bool = True) -> dict[str, str]:
     """The production settings for gunicorn, with limits no benchmark reaches."""
     return {
@@ -117,6 +122,7 @@ def app_env(redis_url: str, workers: int, ratelimit: bool = True) -> dict[str, s
         "RATELIMIT_ENABLED": "1" if ratelimit else "0",
         "RATELIMIT_PER_TOKEN": UNLIMITED,
         "RATELIMIT_PER_ADDRESS": UNLIMITED,
+        **WORKER_ENV,
     }
 
 
@@ -345,9 +351,10 @@ def round_trips(phase: Phase) -> tuple[float, float]:
     """Store and rate-limiter round trips per request.
 
     Store: every EVALSHA is one save (its script runs one HMGET inside Redis),
-    every other HMGET a load. Rate limiter: one pipeline per request of
+    every other HMGET a load. Rate limiter: the pipelines it sends alone, each
     ``SET NX`` + ``INCRBY`` per limit (per address, and per token when a token
-    was sent).
+    was sent); counts that ride in a load's pipeline are ``INCR`` and cost no
+    round trip of their own.
     """
     saves = phase.commands.get("evalsha", 0)
     loads = phase.commands.get("hmget", 0) - saves
@@ -413,9 +420,13 @@ def memory_per_game(url: str, redis: RedisServer, moves: int) -> None:
         state = r.memory_usage(state_key, samples=0) or 0
         events = r.memory_usage(events_key, samples=0) or 0
         blob = r.hstrlen(state_key, "state")
+        # Every key of the game (idempotency records too, if any).
+        keys = list(r.scan_iter(match=f"rummy:{{{game.game_id}}}:*"))
+        total = sum(r.memory_usage(key, samples=0) or 0 for key in keys)
         print(
             f"  {players} players: game hash {state} B (state blob {blob} B), "
-            f"event stream {events} B ({r.xlen(events_key)} events), total {state + events} B"
+            f"event list {events} B ({r.llen(events_key)} events kept), "
+            f"all {len(keys)} keys {total} B"
         )
     client.close()
 
@@ -550,6 +561,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--active", type=int, default=40, help="games in play at once")
     parser.add_argument("--plans", type=int, default=16, help="distinct scripted games")
     parser.add_argument("--memory-moves", type=int, default=40)
+    parser.add_argument("--threads", type=int, help="GUNICORN_THREADS (default: the config's)")
+    parser.add_argument("--worker-class", help="GUNICORN_WORKER_CLASS (default: the config's)")
     parser.add_argument("--scale", action="store_true", help="also measure scale-out")
     parser.add_argument("--scale-seconds", type=float, default=8)
     return parser.parse_args(argv)
@@ -558,6 +571,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> None:
     """Run the benchmark."""
     args = parse_args(argv)
+    if args.threads is not None:
+        WORKER_ENV["GUNICORN_THREADS"] = str(args.threads)
+    if args.worker_class is not None:
+        WORKER_ENV["GUNICORN_WORKER_CLASS"] = args.worker_class
     started = time.perf_counter()
     plans = make_plans(args.plans, 4)
     kinds = sum((p.kinds for p in plans), Counter())
@@ -570,6 +587,7 @@ def main(argv: list[str] | None = None) -> None:
     print(
         f"wrk -t{args.wrk_threads} -c{args.connections}, {args.seconds:.0f} s per phase, "
         f"gunicorn deploy/gunicorn.conf.py with WEB_CONCURRENCY={args.workers}"
+        + "".join(f" {k}={v}" for k, v in WORKER_ENV.items())
     )
     redis = RedisServer().start()
     try:

@@ -52,7 +52,7 @@ bind = f"{os.environ.get('HOST', '0.0.0.0')}:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 if os.environ.get("STORE_URL", "memory://").startswith("memory:"):
     workers = 1  # the memory store lives in one process: more would split the games
-worker_class = "gthread"
+worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gthread")
 threads = int(os.environ.get("GUNICORN_THREADS", "16"))
 
 # A long-poll lasts at most 30 s; the worker timeout must outlast it, and a
