@@ -2,10 +2,13 @@
 
 `GunicornServer(env={...}).start()` runs it on a free port with the given
 environment, waits for `/healthz`, and `stop()` ends it (SIGTERM, then SIGKILL).
+Like the test Redis servers, a gunicorn master dies with the test process, even a
+killed one, so a test run leaves no server behind.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import signal
 import subprocess
@@ -17,10 +20,18 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from tests.support.redis_server import find_free_port
+from tests.support.redis_server import _die_with_parent, find_free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "deploy" / "gunicorn.conf.py"
+
+_live: set[GunicornServer] = set()
+
+
+@atexit.register
+def _stop_all() -> None:
+    for server in list(_live):
+        server.stop(timeout=5)
 
 
 class GunicornServer:
@@ -60,7 +71,9 @@ class GunicornServer:
             stdout=self._log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            preexec_fn=_die_with_parent(),
         )
+        _live.add(self)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -77,6 +90,7 @@ class GunicornServer:
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stop gunicorn (graceful first); safe to call twice."""
+        _live.discard(self)
         if self.process is None or self.process.poll() is not None:
             return
         self.process.send_signal(signal.SIGTERM)
