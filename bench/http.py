@@ -350,11 +350,11 @@ def measure(
 def round_trips(phase: Phase) -> tuple[float, float]:
     """Store and rate-limiter round trips per request.
 
-    Store: every EVALSHA is one save (its script runs one HMGET inside Redis),
-    every other HMGET a load. Rate limiter: the pipelines it sends alone, each
-    ``SET NX`` + ``INCRBY`` per limit (per address, and per token when a token
-    was sent); counts that ride in a load's pipeline are ``INCR`` and cost no
-    round trip of their own.
+    Store: every EVALSHA is one save or one load with the rate limiter's
+    counts (each script runs one HMGET inside Redis), every other HMGET a load.
+    Rate limiter: the pipelines it sends alone, each ``SET NX`` + ``INCRBY``
+    per limit (per address, and per token when a token was sent); counts that
+    ride in a load's script are ``INCR`` and cost no round trip of their own.
     """
     saves = phase.commands.get("evalsha", 0)
     loads = phase.commands.get("hmget", 0) - saves

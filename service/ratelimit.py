@@ -10,8 +10,8 @@ Counts live in Redis when the limiter's storage is a Redis URL (shared by
 every process and host), else in this process's memory. In Redis each limit
 is ``SET key 0 PX 2*window NX`` + ``INCR key``. When the counters live in the
 game store's own Redis, a request whose first store access is a load (a view,
-legal moves, events, a move, a join: `RIDING_ENDPOINTS`) sends them in the
-same pipeline as that load (`service.store.redis.ride_next_load`) and is
+legal moves, events, a move, a join: `RIDING_ENDPOINTS`) has them run by
+the script that loads the game (`service.store.redis.ride_next_load`) and is
 refused right after it, before anything is written: no round trip of its own.
 Every other request (and one of those that ends before loading) sends them
 alone in one pipeline. If Redis cannot be reached the request is let through
