@@ -1,7 +1,9 @@
 """gunicorn settings for production (Dockerfile, Procfile, e2e tests, `rummy-service`).
 
 Environment: PORT (default 8000), HOST (default 0.0.0.0), WEB_CONCURRENCY
-(worker processes, default 2), GUNICORN_THREADS (threads per worker, default 16).
+(worker processes, default 2), GUNICORN_THREADS (threads per worker, default 16),
+GUNICORN_WORKER_CLASS (default gthread; for measurements, see docs/performance.md
+"Worker set-ups": no other set-up moved faster on 2 cores).
 
 Worker class: `gthread`. A long-poll (`GET /events?wait=30`) holds its thread
 for up to 30 s; a `sync` worker would hold a whole process for it (and kill

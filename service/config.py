@@ -51,7 +51,7 @@ class Config:
     #: of being answered with a logged 500 problem.
     RAISE_UNEXPECTED: bool = False
     #: Whether requests are rate limited, per seat token and per client address
-    #: (see deploy/README.md: with Redis it costs one round trip per request).
+    #: (see deploy/README.md: in the store's Redis its counts ride in the load).
     RATELIMIT_ENABLED: bool = True
     #: Where the rate-limit counts live; empty: ``STORE_URL`` (Redis: shared by
     #: every process; ``memory://``: each process counts alone).

@@ -99,7 +99,7 @@ Client: TypeAlias = "redis.Redis | redis.cluster.RedisCluster"
 
 SAVE_SCRIPT = """
 -- Compare-and-set of one game: all or nothing.
--- KEYS[1] game hash, KEYS[2] event stream, KEYS[3] idempotency record (optional)
+-- KEYS[1] game hash, KEYS[2] event list, KEYS[3] idempotency record (optional)
 -- ARGV[1] expected version (0: create), ARGV[2] state, ARGV[3] event time (epoch ms),
 -- ARGV[4] idle TTL ms, ARGV[5] events kept, ARGV[6] nonce of this save,
 -- ARGV[7] idempotency TTL ms, ARGV[8..12] record seat, key, fingerprint, status, body,
@@ -345,7 +345,7 @@ class RedisStore:
 
     @property
     def poll_client(self) -> Client:
-        """The client for blocking stream reads (long-polls)."""
+        """The client for long-polls (Pub/Sub waits)."""
         if self._poll_client is None:
             with self._lock:
                 if self._poll_client is None:
