@@ -416,7 +416,7 @@ def memory_per_game(url: str, redis: RedisServer, moves: int) -> None:
                 game.tokens[seat],
             )
             assert answer.status == 200, answer
-        state_key, events_key = f"rummy:{{{game.game_id}}}:g", f"rummy:{{{game.game_id}}}:ev"
+        state_key, events_key = f"rummy:{{{game.game_id}}}:g", f"rummy:{{{game.game_id}}}:el"
         state = r.memory_usage(state_key, samples=0) or 0
         events = r.memory_usage(events_key, samples=0) or 0
         blob = r.hstrlen(state_key, "state")

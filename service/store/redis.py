@@ -7,10 +7,12 @@ script can touch all of it:
 - ``P:{id}:g``  hash: ``state`` (blob), ``version``, ``last_event``, ``nonce``
   (the id of the save that wrote this version, so a retried save that already
   succeeded answers "saved", not "stale");
-- ``P:{id}:ev`` list of the latest ``max_events`` events, oldest first, each
+- ``P:{id}:el`` list of the latest ``max_events`` events, oldest first, each
   in the compact stored form of `service.store.codec` (``<seq> <version> <at>
   <body>``), trimmed with ``LTRIM`` on every save (a list, not a stream: a
-  stream's nodes and preallocation cost several KB per game);
+  stream's nodes and preallocation cost several KB per game; games saved
+  before kept a stream under ``P:{id}:ev``, left to expire: their clients see
+  a gap in the events and reload the view);
 - ``P:{id}:idem:<seat>:<sha256(key)>`` hash: an idempotency record.
 
 Round trips: a load is one ``HMGET``; a save is one ``EVALSHA`` of
@@ -33,7 +35,7 @@ that second step fails, the save still counts (it is logged, not raised): the
 listing lags until the game's next listing update or its idle TTL.
 
 A save that appends events publishes the last sequence number on the channel
-named like the list (``PUBLISH P:{id}:ev <seq>``, broadcast to every node of a
+named like the list (``PUBLISH P:{id}:el <seq>``, broadcast to every node of a
 cluster). A long-poll subscribes to it on a second client whose socket timeout
 exceeds the longest wait, reads once more (nothing is lost between the read
 and the subscription), and waits for a message. Every Redis error becomes
@@ -358,7 +360,7 @@ class RedisStore:
         return f"{self.prefix}:{{{game_id}}}:g"
 
     def _events_key(self, game_id: str) -> str:
-        return f"{self.prefix}:{{{game_id}}}:ev"
+        return f"{self.prefix}:{{{game_id}}}:el"
 
     def _idempotency_key(self, game_id: str, seat: int, key: str) -> str:
         return f"{self.prefix}:{{{game_id}}}:idem:{seat}:{key_digest(key)}"

@@ -117,7 +117,7 @@ def test_every_key_of_a_game_shares_its_hash_tag_and_slot(
     store.save(game, 1, b"t", [], IdempotencyRecord(2, "k", "fp", 200, b"{}"))
     with store_redis.client() as r:
         keys = sorted(k.decode() for k in r.scan_iter(match=f"{prefix}:{{{game}}}:*"))
-    assert [k.split(":", 2)[2] for k in keys][:2] == ["ev", "g"]
+    assert [k.split(":", 2)[2] for k in keys][:2] == ["el", "g"]
     assert re.fullmatch(rf"{prefix}:\{{{game}\}}:idem:2:[0-9a-f]{{64}}", keys[2])
     assert len({key_slot(k.encode()) for k in keys}) == 1
 
@@ -125,7 +125,7 @@ def test_every_key_of_a_game_shares_its_hash_tag_and_slot(
 def test_writes_set_and_refresh_the_idle_ttl(store_redis: RedisServer, prefix: str) -> None:
     store = RedisStore(store_redis.url, prefix=prefix, idle_ttl=3600, idempotency_ttl=600)
     game = store.create(b"s", [{"type": "created"}]).game_id
-    g, ev = f"{prefix}:{{{game}}}:g", f"{prefix}:{{{game}}}:ev"
+    g, ev = f"{prefix}:{{{game}}}:g", f"{prefix}:{{{game}}}:el"
     with store_redis.client() as r:
         for key in (g, ev):
             assert 3_500_000 < r.pttl(key) <= 3_600_000
