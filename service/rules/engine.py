@@ -77,6 +77,7 @@ from service.rules.scoring import (
     round_points,
 )
 from service.rules.state import GameState, RoundRecord, RoundState, Seat, TableMeld
+from service.rules.views import meld_json
 
 Event = dict[str, Any]
 
@@ -802,19 +803,6 @@ def _apply_draw(
     return _evolve(state, round=new_round)
 
 
-def _meld_json(m: TableMeld) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "id": m.id,
-        "type": m.shape.kind,
-        "cards": list(m.shape.cards),
-        "owner": m.owner,
-    }
-    jokers = {str(i): m.shape.stands_for[i] for i, c in enumerate(m.shape.cards) if c == JOKER}
-    if jokers:
-        out["jokers"] = jokers
-    return out
-
-
 def _apply_meld(
     state: GameState, r: RoundState, seat: int, move: Meld, events: list[Event]
 ) -> GameState:
@@ -851,7 +839,7 @@ def _apply_meld(
         opening=opening,
         melded=tuple(melded),
     )
-    events.append({"type": "melded", "seat": seat, "meld": _meld_json(meld)})
+    events.append({"type": "melded", "seat": seat, "meld": meld_json(meld)})
     state = _evolve(state, round=new_round)
     if not rest:
         return _end_round(state, new_round, seat, "went_out", seat, events)
@@ -897,7 +885,7 @@ def _apply_layoff(
             "seat": seat,
             "meld": move.meld,
             "cards": list(move.cards),
-            "result": _meld_json(new_meld),
+            "result": meld_json(new_meld),
         }
     )
     state = _evolve(state, round=new_round)
@@ -937,7 +925,7 @@ def _apply_swap(
             "seat": seat,
             "meld": move.meld,
             "card": move.card,
-            "result": _meld_json(new_meld),
+            "result": meld_json(new_meld),
         }
     )
     return _evolve(state, round=new_round)
