@@ -20,6 +20,7 @@ from service.api.gamestore import (
 )
 from service.api.jsonio import json_response
 from service.api.paths import (
+    ETAG_HEADER,
     GAME_ID_PARAMETER,
     IF_NONE_MATCH_PARAMETER,
     check_game_id,
@@ -75,9 +76,6 @@ _JOIN_LINKS = {
         ("GetEventsAsSeat", "getEvents"),
     )
 }
-_ETAG_HEADER = {
-    "ETag": {"description": 'the game version, quoted: `"17"`', "schema": {"type": "string"}}
-}
 _AUTH_PARAMETER = {
     "in": "header",
     "name": "Authorization",
@@ -98,7 +96,7 @@ class Games(MethodView):
         CreatedSchema,
         headers={
             "Location": {"description": "/games/{id}", "schema": {"type": "string"}},
-            **_ETAG_HEADER,
+            **ETAG_HEADER,
         },
     )
     @blp.problem(422, "Invalid body, options, preset or deck")
@@ -180,7 +178,7 @@ def _lobby_for_create(state: Any, created_at: str) -> Any:
 class Game(MethodView):
     """One game."""
 
-    @blp.response(200, GameViewSchema, headers=_ETAG_HEADER)
+    @blp.response(200, GameViewSchema, headers=ETAG_HEADER)
     @blp.alt_response(304, description="Not modified since the ETag in If-None-Match")
     @blp.problem(401, "The token is not a seat token of this game")
     @blp.problem(404, "No such game (`game_not_found`)")
@@ -210,7 +208,7 @@ class Join(MethodView):
     """Seats of a game."""
 
     @blp.arguments(JoinSchema())
-    @blp.response(201, JoinedSchema, headers=_ETAG_HEADER)
+    @blp.response(201, JoinedSchema, headers=ETAG_HEADER)
     @blp.problem(404, "No such game (`game_not_found`)")
     @blp.problem(409, "No open seat, or that seat is taken")
     @blp.problem(422, "Invalid body")

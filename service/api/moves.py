@@ -21,6 +21,7 @@ from service.api.gamestore import busy, encode, game_view, get_store, load_game,
 from service.api.idempotency import fingerprint, idempotency_key, key_reused
 from service.api.jsonio import json_response, raw_json_response, request_body
 from service.api.paths import (
+    ETAG_HEADER,
     GAME_ID_PARAMETER,
     IF_NONE_MATCH_PARAMETER,
     check_game_id,
@@ -37,9 +38,6 @@ from service.store import KEEP, IdempotencyRecord
 
 blp = Blueprint("moves", __name__, url_prefix="/games", description="Moves")
 
-_ETAG_HEADER = {
-    "ETag": {"description": 'the game version, quoted: `"17"`', "schema": {"type": "string"}}
-}
 _BEARER = {
     "in": "header",
     "name": "Authorization",
@@ -86,7 +84,7 @@ _LEGAL_MOVES_LINKS = {
 class LegalMoves(MethodView):
     """The moves a seat may make now."""
 
-    @blp.response(200, LegalMovesSchema, headers=_ETAG_HEADER)
+    @blp.response(200, LegalMovesSchema, headers=ETAG_HEADER)
     @blp.alt_response(304, description="Not modified since the ETag in If-None-Match")
     @blp.problem(401, "The token is not a seat token of this game")
     @blp.problem(404, "No such game (`game_not_found`)")
@@ -122,7 +120,7 @@ class Moves(MethodView):
     # Both answer plain requests without marshmallow (service/api/fastpath.py).
     @blp.arguments(MoveHeadersSchema(), location="headers")
     @blp.arguments(MoveRequestSchema())
-    @blp.response(200, GameViewSchema, headers=_ETAG_HEADER)
+    @blp.response(200, GameViewSchema, headers=ETAG_HEADER)
     @blp.problem(400, "Malformed JSON or If-Match (`invalid_if_match`)")
     @blp.problem(401, "Missing or wrong seat token")
     @blp.problem(404, "No such game (`game_not_found`)")

@@ -31,6 +31,11 @@ def check_game_id(game_id: str) -> str:
 
 
 #: OpenAPI description of the optional `If-None-Match` header of the game reads.
+#: The documented `ETag` response header of every answer that carries a game.
+ETAG_HEADER = {
+    "ETag": {"description": 'the game version, quoted: `"17"`', "schema": {"type": "string"}}
+}
+
 IF_NONE_MATCH_PARAMETER = {
     "in": "header",
     "name": "If-None-Match",
