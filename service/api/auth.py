@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import secrets
 from collections.abc import Sequence
 from typing import Any
 
@@ -12,11 +11,12 @@ from flask import request
 
 from service.api.problems import Problem
 from service.observability import request_log
+from service.tokens import url_safe_token
 
 
 def new_token() -> tuple[str, str]:
     """A fresh seat token and the hash the game keeps of it."""
-    token = secrets.token_urlsafe(32)
+    token = url_safe_token(32)
     return token, hash_token(token)
 
 

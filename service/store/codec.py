@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import secrets
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -25,6 +24,8 @@ from functools import lru_cache
 from typing import Any
 
 import orjson
+
+from service.tokens import url_safe_token
 
 __all__ = [
     "EVENT_TYPES",
@@ -50,7 +51,7 @@ _GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 def new_game_id() -> str:
     """A fresh random game id: 128 bits, URL-safe base64 (22 characters)."""
-    return secrets.token_urlsafe(16)
+    return url_safe_token(16)
 
 
 def is_game_id(text: str) -> bool:
