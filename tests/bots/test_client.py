@@ -7,6 +7,7 @@ import random
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, ClassVar
@@ -23,6 +24,19 @@ def _create(url: str, body: dict[str, Any]) -> dict[str, Any]:
     assert answer.status == 201, answer.body
     created: dict[str, Any] = answer.body
     return created
+
+
+def _finish_together(players: list[subprocess.Popen[str]], timeout: float) -> list[tuple[str, str]]:
+    """Wait for every process; one failing stops the others (they would wait for its moves)."""
+    deadline = time.monotonic() + timeout
+    while any(p.poll() is None for p in players) and time.monotonic() < deadline:
+        if any(p.returncode not in (None, 0) for p in players):
+            break
+        time.sleep(0.05)
+    for p in players:
+        if p.poll() is None:
+            p.kill()
+    return [p.communicate() for p in players]
 
 
 def test_two_client_processes_play_a_game_to_its_end(service_url: str) -> None:
@@ -42,7 +56,7 @@ def test_two_client_processes_play_a_game_to_its_end(service_url: str) -> None:
         )
         for seat in game["seats"]
     ]
-    outputs = [p.communicate(timeout=60) for p in players]
+    outputs = _finish_together(players, timeout=60)
     assert [p.returncode for p in players] == [0, 0], outputs
     for out, _ in outputs:
         assert f"game {game['id']} finished" in out
