@@ -24,6 +24,7 @@ SETTINGS = {
     "gthread -w 2 --threads 4": ["--worker-class", "gthread", "--workers", "2", "--threads", "4"],
     "gthread -w 4 --threads 2": ["--worker-class", "gthread", "--workers", "4", "--threads", "2"],
     "gthread -w 2 --threads 16": ["--worker-class", "gthread", "--workers", "2", "--threads", "16"],
+    "gevent -w 2": ["--worker-class", "gevent", "--workers", "2"],
 }
 
 

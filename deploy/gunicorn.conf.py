@@ -1,28 +1,18 @@
 """gunicorn settings for production (Dockerfile, Procfile, e2e tests, `rummy-service`).
 
 Environment: PORT (default 8000), HOST (default 0.0.0.0), WEB_CONCURRENCY
-(worker processes, default 2), GUNICORN_THREADS (threads per worker, default 16),
-GUNICORN_WORKER_CLASS (default gthread; for measurements, see docs/performance.md
-"Worker set-ups": no other set-up moved faster on 2 cores).
+(worker processes, default 2), GUNICORN_WORKER_CLASS (default gevent),
+GUNICORN_WORKER_CONNECTIONS (requests in flight per gevent worker, default
+1000), GUNICORN_THREADS (threads per worker if the class is gthread, default 16).
 
-Worker class: `gthread`. A long-poll (`GET /events?wait=30`) holds its thread
-for up to 30 s; a `sync` worker would hold a whole process for it (and kill
-a request that outlives `timeout`), so a few waiters starve every move.
-gthread keeps idle keep-alive connections off the threads, and many threads
-per process leave room for waiters; several processes use both cores.
-
-Measured on 2 cores (8 players making draw/discard moves, redis-server on the
-same machine, 6 s per setting; other work shared the machine, so the runs
-vary a lot; 0 means no move finished in the window), moves/s per run:
-    .venv/bin/python -m bench.gunicorn_workers --seconds 6 --pollers N
-                               N=0         N=2    N=4
-    sync    -w 4               369, 290    367    0, 287
-    gthread -w 2 --threads 4   575, 158    223    0, 178
-    gthread -w 4 --threads 2   452, 208    0      192, 139
-    gthread -w 2 --threads 16  172         -      259
-With few threads, a process whose threads all wait on long-polls stalls the
-keep-alive connections it owns; 16 threads per process avoided that here at
-no clear cost, hence the default below (the performance work measures more).
+Worker class: `gevent`. A long-poll (`GET /events?wait=30`) holds a greenlet
+for up to 30 s, not a thread or a process: thousands may wait at once while
+moves go on. A `sync` worker would be held whole by one long-poll (and kill a
+request that outlives `timeout`). Against `gthread` (2 workers x 16 threads,
+the previous default), gevent served about twice the moves per second with
+half the CPU per move and half the p99 latency on 2 cores, since 16 threads
+of one interpreter no longer contend for its lock: docs/performance.md,
+"Worker set-ups", with the command that measures it.
 """
 
 import os
@@ -54,7 +44,8 @@ bind = f"{os.environ.get('HOST', '0.0.0.0')}:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 if os.environ.get("STORE_URL", "memory://").startswith("memory:"):
     workers = 1  # the memory store lives in one process: more would split the games
-worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gthread")
+worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gevent")
+worker_connections = int(os.environ.get("GUNICORN_WORKER_CONNECTIONS", "1000"))
 threads = int(os.environ.get("GUNICORN_THREADS", "16"))
 
 # A long-poll lasts at most 30 s; the worker timeout must outlast it, and a

@@ -57,8 +57,8 @@ class DecodedStates:
     Decoding a state costs more than the rest of a view, and the next request
     on a game usually loads the very bytes this process saved or read a
     moment ago. Encoding is an exact round trip and states are immutable, so
-    the same bytes may safely stand for the same state object. Threads of a
-    gthread worker share it, hence the lock.
+    the same bytes may safely stand for the same state object. The requests
+    of a worker (greenlets, or threads under gthread) share it, hence the lock.
     """
 
     def __init__(self, size: int) -> None:

@@ -31,7 +31,7 @@ def test_the_gunicorn_config_suits_long_polls() -> None:
     # Read in a child process: the config prepares the metrics directory on import.
     script = (
         "import json, runpy; c = runpy.run_path('deploy/gunicorn.conf.py'); "
-        "print(json.dumps({k: c[k] for k in ('bind', 'workers', 'worker_class', 'threads', "
+        "print(json.dumps({k: c[k] for k in ('bind', 'workers', 'worker_class', 'worker_connections', "
         "'timeout', 'graceful_timeout', 'control_socket_disable')}))"
     )
     env = {"PORT": "8123", "WEB_CONCURRENCY": "3", "STORE_URL": "redis://r:6379/0"}
@@ -46,7 +46,7 @@ def test_the_gunicorn_config_suits_long_polls() -> None:
     assert done.returncode == 0, done.stderr
     settings = json.loads(done.stdout.strip().splitlines()[-1])
     assert settings["bind"] == "0.0.0.0:8123" and settings["workers"] == 3
-    assert settings["worker_class"] == "gthread" and settings["threads"] >= 4
+    assert settings["worker_class"] == "gevent" and settings["worker_connections"] >= 100
     assert settings["timeout"] > 30 and settings["graceful_timeout"] > 30
     assert settings["control_socket_disable"] is True
     procfile = (ROOT / "Procfile").read_text()
