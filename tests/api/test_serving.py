@@ -31,8 +31,8 @@ def test_the_gunicorn_config_suits_long_polls() -> None:
     # Read in a child process: the config prepares the metrics directory on import.
     script = (
         "import json, runpy; c = runpy.run_path('deploy/gunicorn.conf.py'); "
-        "print(json.dumps({k: c[k] for k in ('bind', 'workers', 'worker_class', 'worker_connections', "
-        "'timeout', 'graceful_timeout', 'control_socket_disable')}))"
+        "print(json.dumps({k: c[k] for k in ('bind', 'workers', 'worker_class', "
+        "'worker_connections', 'timeout', 'graceful_timeout', 'control_socket_disable')}))"
     )
     env = {"PORT": "8123", "WEB_CONCURRENCY": "3", "STORE_URL": "redis://r:6379/0"}
     done = subprocess.run(
