@@ -43,6 +43,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--requests", type=int, default=3000)
     parser.add_argument("--profile", action="store_true", help="print cProfile tables")
+    parser.add_argument("--callers", help="also print the callers of functions matching this")
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument(
         "--cumulative",
@@ -102,6 +103,8 @@ def main() -> None:
         if args.profile:
             pstats.Stats(profiler).sort_stats("tottime").print_stats(args.top)
             pstats.Stats(profiler).sort_stats("cumulative").print_stats(args.cumulative)
+            if args.callers:
+                pstats.Stats(profiler).sort_stats("tottime").print_callers(args.callers)
     finally:
         redis.stop()
 

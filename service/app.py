@@ -23,6 +23,7 @@ from service.api.gamestore import STORE_EXTENSION
 from service.api.problems import register_fallback
 from service.api.smorest import Api
 from service.config import Config
+from service.flaskapp import ServiceFlask
 from service.observability import init_app as init_observability
 from service.observability.store_metrics import instrument
 
@@ -51,7 +52,7 @@ API_SETTINGS: dict[str, Any] = {
 def create_app(config: Config | None = None) -> Flask:
     """Build the app: store, JSON, errors, CORS, blueprints, docs, then extensions."""
     config = Config.from_env() if config is None else config
-    app = Flask("service")
+    app = ServiceFlask("service")
     app.config.update(API_SETTINGS)
     app.config.update(config.flask_settings())
     app.url_map.strict_slashes = False

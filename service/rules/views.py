@@ -9,9 +9,11 @@ shows each viewer only their own dealt hand.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from service.rules.cards import JOKER
+from service.rules.options import Options
 from service.rules.state import GameState, TableMeld
 
 
@@ -27,6 +29,13 @@ def meld_json(m: TableMeld) -> dict[str, Any]:
     if jokers:
         out["jokers"] = jokers
     return out
+
+
+@functools.lru_cache(maxsize=256)
+def options_json(options: Options) -> dict[str, Any]:
+    """`options.to_json()`, built once per option set (games share a few; Options is
+    frozen). The answer is shared: read it, do not change it."""
+    return options.to_json()
 
 
 def public_view(state: GameState) -> dict[str, Any]:
@@ -61,7 +70,7 @@ def public_view(state: GameState) -> dict[str, Any]:
     return {
         "status": state.status,
         "preset": state.preset,
-        "options": state.options.to_json(),
+        "options": options_json(state.options),
         "seats": seats,
         "round": round_view,
         "rounds": [

@@ -61,6 +61,7 @@ from redis.commands.core import Script
 from redis.retry import Retry
 from redis.typing import EncodableT
 
+from service.store import leancall
 from service.store.base import (
     DEFAULT_IDEMPOTENCY_TTL,
     DEFAULT_IDLE_TTL,
@@ -400,7 +401,7 @@ class RedisStore:
         ]
         try:
             self.client  # noqa: B018 - builds the client and its scripts
-            code, version, last_event = self._save(keys=keys, args=args)
+            code, version, last_event = leancall.run_script(self.client, self._save, keys, args)
         except REDIS_ERRORS as exc:
             raise StoreUnavailable(f"save failed: {exc}") from exc
         if code == 1:
@@ -481,7 +482,7 @@ class RedisStore:
         rider = _RIDER.get()
         try:
             if rider is None:
-                reply = self.client.hmget(self._game_key(game_id), _LOAD_FIELDS)
+                reply = self._plain_load(game_id)
             else:
                 _RIDER.set(None)  # one ride per request
                 reply = self._load_with(rider, game_id)
@@ -492,13 +493,19 @@ class RedisStore:
             raise GameNotFound(game_id)
         return Loaded(state, int(version), int(last_event or 0))
 
+    def _plain_load(self, game_id: str) -> Any:
+        client = self.client
+        if type(client) is redis.Redis:
+            return leancall.call(client, "HMGET", self._game_key(game_id), *_LOAD_FIELDS)
+        return client.hmget(self._game_key(game_id), _LOAD_FIELDS)
+
     def _load_with(self, rider: LoadRider, game_id: str) -> Any:
         # One script, one round trip: the rider's counters, then the load (a
         # script costs the client less than a pipeline of five commands).
         self.client  # noqa: B018 - builds the client and its scripts
         keys = [self._game_key(game_id), *(key for key, _ in rider.counters)]
         args = [ttl_ms for _, ttl_ms in rider.counters]
-        replies = self._load_counting(keys=keys, args=args)
+        replies = leancall.run_script(self.client, self._load_counting, keys, args)
         rider.counts = [int(count) for count in replies[:-1]]
         return replies[-1]
 

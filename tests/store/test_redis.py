@@ -330,3 +330,43 @@ def test_a_failed_lobby_update_does_not_undo_a_save(
     assert (result.status, result.version) == ("saved", 3)
     assert store.load(game).state == b"joined"
     assert "not updated" in caplog.text
+
+
+# -- the lean command path (service/store/leancall.py) -------------------------------
+
+
+def test_a_flushed_script_cache_costs_one_eval_and_nothing_else(
+    store: RedisStore, store_redis: RedisServer
+) -> None:
+    game = warm(store)
+    redis.Redis.from_url(store_redis.url).script_flush()
+    with store_redis.record_commands() as commands:
+        assert store.save(game, 2, b"after flush", [{"type": "a"}]).saved
+    assert [c.split()[0] for c in commands] == ["EVALSHA", "EVAL"]
+    assert store.load(game).state == b"after flush"
+    with store_redis.record_commands() as again:
+        assert store.save(game, 3, b"cached again", [{"type": "b"}]).saved
+    assert [c.split()[0] for c in again] == ["EVALSHA"]
+
+
+def test_a_killed_connection_is_reopened_by_the_next_command(
+    store: RedisStore, store_redis: RedisServer
+) -> None:
+    game = warm(store)
+    admin = redis.Redis.from_url(store_redis.url)
+    version = store.load(game).version
+    for n in range(3):
+        assert admin.client_kill_filter(_type="normal", skipme=True) >= 1
+        assert store.save(game, version, b"s%d" % n, [{"type": "x"}]).saved
+        admin.client_kill_filter(_type="normal", skipme=True)
+        version += 1
+        assert store.load(game).version == version
+
+
+def test_an_error_reply_is_raised_not_returned(store: RedisStore, store_redis: RedisServer) -> None:
+    from service.store import leancall
+
+    client = redis.Redis.from_url(store_redis.url)
+    with pytest.raises(redis.exceptions.ResponseError):
+        leancall.call(client, "NOSUCHCOMMAND")
+    assert leancall.call(client, "PING") == b"PONG"  # the connection still works
