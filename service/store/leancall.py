@@ -1,53 +1,83 @@
-"""One Redis command on a pooled connection, without redis-py's per-command machinery.
+"""Commands of the store's hot path, without redis-py's per-command machinery.
 
 `redis.Redis.execute_command` wraps every command in observability hooks,
-event dispatch, a retry closure and response callbacks: in profiles of a
-move (two ``EVALSHA``) that machinery took about a fifth of the app's CPU,
-against a few percent for the socket work itself. The hot path of the store
-(a game's load and its compare-and-set) sends its command here instead:
-same pool, same connection retry policy, reply as the server sent it (no
-response callback; the store's commands need none). A cluster client is
-left to redis-py, which routes the command to its slot's node.
+event dispatch, deprecation checks, a retry closure and response callbacks,
+and its connection pool does bookkeeping on every checkout and return: in
+profiles of a move (two ``EVALSHA``) that took about a quarter of the app's
+CPU, against a few percent for the socket work itself. A game's load and its
+compare-and-set go through `LeanConnections` instead: connections made with
+the client's own settings (address, timeouts, TLS, retry policy), kept on a
+free list, and the reply as the server sent it (the store's commands need no
+response callback). A cluster client is left to redis-py, which routes each
+command to its slot's node.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any, cast
 
 import redis
 from redis.commands.core import Script
-from redis.connection import AbstractConnection
-from redis.exceptions import NoScriptError
+from redis.exceptions import NoScriptError, ResponseError
 from redis.typing import EncodableT
 
-__all__ = ["call", "run_script"]
+__all__ = ["LeanConnections"]
 
 
-def call(client: redis.Redis, *command: EncodableT) -> Any:
-    """Send ``command`` and return its raw reply; an error reply raises."""
-    pool = client.connection_pool
-    conn = pool.get_connection()
-    try:
-        return conn.retry.call_with_retry(
-            lambda: _send_and_read(conn, command),
-            lambda _error: cast(Any, conn).disconnect(),
-        )
-    finally:
-        pool.release(conn)
+class LeanConnections:
+    """Connections to the server of one `redis.Redis` client, one per command in flight."""
+
+    def __init__(self, client: redis.Redis) -> None:
+        pool = client.connection_pool
+        self._connection_class = pool.connection_class
+        self._settings = dict(pool.connection_kwargs)
+        self._idle: list[Any] = []
+        self._made: list[Any] = []
+        self._pid = os.getpid()
+
+    def call(self, *command: EncodableT) -> Any:
+        """Send ``command`` and return its raw reply; an error reply raises.
+
+        A dropped connection is reopened and the command sent again under the
+        client's retry policy (the store's scripts are safe to repeat).
+        """
+        if self._pid != os.getpid():
+            # A forked child must not share the parent's sockets.
+            self._idle, self._made, self._pid = [], [], os.getpid()
+        try:
+            conn = self._idle.pop()
+        except IndexError:
+            conn = self._connection_class(**self._settings)
+            self._made.append(conn)
+        try:
+            return conn.retry.call_with_retry(
+                lambda: _send_and_read(conn, command), lambda _error: conn.disconnect()
+            )
+        except ResponseError:
+            raise  # a whole error reply was read: the connection is clean
+        except BaseException:
+            conn.disconnect()  # a reply may be half read: start afresh next time
+            raise
+        finally:
+            self._idle.append(conn)
+
+    def run_script(self, script: Script, keys: Sequence[Any], args: Sequence[Any]) -> Any:
+        """``script(keys=keys, args=args)``: one ``EVALSHA`` (``EVAL`` when the server
+        has not cached the script, as after a restart or ``SCRIPT FLUSH``)."""
+        try:
+            return self.call("EVALSHA", script.sha, len(keys), *keys, *args)
+        except NoScriptError:
+            return self.call("EVAL", script.script, len(keys), *keys, *args)
+
+    def close(self) -> None:
+        """Close every connection made here (a later call opens new ones)."""
+        made, self._made, self._idle = self._made, [], []
+        for conn in made:
+            conn.disconnect()
 
 
-def run_script(client: Any, script: Script, keys: Sequence[Any], args: Sequence[Any]) -> Any:
-    """``script(keys=keys, args=args)``: one ``EVALSHA`` (``EVAL`` when the server
-    has not cached the script, as after a restart or ``SCRIPT FLUSH``)."""
-    if type(client) is not redis.Redis:
-        return script(keys=keys, args=args)
-    try:
-        return call(client, "EVALSHA", script.sha, len(keys), *keys, *args)
-    except NoScriptError:
-        return call(client, "EVAL", script.script, len(keys), *keys, *args)
-
-
-def _send_and_read(conn: AbstractConnection, command: Sequence[EncodableT]) -> Any:
-    cast(Any, conn).send_command(*command)  # untyped in redis-py
-    return conn.read_response()
+def _send_and_read(conn: Any, command: Sequence[EncodableT]) -> Any:
+    conn.send_packed_command(conn.pack_command(*command))
+    return cast(Any, conn.read_response())

@@ -318,6 +318,8 @@ class RedisStore:
         self._read_events: Script
         self._load_counting: Script
         self._poll_client: Client | None = None
+        #: The hot path's connections (not for a cluster client; see leancall).
+        self._lean: leancall.LeanConnections | None = None
         self._lobby_keys = [f"{prefix}:{{lobby}}:{name}" for name in ("idx", "sum", "gone")]
 
     def __repr__(self) -> str:
@@ -343,6 +345,8 @@ class RedisStore:
                     self._lobby_read = client.register_script(LOBBY_READ_SCRIPT)
                     self._read_events = client.register_script(EVENTS_SCRIPT)
                     self._load_counting = client.register_script(LOAD_COUNTING_SCRIPT)
+                    if isinstance(client, redis.Redis):
+                        self._lean = leancall.LeanConnections(client)
                     self._client = client
         return self._client
 
@@ -401,7 +405,7 @@ class RedisStore:
         ]
         try:
             self.client  # noqa: B018 - builds the client and its scripts
-            code, version, last_event = leancall.run_script(self.client, self._save, keys, args)
+            code, version, last_event = self._run(self._save, keys, args)
         except REDIS_ERRORS as exc:
             raise StoreUnavailable(f"save failed: {exc}") from exc
         if code == 1:
@@ -493,10 +497,16 @@ class RedisStore:
             raise GameNotFound(game_id)
         return Loaded(state, int(version), int(last_event or 0))
 
+    def _run(self, script: Script, keys: Sequence[Any], args: Sequence[Any]) -> Any:
+        self.client  # noqa: B018 - builds the client, its scripts and lean connections
+        if self._lean is None:
+            return script(keys=keys, args=args)
+        return self._lean.run_script(script, keys, args)
+
     def _plain_load(self, game_id: str) -> Any:
         client = self.client
-        if type(client) is redis.Redis:
-            return leancall.call(client, "HMGET", self._game_key(game_id), *_LOAD_FIELDS)
+        if self._lean is not None:
+            return self._lean.call("HMGET", self._game_key(game_id), *_LOAD_FIELDS)
         return client.hmget(self._game_key(game_id), _LOAD_FIELDS)
 
     def _load_with(self, rider: LoadRider, game_id: str) -> Any:
@@ -505,7 +515,7 @@ class RedisStore:
         self.client  # noqa: B018 - builds the client and its scripts
         keys = [self._game_key(game_id), *(key for key, _ in rider.counters)]
         args = [ttl_ms for _, ttl_ms in rider.counters]
-        replies = leancall.run_script(self.client, self._load_counting, keys, args)
+        replies = self._run(self._load_counting, keys, args)
         rider.counts = [int(count) for count in replies[:-1]]
         return replies[-1]
 
@@ -613,4 +623,7 @@ class RedisStore:
             for client in (self._client, self._poll_client):
                 if client is not None:
                     client.close()
+            if self._lean is not None:
+                self._lean.close()
             self._client = self._poll_client = None
+            self._lean = None

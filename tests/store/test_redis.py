@@ -364,9 +364,12 @@ def test_a_killed_connection_is_reopened_by_the_next_command(
 
 
 def test_an_error_reply_is_raised_not_returned(store: RedisStore, store_redis: RedisServer) -> None:
-    from service.store import leancall
+    from service.store.leancall import LeanConnections
 
-    client = redis.Redis.from_url(store_redis.url)
+    lean = LeanConnections(redis.Redis.from_url(store_redis.url))
     with pytest.raises(redis.exceptions.ResponseError):
-        leancall.call(client, "NOSUCHCOMMAND")
-    assert leancall.call(client, "PING") == b"PONG"  # the connection still works
+        lean.call("NOSUCHCOMMAND")
+    assert lean.call("PING") == b"PONG"  # the same connection, still in step
+    assert lean.call("CLIENT", "ID") == lean.call("CLIENT", "ID")
+    lean.close()
+    assert lean.call("PING") == b"PONG"  # reopened after close
