@@ -93,6 +93,8 @@ UNMATCHED_ROUTE: Final = "<unmatched>"
 # The counters are created per label set on first use; caching the children
 # keeps the move path to one dict lookup and one increment.
 _move_children: dict[tuple[str, str, str], Any] = {}
+#: Request-duration children by (method, route, status): `labels()` locks and looks up.
+_request_children: dict[tuple[str, str, int], Any] = {}
 
 
 def record_move(move_type: str, result: str, code: str = "") -> None:
@@ -180,9 +182,13 @@ def _observe_request(response: Response) -> Response:
     if start is not None:
         rule = request.url_rule
         route = rule.rule if rule is not None else UNMATCHED_ROUTE
-        HTTP_REQUEST_DURATION.labels(request.method, route, str(response.status_code)).observe(
-            time.perf_counter() - start
-        )
+        key = (request.method, route, response.status_code)
+        child = _request_children.get(key)
+        if child is None:
+            child = HTTP_REQUEST_DURATION.labels(key[0], route, str(key[2]))
+            if len(_request_children) < 1000:  # methods are the client's words
+                _request_children[key] = child
+        child.observe(time.perf_counter() - start)
     # A move request is known by the move type its handler noted for the log.
     fields = g.get("log_fields")
     if fields is not None and "move_type" in fields:
