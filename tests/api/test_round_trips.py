@@ -142,10 +142,14 @@ def test_a_replayed_idempotent_move_saves_nothing(
     client: FlaskClient, redis_server: RedisServer
 ) -> None:
     body = {"seats": [{"name": "Ann"}, {"name": "Bob"}], "deck": DECK, "first_dealer": 1}
+    draw = {"type": "draw", "source": "stock"}
+    # A first idempotent move elsewhere opens every connection these use.
+    warm = client.post("/games", json=body).get_json()
+    warm_headers = {**bearer(warm["seats"][0]["token"]), "Idempotency-Key": "w"}
+    client.post(f"/games/{warm['id']}/moves", json=draw, headers=warm_headers)
     created = client.post("/games", json=body).get_json()
     game = created["id"]
     headers = {**bearer(created["seats"][0]["token"]), "Idempotency-Key": "k1"}
-    draw = {"type": "draw", "source": "stock"}
     first, commands = counted(
         redis_server, lambda: client.post(f"/games/{game}/moves", json=draw, headers=headers)
     )
