@@ -51,3 +51,29 @@ def test_the_gunicorn_config_suits_long_polls() -> None:
     assert settings["control_socket_disable"] is True
     procfile = (ROOT / "Procfile").read_text()
     assert procfile.startswith("web: gunicorn --config deploy/gunicorn.conf.py service.wsgi:app")
+
+
+def test_a_gevent_worker_yields_after_every_request() -> None:
+    # Without the yield, a keep-alive client that sends its next request at once
+    # keeps its greenlet running while other connections wait.
+    script = (
+        "import json, runpy, gevent\n"
+        "calls = []\n"
+        "gevent.sleep = lambda seconds=0: calls.append(seconds)\n"
+        "for kind in ('gevent', 'gthread'):\n"
+        "    import os; os.environ['GUNICORN_WORKER_CLASS'] = kind\n"
+        "    c = runpy.run_path('deploy/gunicorn.conf.py')\n"
+        "    c['post_request'](None, None, {}, None)\n"
+        "    print(json.dumps([kind, calls])); calls.clear()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        env={"STORE_URL": "redis://r:6379/0"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    answers = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("[")]
+    assert answers == [["gevent", [0]], ["gthread", []]]
