@@ -9,8 +9,8 @@ Worker class: `gevent`. A long-poll (`GET /events?wait=30`) holds a greenlet
 for up to 30 s, not a thread or a process: thousands may wait at once while
 moves go on. A `sync` worker would be held whole by one long-poll (and kill a
 request that outlives `timeout`). Against `gthread` (2 workers x 16 threads,
-the previous default), gevent served about twice the moves per second with
-half the CPU per move and half the p99 latency on 2 cores, since 16 threads
+the previous default) and `sync` (4 workers), gevent served more of every kind
+of request on 2 cores, with the lowest tail latency for `hello`, since threads
 of one interpreter no longer contend for its lock: docs/performance.md,
 "Worker set-ups", with the command that measures it.
 """
