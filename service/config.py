@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from service.store.base import DEFAULT_MAX_EVENTS
+from service.store.base import DEFAULT_MAX_EVENTS, DEFAULT_MAX_SUBSCRIBERS
 
 
 def _flag(text: str) -> bool:
@@ -43,6 +43,9 @@ class Config:
     #: How many of a game's latest events the store keeps (a client further
     #: behind gets the ones left and reloads the view; see README.md).
     MAX_EVENTS: int = DEFAULT_MAX_EVENTS
+    #: Long-polls of one worker process that may each hold a Redis Pub/Sub
+    #: connection; further ones read the event list every 0.5 s instead.
+    LONGPOLL_SUBSCRIBERS: int = DEFAULT_MAX_SUBSCRIBERS
     #: How many times a move that lost a race is reloaded and applied again.
     SAVE_RETRIES: int = 8
     #: Largest page of the lobby listing.
@@ -90,6 +93,8 @@ class Config:
             changes["LONGPOLL_MAX"] = min(float(env["LONGPOLL_MAX"]), 30.0)
         if "MAX_EVENTS" in env:
             changes["MAX_EVENTS"] = max(1, int(env["MAX_EVENTS"]))
+        if "LONGPOLL_SUBSCRIBERS" in env:
+            changes["LONGPOLL_SUBSCRIBERS"] = max(1, int(env["LONGPOLL_SUBSCRIBERS"]))
         if "SAVE_RETRIES" in env:
             changes["SAVE_RETRIES"] = max(1, int(env["SAVE_RETRIES"]))
         for name in ("RATELIMIT_ENABLED", "ACCESS_LOG"):

@@ -32,6 +32,7 @@ def init_store(app: Flask) -> None:
         idle_ttl=app.config["IDLE_TTL"],
         max_wait=app.config["LONGPOLL_MAX"],
         max_events=app.config["MAX_EVENTS"],
+        max_subscribers=app.config["LONGPOLL_SUBSCRIBERS"],
     )
 
 

@@ -19,6 +19,7 @@ __all__ = [
     "DEFAULT_IDLE_TTL",
     "DEFAULT_LOBBY_LIMIT",
     "DEFAULT_MAX_EVENTS",
+    "DEFAULT_MAX_SUBSCRIBERS",
     "DEFAULT_MAX_WAIT",
     "KEEP",
     "Created",
@@ -41,6 +42,9 @@ DEFAULT_IDEMPOTENCY_TTL = 24 * 3600
 DEFAULT_MAX_EVENTS = 24
 #: Longest long-poll wait a store accepts, in seconds (longer waits are cut).
 DEFAULT_MAX_WAIT = 30.0
+#: Long-polls of one process that may each hold a Redis Pub/Sub connection at
+#: once (Redis accepts 10,000 clients by default); further ones poll.
+DEFAULT_MAX_SUBSCRIBERS = 256
 #: Lobby page size when none is given.
 DEFAULT_LOBBY_LIMIT = 50
 

@@ -19,8 +19,8 @@ def open_store(url: str | None = None, **settings: Any) -> GameStore:
     ``redis+cluster://host:port`` and ``rediss+cluster://…`` (Redis Cluster, any
     node). ``settings`` go to the store: ``idle_ttl``, ``idempotency_ttl``,
     ``max_events``, ``max_wait`` (seconds or counts) for both; ``prefix``,
-    ``socket_timeout``, ``connect_timeout``, ``retries``, ``max_connections``
-    for Redis. No connection is made here: Redis may still be down.
+    ``socket_timeout``, ``connect_timeout``, ``retries``, ``max_connections``,
+    ``max_subscribers`` for Redis. No connection is made here: Redis may still be down.
     """
     if url is None:
         url = os.environ.get("STORE_URL") or "memory://"
@@ -29,7 +29,14 @@ def open_store(url: str | None = None, **settings: Any) -> GameStore:
     if not sep:
         raise ValueError(f"STORE_URL {url!r} has no scheme (memory://, redis://, ...)")
     if scheme == "memory":
-        redis_only = {"prefix", "socket_timeout", "connect_timeout", "retries", "max_connections"}
+        redis_only = {
+            "prefix",
+            "socket_timeout",
+            "connect_timeout",
+            "retries",
+            "max_connections",
+            "max_subscribers",
+        }
         return MemoryStore(**{k: v for k, v in settings.items() if k not in redis_only})
     if scheme in ("redis", "rediss", "unix"):
         return RedisStore(url, **settings)

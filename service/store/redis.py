@@ -67,6 +67,7 @@ from service.store.base import (
     DEFAULT_IDLE_TTL,
     DEFAULT_LOBBY_LIMIT,
     DEFAULT_MAX_EVENTS,
+    DEFAULT_MAX_SUBSCRIBERS,
     DEFAULT_MAX_WAIT,
     KEEP,
     Created,
@@ -237,6 +238,9 @@ return out
 
 #: Everything redis-py raises when Redis is unreachable or fails (cluster
 #: set-up errors do not derive from RedisError).
+#: Seconds between reads of a long-poll that found no subscriber slot.
+POLL_INTERVAL = 0.5
+
 REDIS_ERRORS = (redis.exceptions.RedisError, redis.exceptions.RedisClusterException)
 
 _log = logging.getLogger(__name__)
@@ -293,6 +297,7 @@ class RedisStore:
         connect_timeout: float = 1.0,
         retries: int = 2,
         max_connections: int | None = None,
+        max_subscribers: int = DEFAULT_MAX_SUBSCRIBERS,
     ) -> None:
         self.url = url
         self.cluster = cluster
@@ -311,6 +316,9 @@ class RedisStore:
         # Blocking reads get a socket timeout longer than the longest block.
         self._poll_options = {**common, "socket_timeout": max_wait + max(socket_timeout, 2.0)}
         self._lock = threading.Lock()
+        # Each waiting long-poll holds one Pub/Sub connection; past this many in
+        # this process, further waiters poll the event list instead.
+        self._subscribers = threading.BoundedSemaphore(max(max_subscribers, 1))
         self._client: Client | None = None
         self._save: Script
         self._lobby_update: Script
@@ -523,7 +531,9 @@ class RedisStore:
         self, game_id: str, after: int = 0, wait: float = 0.0, limit: int | None = None
     ) -> list[dict[str, Any]]:
         """Kept events after ``after`` (one script); with none yet, wait up to
-        ``wait`` s for a save's wake-up and read again."""
+        ``wait`` s for a save's wake-up and read again. Past `max_subscribers`
+        waiters in this process, a waiter reads again every `POLL_INTERVAL` s
+        instead (no connection of its own; the events come up to that late)."""
         if not is_game_id(game_id):
             raise GameNotFound(game_id)
         after = max(int(after), 0)
@@ -531,7 +541,13 @@ class RedisStore:
         try:
             found = self._events_after(game_id, after, limit)
             if not found and wait > 0:
-                found = self._wait_for_events(game_id, after, limit, wait)
+                if self._subscribers.acquire(blocking=False):
+                    try:
+                        found = self._wait_for_events(game_id, after, limit, wait)
+                    finally:
+                        self._subscribers.release()
+                else:
+                    found = self._poll_for_events(game_id, after, limit, wait)
         except REDIS_ERRORS as exc:
             raise StoreUnavailable(f"events read failed: {exc}") from exc
         return [decode_event(data) for data in found]
@@ -543,6 +559,20 @@ class RedisStore:
         if found is None:
             raise GameNotFound(game_id)
         return cast(list[bytes], found)
+
+    def _poll_for_events(
+        self, game_id: str, after: int, limit: int | None, wait: float
+    ) -> list[bytes]:
+        # Every subscriber slot taken: read the list again every POLL_INTERVAL s.
+        deadline = time.monotonic() + wait
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return []
+            time.sleep(min(POLL_INTERVAL, remaining))
+            found = self._events_after(game_id, after, limit)
+            if found:
+                return found
 
     def _wait_for_events(
         self, game_id: str, after: int, limit: int | None, wait: float

@@ -154,6 +154,7 @@ def test_config_reads_the_environment() -> None:
             "CORS_ORIGINS": "https://a.example, https://b.example",
             "IDLE_TTL": "60",
             "LONGPOLL_MAX": "99",
+            "LONGPOLL_SUBSCRIBERS": "12",
         }
     )
     assert config.STORE_URL == "redis://r:6379/1"
@@ -161,6 +162,7 @@ def test_config_reads_the_environment() -> None:
     assert config.CORS_ORIGINS == ("https://a.example", "https://b.example")
     assert config.IDLE_TTL == 60
     assert config.LONGPOLL_MAX == 30.0  # never more than the documented 30 s
+    assert config.LONGPOLL_SUBSCRIBERS == 12
     assert Config.from_env({}) == Config()
 
 

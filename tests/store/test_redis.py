@@ -164,6 +164,31 @@ def test_long_polls_use_a_client_whose_timeout_outlasts_the_wait(
     store.close()
 
 
+def test_waiters_past_max_subscribers_poll_without_a_connection_of_their_own(
+    store_redis: RedisServer, prefix: str
+) -> None:
+    store = RedisStore(store_redis.url, prefix=prefix, max_subscribers=2)
+    game = warm(store)
+    admin = redis.Redis.from_url(store_redis.url)
+    results: list[list[dict[str, object]]] = []
+    waiters = [
+        threading.Thread(target=lambda: results.append(store.events(game, 2, wait=10)))
+        for _ in range(5)
+    ]
+    for waiter in waiters:
+        waiter.start()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and admin.pubsub_numsub(f"{prefix}:{{{game}}}:el")[0][1] < 2:
+        time.sleep(0.05)
+    time.sleep(0.3)  # the other three are polling by now
+    assert admin.pubsub_numsub(f"{prefix}:{{{game}}}:el")[0][1] == 2
+    assert store.save(game, 2, b"next", [{"type": "woken"}]).saved
+    for waiter in waiters:
+        waiter.join(timeout=5)
+    assert [[e["type"] for e in found] for found in results] == [["woken"]] * 5
+    store.close()
+
+
 # -- failures ---------------------------------------------------------------------------
 
 
