@@ -236,11 +236,11 @@ end
 return out
 """
 
-#: Everything redis-py raises when Redis is unreachable or fails (cluster
-#: set-up errors do not derive from RedisError).
 #: Seconds between reads of a long-poll that found no subscriber slot.
 POLL_INTERVAL = 0.5
 
+#: Everything redis-py raises when Redis is unreachable or fails (cluster
+#: set-up errors do not derive from RedisError).
 REDIS_ERRORS = (redis.exceptions.RedisError, redis.exceptions.RedisClusterException)
 
 _log = logging.getLogger(__name__)
