@@ -17,9 +17,11 @@ Invariants (checked after every step):
 - no view and no redacted event shows another seat's cards or the stock;
 - each seat's total equals the points of its recorded rounds (plus what re-engaging carried);
 - the state survives encode/decode unchanged;
-- every game ends within ``MAX_STEPS`` moves. No preset can stall for ever under
-  random play: a blocked round ends at once, and with unlimited refills the random
-  players still go out with probability 1; the bound is far above the longest game seen.
+- every round ends within ``MAX_ROUND_STEPS`` moves: a blocked round ends at once, and
+  with unlimited refills the random players still go out with probability 1; the bound
+  is far above the longest round seen. A game need not end (rounds that end void score
+  nothing, and players who rarely meld may void round after round), so ``play_out``
+  stops after ``MAX_GAME_STEPS`` moves.
 """
 
 from __future__ import annotations
@@ -57,7 +59,8 @@ from service.rules.options import PRESETS, resolve_options
 from service.rules.state import GameState, decode_state, encode_state
 from service.rules.views import public_view, redact_event, seat_view
 
-MAX_STEPS = 20_000
+MAX_ROUND_STEPS = 20_000
+MAX_GAME_STEPS = 20_000
 GAMES_PLAYED = Counter[str]()
 
 
@@ -150,6 +153,7 @@ class RandomGames(RuleBasedStateMachine):
         super().__init__()
         self.state: GameState | None = None
         self.steps = 0
+        self.round_steps = 0
         self.rng = random.Random(0)
         self.deck: Counter[str] = Counter()
         self.new_events: list[dict[str, Any]] = []
@@ -178,6 +182,7 @@ class RandomGames(RuleBasedStateMachine):
         self.rng = random.Random(seed)
         self.deck = Counter(build_deck(options.decks, options.jokers))
         self.steps = 0
+        self.round_steps = 0
         GAMES_PLAYED[preset] += 1
 
     # -- helpers -------------------------------------------------------------
@@ -216,10 +221,13 @@ class RandomGames(RuleBasedStateMachine):
 
     def _apply(self, seat: int, move: Move) -> None:
         assert self.state is not None
+        before = self.state.round.number if self.state.round is not None else None
         self.state, events = apply(self.state, seat, move)
         self.new_events.extend(events)
         self.steps += 1
-        assert self.steps < MAX_STEPS, "the game did not end"
+        after = self.state.round.number if self.state.round is not None else None
+        self.round_steps = 0 if after != before else self.round_steps + 1
+        assert self.round_steps < MAX_ROUND_STEPS, "the round did not end"
 
     @property
     def active(self) -> bool:
@@ -276,8 +284,8 @@ class RandomGames(RuleBasedStateMachine):
     @precondition(lambda self: self.active)
     @rule()
     def play_out(self) -> None:
-        """Play random moves to the end of the game (light checks on the way)."""
-        while self.active:
+        """Play random moves to the end of the game, or `MAX_GAME_STEPS` (light checks)."""
+        while self.active and self.steps < MAX_GAME_STEPS:
             seat = self._actor()
             assert seat is not None and self.state is not None
             moves = legal_moves(self.state, seat)
