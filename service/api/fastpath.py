@@ -15,7 +15,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from flask import request
+
 from service.api import schemas
+from service.api.jsonio import request_body
+from service.api.smorest import QUICK_MISS
 from service.rules.cards import JOKER, NATURAL_CARDS
 
 _CODES = frozenset((*NATURAL_CARDS, JOKER))
@@ -67,6 +71,12 @@ class MoveRequestSchema(schemas.MoveRequestSchema):
             return data
         return super().load(data, *args, **kwargs)
 
+    def quick_load(self) -> Any:
+        """The request's body when it is a plain move, before webargs reads it
+        (see `service.api.smorest.Blueprint.arguments`); else `QUICK_MISS`."""
+        body = request_body()
+        return body if is_plain_move(body) else QUICK_MISS
+
 
 class MoveHeadersSchema(schemas.MoveHeadersSchema):
     """`schemas.MoveHeadersSchema` without marshmallow when the headers are acceptable.
@@ -81,13 +91,25 @@ class MoveHeadersSchema(schemas.MoveHeadersSchema):
         headers: Any = getattr(data, "data", None)  # webargs' proxy over request.headers
         if args or kwargs.keys() - {"unknown"} or not hasattr(headers, "get"):
             return super().load(data, *args, **kwargs)
-        loaded = {}
-        if_match = headers.get("If-Match")
-        if if_match is not None:
-            loaded["if_match"] = if_match
-        key = headers.get("Idempotency-Key")
-        if key is not None:
-            if not 1 <= len(key) <= 255:
-                return super().load(data, *args, **kwargs)
-            loaded["idempotency_key"] = key
-        return loaded
+        loaded = _move_headers(headers)
+        return super().load(data, *args, **kwargs) if loaded is QUICK_MISS else loaded
+
+    def quick_load(self) -> Any:
+        """The two headers, before webargs reads them; `QUICK_MISS` when the
+        full schema must answer."""
+        return _move_headers(request.headers)
+
+
+def _move_headers(headers: Any) -> Any:
+    """`If-Match` and `Idempotency-Key` as the schema loads them, or `QUICK_MISS`
+    for a key of the wrong length (the schema's 422)."""
+    loaded = {}
+    if_match = headers.get("If-Match")
+    if if_match is not None:
+        loaded["if_match"] = if_match
+    key = headers.get("Idempotency-Key")
+    if key is not None:
+        if not 1 <= len(key) <= 255:
+            return QUICK_MISS
+        loaded["idempotency_key"] = key
+    return loaded

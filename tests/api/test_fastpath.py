@@ -123,3 +123,34 @@ def test_move_headers_get_the_full_schemas_answer(headers: dict[str, str]) -> No
     fast, full = fastpath.MoveHeadersSchema(), schemas.MoveHeadersSchema()
     expected = outcome(full, proxy(full), unknown=ma.EXCLUDE)
     assert outcome(fast, proxy(fast), unknown=ma.EXCLUDE) == expected
+
+
+def test_plain_moves_skip_webargs_and_others_go_through_it(
+    api: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from service.api.smorest import BodyParser
+    from tests.api.helpers import bearer
+
+    parsed: list[str] = []
+    parse = BodyParser.parse
+
+    def counting(self: BodyParser, schema: Any, *args: Any, **kwargs: Any) -> Any:
+        parsed.append(type(schema).__name__)
+        return parse(self, schema, *args, **kwargs)
+
+    game, ann, _ = api.scripted_game()
+    monkeypatch.setattr(BodyParser, "parse", counting)
+    path = f"/games/{game}/moves"
+    draw = {"type": "draw", "source": "stock"}
+    answer = api.client.post(path, json=draw, headers={**bearer(ann), "Idempotency-Key": "k"})
+    assert answer.status_code == 200
+    assert parsed == []  # both the headers and the body answered without webargs
+    # A card code in another form and a key too long: the full schemas answer.
+    odd = api.client.post(path, json={"type": "discard", "card": "sk"}, headers=bearer(ann))
+    assert parsed == ["MoveRequestSchema"]
+    assert odd.status_code in (200, 409, 422)
+    too_long = api.client.post(
+        path, json=draw, headers={**bearer(ann), "Idempotency-Key": "x" * 256}
+    )
+    assert too_long.status_code == 422
+    assert parsed[1:] == ["MoveHeadersSchema"]
