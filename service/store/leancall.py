@@ -36,6 +36,8 @@ class LeanConnections:
         self._idle: list[Any] = []
         self._made: list[Any] = []
         self._pid = os.getpid()
+        #: Bumped by `close`: a connection taken before is closed, not kept.
+        self._generation = 0
 
     def call(self, *command: EncodableT) -> Any:
         """Send ``command`` and return its raw reply; an error reply raises.
@@ -46,6 +48,7 @@ class LeanConnections:
         if self._pid != os.getpid():
             # A forked child must not share the parent's sockets.
             self._idle, self._made, self._pid = [], [], os.getpid()
+        generation = self._generation
         try:
             conn = self._idle.pop()
         except IndexError:
@@ -61,7 +64,10 @@ class LeanConnections:
             conn.disconnect()  # a reply may be half read: start afresh next time
             raise
         finally:
-            self._idle.append(conn)
+            if generation == self._generation:
+                self._idle.append(conn)
+            else:
+                conn.disconnect()  # closed while this command was in flight
 
     def run_script(self, script: Script, keys: Sequence[Any], args: Sequence[Any]) -> Any:
         """``script(keys=keys, args=args)``: one ``EVALSHA`` (``EVAL`` when the server
@@ -73,6 +79,7 @@ class LeanConnections:
 
     def close(self) -> None:
         """Close every connection made here (a later call opens new ones)."""
+        self._generation += 1
         made, self._made, self._idle = self._made, [], []
         for conn in made:
             conn.disconnect()

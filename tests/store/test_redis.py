@@ -398,3 +398,24 @@ def test_an_error_reply_is_raised_not_returned(store: RedisStore, store_redis: R
     assert lean.call("CLIENT", "ID") == lean.call("CLIENT", "ID")
     lean.close()
     assert lean.call("PING") == b"PONG"  # reopened after close
+
+
+def test_a_connection_in_flight_during_close_is_closed_not_kept(
+    store_redis: RedisServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from service.store import leancall
+
+    lean = leancall.LeanConnections(redis.Redis.from_url(store_redis.url))
+    in_flight: list[object] = []
+    send_and_read = leancall._send_and_read
+
+    def closing_meanwhile(conn: object, command: object) -> object:
+        in_flight.append(conn)
+        reply = send_and_read(conn, command)  # type: ignore[arg-type]
+        lean.close()
+        return reply
+
+    monkeypatch.setattr(leancall, "_send_and_read", closing_meanwhile)
+    assert lean.call("PING") == b"PONG"
+    assert lean._idle == [] and lean._made == []
+    assert getattr(in_flight[0], "_sock", None) is None  # disconnected
