@@ -1,12 +1,21 @@
-"""Shared pytest fixtures: throwaway Redis servers (see tests/support/redis_server.py)."""
+"""Shared pytest set-up: throwaway Redis servers and the Hypothesis profile."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import settings
 
 from tests.support.redis_server import RedisCluster, RedisServer
+
+# Property tests draw the same examples on every run, so a run that passed
+# here passes in CI, and a failure reproduces. HYPOTHESIS_PROFILE=explore
+# draws new examples (run it now and then to search further).
+settings.register_profile("repeatable", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 
 @pytest.fixture(scope="session")
