@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
@@ -149,19 +149,12 @@ def _long_key(key: str) -> str:
     return _LONG_KEYS.get(key, key)
 
 
-def _shorten(value: Any) -> Any:
+def _rename_keys(value: Any, rename: Callable[[str], str]) -> Any:
+    """``value`` with every mapping key inside it passed through ``rename``."""
     if isinstance(value, dict):
-        return {_short_key(key): _shorten(item) for key, item in value.items()}
+        return {rename(key): _rename_keys(item, rename) for key, item in value.items()}
     if isinstance(value, list):
-        return [_shorten(item) for item in value]
-    return value
-
-
-def _expand(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {_long_key(key): _expand(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_expand(item) for item in value]
+        return [_rename_keys(item, rename) for item in value]
     return value
 
 
@@ -170,7 +163,7 @@ def event_tail(event: Mapping[str, Any]) -> bytes:
 
     Raises ``TypeError`` for anything that is not JSON-able (before any write).
     """
-    body = _shorten({k: v for k, v in event.items() if k not in STORE_FIELDS})
+    body = _rename_keys({k: v for k, v in event.items() if k not in STORE_FIELDS}, _short_key)
     if "T" in body:
         kind = body["T"]
         if isinstance(kind, str) and kind in _TYPE_NUMBERS:
@@ -189,7 +182,7 @@ def decode_event(data: bytes) -> dict[str, Any]:
     """A stored event back in its full form."""
     seq, version, at_ms, tail = data.split(b" ", 3)
     event: dict[str, Any] = {"seq": int(seq), "version": int(version), "at": iso_of_ms(int(at_ms))}
-    body = _expand(orjson.loads(tail))
+    body = _rename_keys(orjson.loads(tail), _long_key)
     if "type" in body:
         kind = body["type"]
         if type(kind) is int:
