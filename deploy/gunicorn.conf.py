@@ -1,18 +1,22 @@
 """gunicorn settings for production (Dockerfile, Procfile, e2e tests, `rummy-service`).
 
 Environment: PORT (default 8000), HOST (default 0.0.0.0), WEB_CONCURRENCY
-(worker processes, default 2), GUNICORN_WORKER_CLASS (default gevent),
-GUNICORN_WORKER_CONNECTIONS (requests in flight per gevent worker, default
-1000), GUNICORN_THREADS (threads per worker if the class is gthread, default 16).
+(worker processes, default 2), GUNICORN_WORKER_CLASS (default
+`service.balanced_worker.BalancedGeventWorker`; `gevent` and `gthread` also
+work), GUNICORN_WORKER_CONNECTIONS (requests in flight per gevent worker,
+default 1000), GUNICORN_THREADS (threads per worker if the class is gthread,
+default 16).
 
-Worker class: `gevent`. A long-poll (`GET /events?wait=30`) holds a greenlet
-for up to 30 s, not a thread or a process: thousands may wait at once while
-moves go on. A `sync` worker would be held whole by one long-poll (and kill a
-request that outlives `timeout`). Against `gthread` (2 workers x 16 threads,
-the previous default) and `sync` (4 workers), gevent served more of every kind
-of request on 2 cores, with the lowest tail latency for `hello`, since threads
-of one interpreter no longer contend for its lock: docs/performance.md,
-"Worker set-ups", with the command that measures it.
+Worker class: gevent's, balanced. A long-poll (`GET /events?wait=30`) holds a
+greenlet for up to 30 s, not a thread or a process: thousands may wait at once
+while moves go on. A `sync` worker would be held whole by one long-poll (and
+kill a request that outlives `timeout`). Against `gthread` (2 workers x 16
+threads, the previous default) and `sync` (4 workers), gevent served more of
+every kind of request on 2 cores, with the lowest tail latency for `hello`,
+since threads of one interpreter no longer contend for its lock:
+docs/performance.md, "Worker set-ups", with the command that measures it.
+`BalancedGeventWorker` adds an even share of connections per worker and a
+fair turn per request (service/balanced_worker.py; "Tail latency" there).
 """
 
 import os
@@ -44,7 +48,9 @@ bind = f"{os.environ.get('HOST', '0.0.0.0')}:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 if os.environ.get("STORE_URL", "memory://").startswith("memory:"):
     workers = 1  # the memory store lives in one process: more would split the games
-worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gevent")
+worker_class = os.environ.get(
+    "GUNICORN_WORKER_CLASS", "service.balanced_worker.BalancedGeventWorker"
+)
 worker_connections = int(os.environ.get("GUNICORN_WORKER_CONNECTIONS", "1000"))
 threads = int(os.environ.get("GUNICORN_THREADS", "16"))
 
@@ -69,16 +75,8 @@ loglevel = os.environ.get("LOG_LEVEL", "info")
 control_socket_disable = True
 
 
-def post_request(worker, req, environ, resp):
-    """Under gevent, let every other ready request run before this connection's next.
+def post_worker_init(worker):
+    """Once the app is loaded: keep its objects out of the collector's full passes."""
+    from service.gc_tuning import tune_gc_for_serving
 
-    A gevent greenlet only yields when a socket would block: on a keep-alive
-    connection whose client already sent its next request, the same greenlet
-    answered it at once, again and again, while other connections waited. With
-    32 connections on 2 workers, `hello` had a p50 of 3 ms and a p99 of 225 ms;
-    with this yield, 6 ms and 13 ms, at a higher rate (docs/performance.md).
-    """
-    if worker_class == "gevent":
-        import gevent
-
-        gevent.sleep(0)
+    tune_gc_for_serving()

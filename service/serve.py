@@ -28,7 +28,8 @@ def gunicorn_command(environ: dict[str, str]) -> tuple[list[str], dict[str, str]
     if GUNICORN_CONF.is_file():
         argv += ["--config", str(GUNICORN_CONF)]
     else:  # installed without the source tree: the same essentials
-        argv += ["--worker-class", "gevent", "--timeout", "45"]
+        argv += ["--worker-class", "service.balanced_worker.BalancedGeventWorker"]
+        argv += ["--timeout", "45"]
         argv += ["--workers", env.get("WEB_CONCURRENCY", "1")]
     argv += ["--bind", f"{env['HOST']}:{env['PORT']}", "service.wsgi:app"]
     return argv, env

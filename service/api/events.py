@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Any
 
-from flask import Response, current_app
+from flask import Response, current_app, request
 from flask.views import MethodView
 
+from service import admission
 from service.api import auth
 from service.api.gamestore import get_store, load_game
 from service.api.jsonio import json_response
@@ -62,7 +64,9 @@ class Events(MethodView):
         after = int(query["after"])
         if game.last_event > after:
             wait = 0.0  # already something to answer: no need to wait
-        events = get_store().events(game_id, after, wait=wait)
+        # A long-poll lets other requests of this worker run while it waits.
+        with admission.waiting(request.environ) if wait > 0 else nullcontext():
+            events = get_store().events(game_id, after, wait=wait)
         shown = [views.redact_event(event, seat) for event in events]
         last = shown[-1]["seq"] if shown else min(after, game.last_event)
         return json_response({"events": shown, "last": last}, 200, {"Vary": "Authorization"})

@@ -46,34 +46,33 @@ def test_the_gunicorn_config_suits_long_polls() -> None:
     assert done.returncode == 0, done.stderr
     settings = json.loads(done.stdout.strip().splitlines()[-1])
     assert settings["bind"] == "0.0.0.0:8123" and settings["workers"] == 3
-    assert settings["worker_class"] == "gevent" and settings["worker_connections"] >= 100
+    assert settings["worker_class"] == "service.balanced_worker.BalancedGeventWorker"
+    assert settings["worker_connections"] >= 100
     assert settings["timeout"] > 30 and settings["graceful_timeout"] > 30
     assert settings["control_socket_disable"] is True
     procfile = (ROOT / "Procfile").read_text()
     assert procfile.startswith("web: gunicorn --config deploy/gunicorn.conf.py service.wsgi:app")
 
 
-def test_a_gevent_worker_yields_after_every_request() -> None:
-    # Without the yield, a keep-alive client that sends its next request at once
-    # keeps its greenlet running while other connections wait.
+def test_a_worker_freezes_the_loaded_app_out_of_full_collections() -> None:
+    # gunicorn calls post_worker_init once the worker has loaded the app.
     script = (
-        "import json, runpy, gevent\n"
-        "calls = []\n"
-        "gevent.sleep = lambda seconds=0: calls.append(seconds)\n"
-        "for kind in ('gevent', 'gthread'):\n"
-        "    import os; os.environ['GUNICORN_WORKER_CLASS'] = kind\n"
-        "    c = runpy.run_path('deploy/gunicorn.conf.py')\n"
-        "    c['post_request'](None, None, {}, None)\n"
-        "    print(json.dumps([kind, calls])); calls.clear()\n"
+        "import gc, json, runpy\n"
+        "import service.wsgi\n"
+        "assert gc.get_freeze_count() == 0\n"
+        "c = runpy.run_path('deploy/gunicorn.conf.py')\n"
+        "c['post_worker_init'](None)\n"
+        "print(json.dumps([gc.get_freeze_count(), gc.get_threshold()]))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", script],
         cwd=ROOT,
-        env={"STORE_URL": "redis://r:6379/0"},
+        env={"STORE_URL": "memory://"},
         capture_output=True,
         text=True,
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
-    answers = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("[")]
-    assert answers == [["gevent", [0]], ["gthread", []]]
+    frozen, thresholds = json.loads(done.stdout.splitlines()[-1])
+    assert frozen > 10_000  # the app's objects: no full collection walks them again
+    assert thresholds == [2000, 20, 10]

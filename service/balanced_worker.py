@@ -1,0 +1,192 @@
+"""gunicorn's gevent worker, balanced across the worker processes and fair inside one.
+
+The stock `gevent` worker leaves three sources of tail latency on keep-alive
+connections, all measured with the moves benchmark (docs/performance.md,
+"Tail latency"):
+
+* **Balance.** Every worker accepts from the one listening socket, and
+  whichever is on a CPU when a burst of connections arrives takes most of
+  them: 32 keep-alive connections split 24/8 or 25/7 between two workers, and
+  the busier worker answered its share at about three times the latency of
+  the other. Here every worker publishes how many connections it holds on a
+  `ConnectionBoard` that all workers of a master share, and stops accepting
+  while it holds more than `MARGIN` connections above the least busy other
+  live worker, so that new connections go to the least busy ("least
+  connections"). The least busy worker always accepts, and a worker that
+  stops publishing (crashed or stuck) is ignored after `STALE_AFTER` seconds.
+* **Fairness.** A worker yields after every request, through a timer rather
+  than the event loop's callback queue (`gevent.sleep(0)`). A greenlet woken
+  from that queue runs before the loop next polls its sockets, and the queue
+  refills as fast as keep-alive requests finish: greenlets whose Redis reply
+  had arrived waited up to 60-80 ms behind other connections' whole requests.
+  A timer wakes the greenlet after the next poll, in turn with the replies.
+* **Order.** Only `ADMITTED_REQUESTS` requests (default 2; 0: no limit) run
+  the app at once, the others start in arrival order (service/admission.py).
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import struct
+import time
+from functools import partial
+from typing import Any, Final
+
+import gevent
+from gevent.pool import Pool
+from gevent.server import StreamServer
+from gunicorn.sock import ssl_context
+from gunicorn.workers.ggevent import GeventWorker
+
+from service.admission import Admission
+
+#: Workers a board has room for; a worker's slot is its age (gunicorn numbers
+#: the workers it starts) modulo this, so live workers never share one unless
+#: this many were started while the oldest still runs.
+SLOTS: Final = 256
+#: A worker stops accepting while it holds more connections than this above
+#: the least busy other worker.
+MARGIN: Final = 1
+#: Seconds between a worker's reports (and checks) when nothing else happens.
+REPORT_EVERY: Final = 0.01
+#: A worker not heard from for this many seconds is left out of the comparison.
+STALE_AFTER: Final = 1.0
+#: The yield after a request: a timer this short fires on the loop's next turn.
+YIELD_SECONDS: Final = 1e-6
+
+_RECORD: Final = struct.Struct("=qdq")  # pid, time of the report (monotonic), connections
+
+
+class ConnectionBoard:
+    """Connections held by each worker of one gunicorn master, in shared memory.
+
+    The memory is an anonymous shared mapping: made in the master (this module
+    is imported there, to resolve the worker class) before it forks the
+    workers, it is the same memory in all of them. A record is written whole
+    by one worker and read by the others without locks; a torn read is
+    corrected by the next report, 10 ms later.
+    """
+
+    def __init__(self, slots: int = SLOTS) -> None:
+        self.slots = slots
+        self._memory = mmap.mmap(-1, slots * _RECORD.size)
+
+    def report(self, slot: int, connections: int, now: float) -> None:
+        """Record that the worker in `slot` (this process) holds `connections`."""
+        _RECORD.pack_into(self._memory, slot * _RECORD.size, os.getpid(), now, connections)
+
+    def withdraw(self, slot: int) -> None:
+        """Empty `slot` (its worker is leaving)."""
+        _RECORD.pack_into(self._memory, slot * _RECORD.size, 0, 0.0, 0)
+
+    def fewest_elsewhere(self, slot: int, now: float) -> int | None:
+        """The fewest connections a live worker other than `slot`'s holds (None: none live)."""
+        fewest: int | None = None
+        for index, (pid, reported, connections) in enumerate(_RECORD.iter_unpack(self._memory)):
+            if pid == 0 or index == slot or now - reported > STALE_AFTER:
+                continue
+            if fewest is None or connections < fewest:
+                fewest = connections
+        return fewest
+
+
+def should_accept(connections: int, fewest_elsewhere: int | None) -> bool:
+    """Whether a worker holding `connections` should take new ones."""
+    return fewest_elsewhere is None or connections <= fewest_elsewhere + MARGIN
+
+
+#: The board of the master this module was imported in (inherited by its workers).
+BOARD: Final = ConnectionBoard()
+
+
+class BalancedGeventWorker(GeventWorker):  # type: ignore[misc]  # gunicorn is untyped
+    """`gevent` worker that takes its share of connections and yields after each request."""
+
+    wsgi: Any  # the app gunicorn loaded (set by `load_wsgi`)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.slot: int = self.age % BOARD.slots
+        self.connections = 0
+        self._servers: list[StreamServer] = []
+
+    def load_wsgi(self) -> None:
+        """Load the app, behind `Admission` unless ``ADMITTED_REQUESTS=0``."""
+        super().load_wsgi()
+        limit = int(os.environ.get("ADMITTED_REQUESTS", "2"))
+        if limit > 0:
+            self.wsgi = Admission(self.wsgi, limit)
+
+    def run(self) -> None:
+        """`GeventWorker.run` (gunicorn 27), keeping its servers for `rebalance`."""
+        ssl_args = {"ssl_context": ssl_context(self.cfg)} if self.cfg.is_ssl else {}
+        for listener in self.sockets:
+            listener.setblocking(1)
+            server = StreamServer(
+                listener,
+                handle=partial(self.handle, listener),
+                spawn=Pool(self.worker_connections),
+                **ssl_args,
+            )
+            if self.cfg.workers > 1:
+                server.max_accept = 1  # one at a time: let the other workers take some
+            server.start()
+            self._servers.append(server)
+        reporter = gevent.spawn(self._report_until_stopped)
+        while self.alive:
+            self.notify()
+            gevent.sleep(1.0)
+        reporter.kill()
+        servers, self._servers = self._servers, []
+        BOARD.withdraw(self.slot)
+        self._shut_down(servers)
+
+    def _shut_down(self, servers: list[StreamServer]) -> None:
+        """Stop accepting, then let requests in flight finish (gunicorn's own steps)."""
+        try:
+            for server in servers:
+                server.close()
+            started = time.time()
+            while time.time() - started <= self.cfg.graceful_timeout:
+                if all(server.pool.free_count() == server.pool.size for server in servers):
+                    return
+                self.notify()
+                gevent.sleep(1.0)
+            self.log.warning("Worker graceful timeout (pid:%s)", self.pid)
+            for server in servers:
+                server.stop(timeout=1)
+        except Exception:  # as gunicorn: the worker is exiting anyway
+            pass
+
+    def _report_until_stopped(self) -> None:
+        while self.alive:
+            self.rebalance()
+            gevent.sleep(REPORT_EVERY)
+
+    def rebalance(self) -> None:
+        """Report this worker's connections, and accept new ones only while not ahead."""
+        now = time.monotonic()
+        BOARD.report(self.slot, self.connections, now)
+        accept = should_accept(self.connections, BOARD.fewest_elsewhere(self.slot, now))
+        for server in self._servers:
+            if not accept:
+                server.stop_accepting()
+            elif not server.full():  # a full pool restarts accepting itself when one frees
+                server.start_accepting()
+
+    def handle(self, listener: Any, client: Any, addr: Any) -> None:
+        """Serve one connection, counted on the board while it is open."""
+        self.connections += 1
+        self.rebalance()
+        try:
+            super().handle(listener, client, addr)
+        finally:
+            self.connections -= 1
+            self.rebalance()
+
+    def handle_request(self, listener_name: Any, req: Any, sock: Any, addr: Any) -> Any:
+        """Serve one request, then let every connection that is ready run first."""
+        result = super().handle_request(listener_name, req, sock, addr)
+        gevent.sleep(YIELD_SECONDS)
+        return result
