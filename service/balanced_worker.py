@@ -109,6 +109,8 @@ class BalancedGeventWorker(GeventWorker):  # type: ignore[misc]  # gunicorn is u
         super().__init__(*args, **kwargs)
         self.slot: int = self.age % BOARD.slots
         self.connections = 0
+        #: The fewest connections of another live worker, as last read from the board.
+        self.fewest_elsewhere: int | None = None
         self._servers: list[StreamServer] = []
 
     def load_wsgi(self) -> None:
@@ -164,11 +166,16 @@ class BalancedGeventWorker(GeventWorker):  # type: ignore[misc]  # gunicorn is u
             self.rebalance()
             gevent.sleep(REPORT_EVERY)
 
-    def rebalance(self) -> None:
-        """Report this worker's connections, and accept new ones only while not ahead."""
+    def rebalance(self, look: bool = True) -> None:
+        """Report this worker's connections, and accept new ones only while not ahead
+        of the least busy other worker. `look`: read the board again (a scan of every
+        slot, 15 µs: the periodic report looks; a connection opening or closing only
+        reports and steers by what was read last, at most `REPORT_EVERY` s ago)."""
         now = time.monotonic()
         BOARD.report(self.slot, self.connections, now)
-        accept = should_accept(self.connections, BOARD.fewest_elsewhere(self.slot, now))
+        if look:
+            self.fewest_elsewhere = BOARD.fewest_elsewhere(self.slot, now)
+        accept = should_accept(self.connections, self.fewest_elsewhere)
         for server in self._servers:
             if not accept:
                 server.stop_accepting()
@@ -178,12 +185,12 @@ class BalancedGeventWorker(GeventWorker):  # type: ignore[misc]  # gunicorn is u
     def handle(self, listener: Any, client: Any, addr: Any) -> None:
         """Serve one connection, counted on the board while it is open."""
         self.connections += 1
-        self.rebalance()
+        self.rebalance(look=False)
         try:
             super().handle(listener, client, addr)
         finally:
             self.connections -= 1
-            self.rebalance()
+            self.rebalance(look=False)
 
     def handle_request(self, listener_name: Any, req: Any, sock: Any, addr: Any) -> Any:
         """Serve one request, then let every connection that is ready run first."""

@@ -81,6 +81,7 @@ class FakeServer:
 def bare_worker(slot: int, board: ConnectionBoard, servers: list[Any]) -> BalancedGeventWorker:
     worker = object.__new__(BalancedGeventWorker)
     worker.slot, worker.connections, worker._servers = slot, 0, servers
+    worker.fewest_elsewhere = None
     return worker
 
 
@@ -98,6 +99,22 @@ def test_a_worker_ahead_of_the_others_stops_accepting_until_they_catch_up() -> N
         assert not server.accepting
         assert board.fewest_elsewhere(1, time.monotonic()) == 4  # reported for the others
         board.report(1, 3, time.monotonic())
+        worker.rebalance()
+        assert server.accepting
+
+
+def test_a_connection_opening_steers_by_the_last_look_at_the_board() -> None:
+    board = ConnectionBoard(slots=4)
+    server = FakeServer()
+    worker = bare_worker(0, board, [server])
+    with mock.patch.object(balanced_worker, "BOARD", board):
+        board.report(1, 0, time.monotonic())
+        worker.rebalance()  # the periodic look: the other worker holds none
+        board.report(1, 5, time.monotonic())  # unseen until the next look
+        worker.connections = 2
+        worker.rebalance(look=False)
+        assert not server.accepting
+        assert board.fewest_elsewhere(1, time.monotonic()) == 2  # but reported
         worker.rebalance()
         assert server.accepting
 
