@@ -6,9 +6,11 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
+from unittest import mock
 
 import pytest
 
+from service import admission
 from service.admission import ENVIRON_KEY, Admission, Turn, Turns, waiting
 
 
@@ -47,6 +49,18 @@ def test_turns_go_to_waiters_in_the_order_they_asked() -> None:
     assert order == ["first", "second", "third"]
     for thread in threads:
         thread.join()
+
+
+def test_a_request_handed_a_turn_lets_the_loop_poll_first() -> None:
+    turns = Turns(1)
+    pauses: list[float] = []
+    with mock.patch.object(admission.time, "sleep", side_effect=pauses.append):
+        assert turns.take()  # a free turn: no pause
+        assert pauses == []
+        threads = queue_takers(turns, ["waiter"], [])
+        turns.give_back()
+        threads[0].join(10)
+    assert pauses == [admission.HANDOVER_PAUSE]
 
 
 def test_a_returned_turn_cannot_be_taken_past_a_waiter() -> None:
