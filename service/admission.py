@@ -8,7 +8,7 @@ sum of those waits: 17 ms at the median, over 40 ms at the 99th percentile.
 Letting only `limit` requests run the app at once, and the rest start in
 arrival order, keeps the CPU as busy (a couple of requests cover each
 other's Redis round trips) and makes latency a queue's: the same median, a
-99th percentile of 27-29 ms (docs/performance.md, "Tail latency").
+99th percentile of 27-35 ms (docs/performance.md, "Tail latency").
 
 A request handed a turn after waiting first lets the event loop poll once
 (`HANDOVER_PAUSE`): a turn is handed over through gevent's callbacks, which
