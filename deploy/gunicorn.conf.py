@@ -35,8 +35,12 @@ def on_starting(server):
 
 
 def child_exit(server, worker):
-    """Forget an exited worker's live values (only in multi-process mode)."""
+    """Forget an exited worker: its live metric values (only in multi-process mode),
+    and its connections on the balanced workers' board."""
     multiproc.mark_worker_dead(worker.pid)
+    forget = getattr(worker, "forget", None)  # BalancedGeventWorker's
+    if forget is not None:
+        forget(worker)
 
 
 def on_exit(server):

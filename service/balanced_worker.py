@@ -113,6 +113,15 @@ class BalancedGeventWorker(GeventWorker):  # type: ignore[misc]  # gunicorn is u
         self.fewest_elsewhere: int | None = None
         self._servers: list[StreamServer] = []
 
+    @staticmethod
+    def forget(worker: Any) -> None:
+        """Empty an exited worker's slot at once (gunicorn's ``child_exit``, in the master):
+        a dead worker holding few connections would otherwise hold the others back
+        until its record went stale."""
+        slot = getattr(worker, "slot", None)
+        if isinstance(slot, int):
+            BOARD.withdraw(slot)
+
     def load_wsgi(self) -> None:
         """Load the app, behind `Admission` unless ``ADMITTED_REQUESTS=0``."""
         super().load_wsgi()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import subprocess
+import sys
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -117,6 +119,34 @@ def test_a_connection_opening_steers_by_the_last_look_at_the_board() -> None:
         assert board.fewest_elsewhere(1, time.monotonic()) == 2  # but reported
         worker.rebalance()
         assert server.accepting
+
+
+def test_the_master_empties_an_exited_workers_slot_at_once() -> None:
+    # A dead worker's last count would otherwise hold the others back until stale.
+    # In a child process: the config prepares the metrics directory on import.
+    script = (
+        "import runpy, time\n"
+        "from unittest import mock\n"
+        "from service.balanced_worker import BOARD, BalancedGeventWorker\n"
+        "exited = object.__new__(BalancedGeventWorker)\n"
+        "exited.slot, exited.pid = 2, 12345\n"
+        "BOARD.report(2, 0, time.monotonic())\n"
+        "before = BOARD.fewest_elsewhere(0, time.monotonic())\n"
+        "config = runpy.run_path('deploy/gunicorn.conf.py')\n"
+        "config['child_exit'](None, exited)\n"
+        "config['child_exit'](None, mock.Mock(spec=['pid'], pid=1))  # another class\n"
+        "print(before, BOARD.fewest_elsewhere(0, time.monotonic()))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=Path(__file__).resolve().parents[1],
+        env={"STORE_URL": "redis://r:6379/0"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0", "None"]
 
 
 def test_a_full_worker_is_left_to_gevent_to_restart() -> None:
