@@ -180,6 +180,10 @@ class BalancedGeventWorker(GeventWorker):  # type: ignore[misc]  # gunicorn is u
         of the least busy other worker. `look`: read the board again (a scan of every
         slot, 15 µs: the periodic report looks; a connection opening or closing only
         reports and steers by what was read last, at most `REPORT_EVERY` s ago)."""
+        if not self.alive:
+            # Leaving (it no longer accepts): the others must not hold back for it.
+            BOARD.withdraw(self.slot)
+            return
         now = time.monotonic()
         BOARD.report(self.slot, self.connections, now)
         if look:

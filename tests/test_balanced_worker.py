@@ -83,7 +83,7 @@ class FakeServer:
 def bare_worker(slot: int, board: ConnectionBoard, servers: list[Any]) -> BalancedGeventWorker:
     worker = object.__new__(BalancedGeventWorker)
     worker.slot, worker.connections, worker._servers = slot, 0, servers
-    worker.fewest_elsewhere = None
+    worker.fewest_elsewhere, worker.alive = None, True
     return worker
 
 
@@ -147,6 +147,21 @@ def test_the_master_empties_an_exited_workers_slot_at_once() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["0", "None"]
+
+
+def test_a_worker_shutting_down_leaves_the_board() -> None:
+    # Its last connections close one by one; were they reported, the least busy
+    # worker would be one that no longer accepts, and the others would wait on it.
+    board = ConnectionBoard(slots=4)
+    leaving = bare_worker(1, board, [])
+    with mock.patch.object(balanced_worker, "BOARD", board):
+        leaving.connections = 1
+        leaving.rebalance()
+        assert board.fewest_elsewhere(0, time.monotonic()) == 1
+        leaving.alive = False
+        leaving.connections = 0
+        leaving.rebalance(look=False)
+        assert board.fewest_elsewhere(0, time.monotonic()) is None
 
 
 def test_a_full_worker_is_left_to_gevent_to_restart() -> None:
