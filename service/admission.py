@@ -89,7 +89,11 @@ class Turns:
         # before its replies are read, each request in the queue ran whole and
         # handed its turn to the next within one pass of gevent's callbacks
         # (10-40 ms), and no socket was read meanwhile.
-        time.sleep(HANDOVER_PAUSE)
+        try:
+            time.sleep(HANDOVER_PAUSE)
+        except BaseException:  # killed in the pause: the turn is ours to pass on
+            self.give_back()
+            raise
         return True
 
     def _new_event(self) -> threading.Event:

@@ -63,6 +63,27 @@ def test_a_request_handed_a_turn_lets_the_loop_poll_first() -> None:
     assert pauses == [admission.HANDOVER_PAUSE]
 
 
+def test_a_request_killed_in_its_pause_passes_its_turn_on() -> None:
+    turns = Turns(1)
+    assert turns.take()
+    errors: list[BaseException] = []
+
+    def take() -> None:
+        try:
+            turns.take()
+        except Interrupted as exc:
+            errors.append(exc)
+
+    with mock.patch.object(admission.time, "sleep", side_effect=Interrupted):
+        thread = threading.Thread(target=take)
+        thread.start()
+        wait_until(lambda: turns.waiting == 1)
+        turns.give_back()
+        thread.join(10)
+    assert errors
+    assert turns.take(timeout=0), "the turn of the killed request was lost"
+
+
 def test_a_returned_turn_cannot_be_taken_past_a_waiter() -> None:
     turns = Turns(1)
     assert turns.take()
