@@ -66,18 +66,8 @@ def test_a_request_handed_a_turn_lets_the_loop_poll_first() -> None:
 def test_a_request_killed_in_its_pause_passes_its_turn_on() -> None:
     turns = Turns(1)
     assert turns.take()
-    errors: list[BaseException] = []
-
-    def take() -> None:
-        try:
-            turns.take()
-        except Interrupted as exc:
-            errors.append(exc)
-
     with mock.patch.object(admission.time, "sleep", side_effect=Interrupted):
-        thread = threading.Thread(target=take)
-        thread.start()
-        wait_until(lambda: turns.waiting == 1)
+        thread, errors = start_doomed_waiter(turns)
         turns.give_back()
         thread.join(10)
     assert errors
@@ -127,8 +117,8 @@ class KilledOnWake(Turns):
         return DiesOnWake()
 
 
-def start_doomed_waiter(turns: KilledOnWake) -> tuple[threading.Thread, list[BaseException]]:
-    """A thread queued for a turn, to be killed when `turns.handed` is set."""
+def start_doomed_waiter(turns: Turns) -> tuple[threading.Thread, list[BaseException]]:
+    """A thread queued for a turn, and the `Interrupted` errors it meets."""
     errors: list[BaseException] = []
 
     def take() -> None:
