@@ -10,7 +10,7 @@ Starts its own redis-server and gunicorn with the production config plus
 `bench.worker_probes` (``bench/probe.gunicorn.conf.py``), plays the moves
 phase of `bench.http` once, and prints, next to wrk's p50/p99:
 
-- how the connections were split between the workers (psutil);
+- how the connections were split between the workers;
 - the event loop's iterations per worker (p50, p99, max): a long iteration is
   a stretch in which the worker read no socket;
 - garbage collections per generation during the phase, and the longest;
@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-import psutil
 
 from bench import http
 from tests.support.gunicorn import GunicornServer
@@ -40,17 +39,6 @@ from tests.support.redis_server import RedisServer
 
 PROBE_CONFIG = http.ROOT / "bench" / "probe.gunicorn.conf.py"
 MOVE_ROUTE = "/games/<string:game_id>/moves"
-
-
-def connections_per_worker(server: GunicornServer) -> Counter[int]:
-    """Established connections on the server's port, per worker pid."""
-    assert server.process is not None
-    counts: Counter[int] = Counter()
-    for worker in psutil.Process(server.process.pid).children():
-        for conn in worker.net_connections(kind="tcp"):
-            if conn.status == psutil.CONN_ESTABLISHED and conn.laddr.port == server.port:
-                counts[worker.pid] += 1
-    return counts
 
 
 def percentiles(values: list[float]) -> str:
@@ -124,7 +112,7 @@ def main(argv: list[str] | None = None) -> None:
 
             def sample_split() -> None:
                 time.sleep(args.seconds / 2)
-                split.update(connections_per_worker(server))
+                split.update(server.connections_per_worker())
 
             sampler = threading.Thread(target=sample_split)
             start = time.time()

@@ -8,7 +8,6 @@ import socket
 import subprocess
 import sys
 import time
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -192,43 +191,6 @@ def test_a_worker_yields_through_a_timer_after_every_request() -> None:
 # -- with gunicorn ------------------------------------------------------------------
 
 
-def worker_pids(master: int) -> list[int]:
-    pids = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == master:
-            pids.append(int(stat.parent.name))
-    return pids
-
-
-def established_on(port: int) -> set[str]:
-    """Socket inodes of established connections whose local port is `port`."""
-    inodes = set()
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        for line in Path(table).read_text().splitlines()[1:]:
-            fields = line.split()
-            if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == "01":
-                inodes.add(fields[9])
-    return inodes
-
-
-def connections_per_worker(master: int, port: int) -> Counter[int]:
-    served = established_on(port)
-    counts: Counter[int] = Counter()
-    for pid in worker_pids(master):
-        for fd in Path(f"/proc/{pid}/fd").iterdir():
-            try:
-                target = os.readlink(fd)
-            except OSError:
-                continue
-            if target.startswith("socket:[") and target[8:-1] in served:
-                counts[pid] += 1
-    return counts
-
-
 def open_keep_alive_connections(
     port: int, count: int, meanwhile: Callable[[], None] = lambda: None
 ) -> list[socket.socket]:
@@ -243,13 +205,13 @@ def open_keep_alive_connections(
     return sockets
 
 
-def wait_for_both_workers(master: int, port: int) -> None:
+def wait_for_both_workers(server: GunicornServer) -> None:
     """Until both workers serve (the first answers /healthz while the second still loads)."""
     deadline = time.monotonic() + 30
     while True:
-        probes = open_keep_alive_connections(port, 4)
+        probes = open_keep_alive_connections(server.port, 4)
         try:
-            if len(connections_per_worker(master, port)) == 2:
+            if len(server.connections_per_worker()) == 2:
                 return
         finally:
             for conn in probes:
@@ -265,8 +227,8 @@ def test_gunicorn_workers_share_keep_alive_connections_evenly(redis_url: str) ->
     env = {"STORE_URL": redis_url, **WORKER_CLASS}
     with GunicornServer(env, workers=2) as server:
         assert server.process is not None
-        wait_for_both_workers(server.process.pid, server.port)
-        away = worker_pids(server.process.pid)[0]
+        wait_for_both_workers(server)
+        away = server.worker_pids()[0]
 
         def resume() -> None:
             time.sleep(0.3)
@@ -278,7 +240,7 @@ def test_gunicorn_workers_share_keep_alive_connections_evenly(redis_url: str) ->
         finally:
             os.kill(away, signal.SIGCONT)
         try:
-            counts = connections_per_worker(server.process.pid, server.port)
+            counts = server.connections_per_worker()
             assert sum(counts.values()) == 32 and len(counts) == 2, counts
             assert max(counts.values()) - min(counts.values()) <= MARGIN + 1, counts
         finally:

@@ -17,6 +17,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,17 @@ ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "deploy" / "gunicorn.conf.py"
 
 _live: set[GunicornServer] = set()
+
+
+def _established_on(port: int) -> set[str]:
+    """Socket inodes of established TCP connections whose local port is `port`."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == "01":
+                inodes.add(fields[9])
+    return inodes
 
 
 @atexit.register
@@ -99,6 +111,33 @@ class GunicornServer:
         except subprocess.TimeoutExpired:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait(5)
+
+    def worker_pids(self) -> list[int]:
+        """The pids of the master's worker processes (from /proc)."""
+        assert self.process is not None
+        pids = []
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == self.process.pid:
+                pids.append(int(stat.parent.name))
+        return pids
+
+    def connections_per_worker(self) -> Counter[int]:
+        """Established client connections on this server's port, per worker pid."""
+        served = _established_on(self.port)
+        counts: Counter[int] = Counter()
+        for pid in self.worker_pids():
+            for fd in Path(f"/proc/{pid}/fd").iterdir():
+                try:
+                    target = os.readlink(fd)
+                except OSError:
+                    continue
+                if target.startswith("socket:[") and target[8:-1] in served:
+                    counts[pid] += 1
+        return counts
 
     def log_tail(self, lines: int = 40) -> str:
         """The last lines of gunicorn's output."""
