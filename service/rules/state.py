@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import string
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
@@ -170,6 +170,31 @@ def _unbits(value: object, n: int) -> tuple[bool, ...]:
     return tuple(bool(value >> i & 1) for i in range(n))
 
 
+# The encoded forms of melds, seats and finished rounds are remembered like their
+# decoded objects (below): they rarely change between versions. The lists are
+# shared: orjson only reads them.
+
+
+@functools.lru_cache(maxsize=8192)
+def _enc_meld(m: TableMeld) -> list[Any]:
+    return [m.id, m.owner, m.shape.kind, pack_cards(m.shape.cards), pack_cards(m.shape.stands_for)]
+
+
+@functools.lru_cache(maxsize=8192)
+def _enc_seat(s: Seat) -> list[Any]:
+    return [
+        s.name,
+        s.kind,
+        s.bot,
+        s.token_hash,
+        s.score,
+        int(s.eliminated),
+        s.reengaged,
+        int(s.rejoining),
+        s.carried,
+    ]
+
+
 def _enc_round(r: RoundState) -> list[Any]:
     return [
         r.number,
@@ -179,10 +204,7 @@ def _enc_round(r: RoundState) -> list[Any]:
         [pack_cards(h) for h in r.hands],
         pack_cards(r.stock),
         pack_cards(r.discard),
-        [
-            [m.id, m.owner, m.shape.kind, pack_cards(m.shape.cards), pack_cards(m.shape.stands_for)]
-            for m in r.melds
-        ],
+        [_enc_meld(m) for m in r.melds],
         r.next_meld_id,
         r.turn,
         PHASES.index(r.phase),
@@ -221,6 +243,27 @@ def _card_or_none(v: object) -> Card | None:
     return v
 
 
+# Melds, seats and finished rounds mostly stay as they were from one version of a
+# game to the next, so their decoded (immutable) objects are remembered by their
+# stored fields: a decode then builds only what changed. Unhashable (corrupt)
+# fields raise TypeError, which `decode_state` reports as a corrupt state.
+
+
+@functools.lru_cache(maxsize=8192, typed=True)
+def _dec_meld(
+    mid: object, owner: object, kind: object, packed: object, stands: object
+) -> TableMeld:
+    if kind not in ("set", "run"):
+        raise StateDecodeError("bad meld")
+    cards = unpack_cards(packed)
+    stands_for = unpack_cards(stands)
+    if len(cards) != len(stands_for):
+        raise StateDecodeError("bad meld")
+    return TableMeld(
+        _int(mid), MeldShape(kind=kind, cards=cards, stands_for=stands_for), _int(owner)
+    )
+
+
 def _dec_round(d: object, n: int) -> RoundState:
     if not isinstance(d, list) or len(d) != 19:
         raise StateDecodeError("bad round record")
@@ -231,15 +274,9 @@ def _dec_round(d: object, n: int) -> RoundState:
     if not isinstance(d[7], list):
         raise StateDecodeError("bad melds")
     for m in d[7]:
-        if not isinstance(m, list) or len(m) != 5 or m[2] not in ("set", "run"):
+        if not isinstance(m, list) or len(m) != 5:
             raise StateDecodeError("bad meld")
-        cards = unpack_cards(m[3])
-        stands = unpack_cards(m[4])
-        if len(cards) != len(stands):
-            raise StateDecodeError("bad meld")
-        melds.append(
-            TableMeld(_int(m[0]), MeldShape(kind=m[2], cards=cards, stands_for=stands), _int(m[1]))
-        )
+        melds.append(_dec_meld(*m))
     phase = _int(d[10])
     if phase >= len(PHASES):
         raise StateDecodeError("bad phase")
@@ -268,6 +305,7 @@ def _dec_round(d: object, n: int) -> RoundState:
     )
 
 
+@functools.lru_cache(maxsize=8192)
 def _enc_record(r: RoundRecord) -> list[Any]:
     """A finished round in four fields: its number is its place in the list; reason,
     winner and rummy share one integer, ender and first another; points are 0 when
@@ -279,13 +317,15 @@ def _enc_record(r: RoundRecord) -> list[Any]:
     return [meta, r.ender * 8 + r.first, points, ",".join(pack_cards(h) for h in r.hands)]
 
 
-def _dec_record(r: object, number: int, n: int) -> RoundRecord:
-    if not isinstance(r, list) or len(r) != 4:
-        raise StateDecodeError("bad round record")
-    meta, seats, points, hands = _int(r[0]), _int(r[1]), r[2], r[3]
+@functools.lru_cache(maxsize=8192, typed=True)
+def _dec_record(
+    meta_field: object, seats_field: object, points: object, hands: object, number: int, n: int
+) -> RoundRecord:
+    # `points` as stored, its list made a tuple (hashable, for the cache).
+    meta, seats = _int(meta_field), _int(seats_field)
     if points == 0:
-        points = [0] * n
-    if not isinstance(points, list) or len(points) != n or not all(type(p) is int for p in points):
+        points = (0,) * n
+    if not isinstance(points, tuple) or len(points) != n or not all(type(p) is int for p in points):
         raise StateDecodeError("bad round points")
     if type(hands) is not str or hands.count(",") != n - 1:
         raise StateDecodeError("bad round hands")
@@ -297,7 +337,7 @@ def _dec_record(r: object, number: int, n: int) -> RoundRecord:
         reason=REASONS[meta % 3],
         winner=None if winner < 0 else winner,
         rummy=bool(meta % 6 // 3),
-        points=tuple(points),
+        points=points,
         hands=tuple(unpack_cards(h) for h in hands.split(",")),
         ender=seats // 8,
         first=seats % 8,
@@ -312,20 +352,7 @@ def encode_state(state: GameState) -> bytes:
         STATUSES.index(state.status),
         state.preset,
         stored,
-        [
-            [
-                s.name,
-                s.kind,
-                s.bot,
-                s.token_hash,
-                s.score,
-                int(s.eliminated),
-                s.reengaged,
-                int(s.rejoining),
-                s.carried,
-            ]
-            for s in state.seats
-        ],
+        [_enc_seat(s) for s in state.seats],
         None if state.round is None else _enc_round(state.round),
         [_enc_record(r) for r in state.rounds],
         None if state.winners is None else list(state.winners),
@@ -385,6 +412,35 @@ def _str_or_none(v: object) -> str | None:
     return v
 
 
+@functools.lru_cache(maxsize=8192, typed=True)
+def _dec_seat(
+    name: object,
+    kind: object,
+    bot: object,
+    token_hash: object,
+    score: object,
+    eliminated: object,
+    reengaged: object,
+    rejoining: object,
+    carried: object,
+) -> Seat:
+    if kind not in ("human", "bot"):
+        raise StateDecodeError("bad seat")
+    if type(score) is not int:
+        raise StateDecodeError("bad score")
+    return Seat(
+        name=_str_or_none(name),
+        kind=cast(Any, kind),
+        bot=_str_or_none(bot),
+        token_hash=_str_or_none(token_hash),
+        score=score,
+        eliminated=bool(_int(eliminated)),
+        reengaged=_int(reengaged),
+        rejoining=bool(_int(rejoining)),
+        carried=_any_int(carried),
+    )
+
+
 def _decode(doc: list[Any]) -> GameState:
     if len(doc) != 12:
         raise StateDecodeError("wrong number of fields")
@@ -396,30 +452,24 @@ def _decode(doc: list[Any]) -> GameState:
     if not isinstance(doc[4], list) or not 2 <= len(doc[4]) <= 6:
         raise StateDecodeError("bad seats")
     for s in doc[4]:
-        if not isinstance(s, list) or len(s) != 9 or s[1] not in ("human", "bot"):
+        if not isinstance(s, list) or len(s) != 9:
             raise StateDecodeError("bad seat")
-        if type(s[4]) is not int:
-            raise StateDecodeError("bad score")
-        seats.append(
-            Seat(
-                name=_str_or_none(s[0]),
-                kind=s[1],
-                bot=_str_or_none(s[2]),
-                token_hash=_str_or_none(s[3]),
-                score=s[4],
-                eliminated=bool(_int(s[5])),
-                reengaged=_int(s[6]),
-                rejoining=bool(_int(s[7])),
-                carried=_any_int(s[8]),
-            )
-        )
+        seats.append(_dec_seat(*s))
     n = len(seats)
     rnd = None if doc[5] is None else _dec_round(doc[5], n)
     records = []
     if not isinstance(doc[6], list):
         raise StateDecodeError("bad rounds")
     for number, r in enumerate(doc[6], start=1):
-        records.append(_dec_record(r, number, n))
+        if not isinstance(r, list) or len(r) != 4:
+            raise StateDecodeError("bad round record")
+        points = r[2]
+        if isinstance(points, list):
+            # Checked here: the cache's key would not tell 1 from True inside a tuple.
+            if not all(type(p) is int for p in points):
+                raise StateDecodeError("bad round points")
+            points = tuple(points)
+        records.append(_dec_record(r[0], r[1], points, r[3], number, n))
     winners = doc[7]
     if winners is not None:
         if not isinstance(winners, list) or not all(type(w) is int and 0 <= w < n for w in winners):

@@ -108,3 +108,30 @@ def test_a_long_four_player_game_stays_under_2_kb_throughout() -> None:
             largest = max(largest, len(encode_state(state)))
     assert len(state.rounds) >= 10
     assert largest <= 2048
+
+
+def test_parts_remembered_from_a_good_state_never_pass_a_corrupt_one() -> None:
+    # Seats, melds and finished rounds are decoded once per stored form and
+    # remembered; a corrupt field equal to a good one in Python (True == 1,
+    # False == 0) must still be refused right after the good one was decoded.
+    doc = next(
+        d
+        for d in (
+            orjson.loads(encode_state(played("standard", 2, n, seed=n))) for n in range(200, 900, 7)
+        )
+        if d[6] and d[5] is not None and d[5][7]
+    )
+    decode_state(orjson.dumps(doc))  # every part remembered
+    seat = [*doc[4][0][:5], False, *doc[4][0][6:]]  # eliminated: an integer, not a boolean
+    meld = [*doc[5][7][0][:1], doc[5][7][0][1] == 1, *doc[5][7][0][2:]]  # owner as a boolean
+    record = [*doc[6][0][:2], [p == 1 for p in [1, 0]], doc[6][0][3]]  # points as booleans
+    good_record = [*doc[6][0][:2], [1, 0], doc[6][0][3]]
+    decode_state(orjson.dumps([*doc[:6], [good_record, *doc[6][1:]], *doc[7:]]))
+    corrupt = [
+        [*doc[:4], [seat, *doc[4][1:]], *doc[5:]],
+        [*doc[:5], [*doc[5][:7], [meld, *doc[5][7][1:]], *doc[5][8:]], *doc[6:]],
+        [*doc[:6], [record, *doc[6][1:]], *doc[7:]],
+    ]
+    for bad in corrupt:
+        with pytest.raises(StateDecodeError):
+            decode_state(orjson.dumps(bad))
