@@ -11,7 +11,8 @@ every process and host), else in this process's memory. In Redis each limit
 is ``SET key 0 PX 2*window NX`` + ``INCR key``. When the counters live in the
 game store's own Redis, a request whose first store access is a load (a view,
 legal moves, events, a move, a join: `RIDING_ENDPOINTS`) has them run by
-the script that loads the game (`service.store.redis.ride_next_load`) and is
+the script that loads the game (there ``INCR key``, and ``PEXPIRE`` when the
+count is 1) (`service.store.redis.ride_next_load`) and is
 refused right after it, before anything is written: no round trip of its own.
 Every other request (and one of those that ends before loading) sends them
 alone in one pipeline. If Redis cannot be reached the request is let through

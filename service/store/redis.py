@@ -19,8 +19,8 @@ Round trips: a load is one ``HMGET``; a save is one ``EVALSHA`` of
 `SAVE_SCRIPT` (after Redis has the script; redis-py loads it on ``NOSCRIPT``).
 Counters may ride along a load (`ride_next_load`): the load is then one
 ``EVALSHA`` of `LOAD_COUNTING_SCRIPT`, which runs the rate limiter's
-``SET NX`` + ``INCR`` and the ``HMGET``, so counting a request costs no round
-trip of its own.
+``INCR`` (and ``PEXPIRE`` on a window's first count) and the ``HMGET``, so
+counting a request costs no round trip of its own.
 
 The lobby is one index for all games: ``P:{lobby}:idx`` (sorted set, game id
 scored by the wall-clock ms of its last listing), ``P:{lobby}:sum`` (hash, game
@@ -152,10 +152,13 @@ LOAD_COUNTING_SCRIPT = """
 -- Returns the counters' new values, then the HMGET of the load.
 local out = {}
 for i = 2, #KEYS do
-  -- The key outlives its window, so it cannot expire between the SET and the
-  -- INCR and come back without an expiry.
-  redis.call('SET', KEYS[i], 0, 'PX', ARGV[i - 1], 'NX')
-  out[i - 1] = redis.call('INCR', KEYS[i])
+  -- The first count of a window gives its key an expiry (a script is atomic:
+  -- nothing runs between the two). One command per count after that.
+  local count = redis.call('INCR', KEYS[i])
+  if count == 1 then
+    redis.call('PEXPIRE', KEYS[i], ARGV[i - 1])
+  end
+  out[i - 1] = count
 end
 out[#KEYS] = redis.call('HMGET', KEYS[1], 'state', 'version', 'last_event')
 return out
@@ -254,8 +257,9 @@ _REMOVAL_MEMORY_MS = 3600 * 1000
 @dataclass
 class LoadRider:
     """Counters to add in the same round trip as the next `RedisStore.load` of
-    this request (or thread): for each ``(key, ttl_ms)``, ``SET key 0 PX ttl NX``
-    then ``INCR key``. `counts` holds the new values once a load sent them."""
+    this request (or thread): for each ``(key, ttl_ms)``, ``INCR key``, and
+    ``PEXPIRE key ttl`` when that made it 1. `counts` holds the new values once
+    a load sent them."""
 
     counters: Sequence[tuple[str, int]]
     counts: list[int] | None = field(default=None)

@@ -2,7 +2,8 @@
 
 Rate limiting is on as documented (its counters in the same Redis), and its
 counts ride with the load: the load is then one ``EVALSHA`` that runs
-``SET NX`` + ``INCR`` per limit (address and token) and the ``HMGET``, no
+``INCR`` per limit (address and token; ``PEXPIRE`` too on a window's first
+count) and the ``HMGET``, no
 round trip of the limiter's own (sent alone they would be ``INCRBY``). So an
 applied move is two ``EVALSHA`` (that load, and the compare-and-set save)
 whatever it carries (bot turns included), and a view or a legal-moves list is
@@ -37,7 +38,7 @@ SCRIPT_COMMANDS = {
 }
 #: The rate limiter's counts for a request with a token, per address and per
 #: token, run by the load's script (``INCRBY`` would be a pipeline of their own).
-LIMITER = Counter({"set": 2, "incr": 2})
+LIMITER = Counter({"incr": 2})
 
 
 @pytest.fixture
@@ -134,6 +135,8 @@ def test_a_view_and_a_legal_moves_list_are_one_load(
     for path in (f"/games/{game}", f"/games/{game}/legal-moves"):
         answer, commands = counted(redis_server, lambda p=path: client.get(p, headers=auth), sends)
         assert answer.status_code == 200
+        # A limit's first count in a window also sets the window's expiry.
+        assert commands.pop("pexpire", 0) <= 2, commands
         expected = LIMITER + Counter({"evalsha": 1, "hmget": 1, "round trips": 1})
         assert commands == expected, (path, commands)
 
@@ -162,3 +165,21 @@ def test_a_replayed_idempotent_move_saves_nothing(
     )
     assert again.headers["Idempotency-Replayed"] == "true"
     assert round_trips(commands) == Counter({"hgetall": 1, "evalsha": 1}), commands
+
+
+def test_counts_riding_with_a_load_start_windows_that_expire(
+    client: FlaskClient, redis_server: RedisServer
+) -> None:
+    body = {"seats": [{"name": "Ann"}, {"name": "Bob"}], "deck": DECK, "first_dealer": 1}
+    created = client.post("/games", json=body).get_json()
+    auth = bearer(created["seats"][0]["token"])
+    prefix = client.application.config["STORE_PREFIX"]
+    r = redis_server.client()
+    assert r.keys(f"{prefix}:rl:t:*") == []  # creating a game needs no token
+
+    assert client.get(f"/games/{created['id']}", headers=auth).status_code == 200
+    assert client.get(f"/games/{created['id']}", headers=auth).status_code == 200
+    keys = r.keys(f"{prefix}:rl:t:*")  # two if the second view began a new window
+    assert sum(int(r.get(key) or 0) for key in keys) == 2
+    for key in keys:
+        assert 0 < r.pttl(key) <= 120_000  # twice the 60 s window, set by the first count
