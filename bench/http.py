@@ -2,8 +2,8 @@
 
 Usage (from the project root)::
 
-    .venv/bin/python -m bench.http                  # about 3 minutes
-    .venv/bin/python -m bench.http --scale          # 5 minutes: also 1/2/4 workers, 2 instances
+    .venv/bin/python -m bench.http                  # about 4 minutes
+    .venv/bin/python -m bench.http --scale          # 6 minutes: also 1/2/4 workers, 2 instances
     .venv/bin/python -m bench.http --seconds 5 --games 80   # a quick look
 
 Needs ``wrk`` (Debian: ``apt-get install wrk``) and ``redis-server`` (or the
@@ -21,7 +21,11 @@ pays for its counters). Then, against that one server, one phase after the other
 - ``legal``: ``GET /games/{id}/legal-moves`` with the same token;
 - ``hello`` again, to show how far the machine drifted during the run;
 - ``moves-nl``: moves again on a second gunicorn without rate limiting (what
-  the limiter's round trip costs).
+  the limiter's round trip costs);
+- ``floor-hello`` and ``floor-move``: `bench.floor`, a bare Flask app under the
+  same gunicorn config: its constant JSON answer, and the least a move can do
+  (one read, decode, a trivial change, encode, one compare-and-set). Their
+  ratio is the floor the moves' ratio is measured against.
 
 Each phase reports requests/s, its ratio to the first ``hello``, p50/p99
 latency (wrk), Redis commands per request (``INFO commandstats``), CPU µs per
@@ -48,12 +52,15 @@ from pathlib import Path
 
 import psutil
 
+from bench import floor
 from bench.plan import Plan, plan_game
 from service.rules.engine import SeatSpec, new_game
 from service.rules.options import resolve_options
+from service.rules.state import encode_state
 from service.rules.views import seat_view
 from service.store.redis import SAVE_SCRIPT
 from tests.e2e.http import Client
+from tests.support.gunicorn import CONFIG as GUNICORN_CONFIG
 from tests.support.gunicorn import GunicornServer
 from tests.support.redis_server import RedisServer
 
@@ -230,12 +237,14 @@ def write_moves_data(games: list[Game], path: Path) -> None:
     path.write_text("\n".join(lines))
 
 
-def write_gets_data(items: list[tuple[str, str | None]], path: Path) -> None:
-    """The Lua data of a GET phase: a list of {path, authorization or false}."""
+def write_gets_data(items: list[tuple[str, str | None]], path: Path, body: str = "") -> None:
+    """The Lua data of a GET phase: a list of {path, authorization or false}; with
+    `body`, of a POST phase (``posts``), each item also carrying that body."""
     lines = ["return {"]
     for target, token in items:
         auth = lua_string(f"Bearer {token}") if token else "false"
-        lines.append(f"{{{lua_string(target)}, {auth}}},")
+        extra = f", {lua_string(body)}" if body else ""
+        lines.append(f"{{{lua_string(target)}, {auth}{extra}}},")
     lines.append("}")
     lines.append("")
     path.write_text("\n".join(lines))
@@ -399,12 +408,12 @@ def report(phases: list[Phase]) -> None:
         print(f"  {p.name:<8} {names}")
 
 
-def memory_per_game(url: str, redis: RedisServer, moves: int) -> None:
-    """Bytes stored per game in progress for 2, 4 and 6 players (MEMORY USAGE)."""
+def memory_per_game(url: str, redis: RedisServer, moves: int) -> str:
+    """Bytes stored per game in progress for 2, 4 and 6 players (MEMORY USAGE), as
+    lines to print."""
     client = Client(url)
     r = redis.client()
-    print()
-    print(f"Bytes stored per game after {moves} moves (MEMORY USAGE; state blob = HSTRLEN):")
+    lines = [f"Bytes stored per game after {moves} moves (MEMORY USAGE; state blob = HSTRLEN):"]
     for players in (2, 4, 6):
         plan = plan_game(1, players, PRESET, max_moves=moves)
         game = create_games(url, [plan], 1)[0]
@@ -423,12 +432,13 @@ def memory_per_game(url: str, redis: RedisServer, moves: int) -> None:
         # Every key of the game (idempotency records too, if any).
         keys = list(r.scan_iter(match=f"rummy:{{{game.game_id}}}:*"))
         total = sum(r.memory_usage(key, samples=0) or 0 for key in keys)
-        print(
+        lines.append(
             f"  {players} players: game hash {state} B (state blob {blob} B), "
             f"event list {events} B ({r.llen(events_key)} events kept), "
             f"all {len(keys)} keys {total} B"
         )
     client.close()
+    return "\n".join(lines)
 
 
 # -- runs --------------------------------------------------------------------------------
@@ -465,9 +475,55 @@ def main_run(args: argparse.Namespace, redis: RedisServer, plans: list[Plan], tm
         warm = argparse.Namespace(**{**vars(args), "seconds": args.warm_up})
         measure("warm-up", server, redis, "gets", hello, warm)
         phases.append(measure("moves-nl", server, redis, "moves", moves, args, args.active))
-        report(phases)
-        print(f"\nmoves applied in the moves phase: {moves_played}")
-        memory_per_game(server.url, redis, args.memory_moves)
+        memory = memory_per_game(server.url, redis, args.memory_moves)
+    finally:
+        stop_gunicorn(server)
+    phases.extend(floor_run(args, redis, plans, tmp))
+    report(phases)
+    floor_hello, floor_move = phases[-2:]
+    print(
+        f"\nfloor: floor-move = {floor_move.rate / floor_hello.rate:.2f}x floor-hello; "
+        f"moves = {phases[1].rate / phases[0].rate:.2f}x hello "
+        f"({phases[1].rate / floor_move.rate:.2f}x floor-move)"
+    )
+    print(f"\nmoves applied in the moves phase: {moves_played}")
+    print()
+    print(memory)
+
+
+def floor_run(
+    args: argparse.Namespace, redis: RedisServer, plans: list[Plan], tmp: Path
+) -> list[Phase]:
+    """`bench.floor`'s bare app under the same gunicorn config: its constant JSON
+    answer, then its bare read + compare-and-set of a real 4-player state."""
+    plan = plans[0]
+    options = resolve_options(PRESET, {}, plan.players)
+    seats = [SeatSpec(f"p{i}", "human", None, "0" * 64) for i in range(plan.players)]
+    state, _ = new_game(options, PRESET, seats, seed=plan.seed)
+    paths = floor.seed(redis.client(), args.games, encode_state(state))
+    posts = tmp / "floor.lua"
+    body = json.dumps({"type": "draw", "source": "stock"})
+    write_gets_data([(path, None) for path in paths], posts, body=body)
+    hello = tmp / "floor-hello.lua"
+    write_gets_data([("/healthz", None)], hello)
+    command = [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "--config",
+        str(GUNICORN_CONFIG),
+        "bench.floor:app",
+    ]
+    server = GunicornServer(
+        app_env(redis.url, args.workers), workers=args.workers, command=command
+    ).start()
+    try:
+        warm = argparse.Namespace(**{**vars(args), "seconds": args.warm_up})
+        measure("warm-up", server, redis, "gets", hello, warm)
+        return [
+            measure("floor-hello", server, redis, "gets", hello, args),
+            measure("floor-move", server, redis, "posts", posts, args),
+        ]
     finally:
         stop_gunicorn(server)
 

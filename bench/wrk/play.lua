@@ -10,6 +10,7 @@
 -- request goes out on, so the answer names its game: a view starts with
 -- {"id":"..."}). A finished script is replaced by an unplayed game.
 -- gets: DATA.lua returns a list of {path, authorization or false}, sent in turn.
+-- posts: the same with a third field, a JSON body, sent as POST (bench/floor.py).
 --
 -- done() prints one line: RESULT key=value ... for bench/http.py to read.
 
@@ -88,6 +89,9 @@ function request()
    if mode ~= "moves" then
       get_next = get_next % #gets + 1
       local item = gets[get_next]
+      if mode == "posts" then
+         return wrk.format("POST", item[1], move_headers, item[3])
+      end
       get_headers["Authorization"] = item[2] or nil
       return wrk.format("GET", item[1], get_headers)
    end
