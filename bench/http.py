@@ -54,7 +54,8 @@ import psutil
 
 from bench import floor
 from bench.plan import Plan, plan_game
-from service.rules.engine import SeatSpec, new_game
+from service.rules.engine import SeatSpec, apply, new_game
+from service.rules.moves import parse_move
 from service.rules.options import resolve_options
 from service.rules.state import encode_state
 from service.rules.views import seat_view
@@ -353,6 +354,20 @@ def measure(
     )
 
 
+def warm_up(
+    server: GunicornServer, redis: RedisServer, hello: Path, args: argparse.Namespace
+) -> None:
+    """`args.warm_up` seconds of `hello` on a fresh server, not reported."""
+    measure(
+        "warm-up",
+        server,
+        redis,
+        "gets",
+        hello,
+        argparse.Namespace(**{**vars(args), "seconds": args.warm_up}),
+    )
+
+
 # -- reports -----------------------------------------------------------------------------
 
 
@@ -453,8 +468,7 @@ def main_run(args: argparse.Namespace, redis: RedisServer, plans: list[Plan], tm
         games = create_games(server.url, plans, args.games)
         moves = tmp / "moves.lua"
         write_moves_data(games, moves)
-        warm = argparse.Namespace(**{**vars(args), "seconds": args.warm_up})
-        measure("warm-up", server, redis, "gets", hello, warm)
+        warm_up(server, redis, hello, args)
         phases = [measure("hello", server, redis, "gets", hello, args)]
         phases.append(measure("moves", server, redis, "moves", moves, args, args.active))
         to_move, moves_played = played(server.url, games)
@@ -472,8 +486,7 @@ def main_run(args: argparse.Namespace, redis: RedisServer, plans: list[Plan], tm
         games = create_games(server.url, plans, args.games)
         moves = tmp / "moves-unlimited.lua"
         write_moves_data(games, moves)
-        warm = argparse.Namespace(**{**vars(args), "seconds": args.warm_up})
-        measure("warm-up", server, redis, "gets", hello, warm)
+        warm_up(server, redis, hello, args)
         phases.append(measure("moves-nl", server, redis, "moves", moves, args, args.active))
         memory = memory_per_game(server.url, redis, args.memory_moves)
     finally:
@@ -500,7 +513,11 @@ def floor_run(
     options = resolve_options(PRESET, {}, plan.players)
     seats = [SeatSpec(f"p{i}", "human", None, "0" * 64) for i in range(plan.players)]
     state, _ = new_game(options, PRESET, seats, seed=plan.seed)
-    paths = floor.seed(redis.client(), args.games, encode_state(state))
+    for seat, body in plan.moves[: args.memory_moves]:  # a game in progress
+        state, _ = apply(state, seat, parse_move(json.loads(body)))
+    stored = encode_state(state)
+    paths = floor.seed(redis.client(), args.games, stored)
+    print(f"\nfloor: {args.games} documents of {len(stored)} bytes (a 4-player game in progress)")
     posts = tmp / "floor.lua"
     body = json.dumps({"type": "draw", "source": "stock"})
     write_gets_data([(path, None) for path in paths], posts, body=body)
@@ -518,8 +535,7 @@ def floor_run(
         app_env(redis.url, args.workers), workers=args.workers, command=command
     ).start()
     try:
-        warm = argparse.Namespace(**{**vars(args), "seconds": args.warm_up})
-        measure("warm-up", server, redis, "gets", hello, warm)
+        warm_up(server, redis, hello, args)
         return [
             measure("floor-hello", server, redis, "gets", hello, args),
             measure("floor-move", server, redis, "posts", posts, args),
@@ -541,14 +557,7 @@ def scale_run(args: argparse.Namespace, redis: RedisServer, plans: list[Plan], t
             games = create_games(server.url, plans, args.games)
             data = tmp / f"moves-{workers}.lua"
             write_moves_data(games, data)
-            measure(
-                "warm-up",
-                server,
-                redis,
-                "gets",
-                hello,
-                argparse.Namespace(**{**vars(short), "seconds": args.warm_up}),
-            )
+            warm_up(server, redis, hello, short)
             base = measure("hello", server, redis, "gets", hello, short)
             moved = measure("moves", server, redis, "moves", data, short, args.active)
             print(
