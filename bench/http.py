@@ -57,7 +57,7 @@ from bench.plan import Plan, plan_game
 from service.rules.engine import SeatSpec, apply, new_game
 from service.rules.moves import parse_move
 from service.rules.options import resolve_options
-from service.rules.state import encode_state
+from service.rules.state import GameState, encode_state
 from service.rules.views import seat_view
 from service.store.redis import SAVE_SCRIPT
 from tests.e2e.http import Client
@@ -205,11 +205,18 @@ def create_games(url: str, plans: list[Plan], count: int) -> list[Game]:
     return made
 
 
+def deal(plan: Plan, token_hash: str | None = None) -> GameState:
+    """The state a game of `plan` starts from (the server deals the same cards for the
+    same seed), its seats holding `token_hash`."""
+    options = resolve_options(plan.preset, {}, plan.players)
+    seats = [SeatSpec(f"p{i}", "human", None, token_hash) for i in range(plan.players)]
+    state, _ = new_game(options, plan.preset, seats, seed=plan.seed)
+    return state
+
+
 def check_deal(url: str, game: Game) -> None:
     """The server dealt the cards the plan was made with (same seed, same engine)."""
-    options = resolve_options(game.plan.preset, {}, game.plan.players)
-    seats = [SeatSpec(f"p{i}", "human", None, None) for i in range(game.plan.players)]
-    state, _ = new_game(options, game.plan.preset, seats, seed=game.plan.seed)
+    state = deal(game.plan)
     client = Client(url)
     served = client.get(f"/games/{game.game_id}", game.tokens[0]).json["hand"]
     client.close()
@@ -510,9 +517,7 @@ def floor_run(
     """`bench.floor`'s bare app under the same gunicorn config: its constant JSON
     answer, then its bare read + compare-and-set of a real 4-player state."""
     plan = plans[0]
-    options = resolve_options(PRESET, {}, plan.players)
-    seats = [SeatSpec(f"p{i}", "human", None, "0" * 64) for i in range(plan.players)]
-    state, _ = new_game(options, PRESET, seats, seed=plan.seed)
+    state = deal(plan, token_hash="0" * 64)  # a sha256 hex digest's length, as stored
     for seat, body in plan.moves[: args.memory_moves]:  # a game in progress
         state, _ = apply(state, seat, parse_move(json.loads(body)))
     stored = encode_state(state)
