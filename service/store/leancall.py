@@ -10,6 +10,10 @@ the client's own settings (address, timeouts, TLS, retry policy), kept on a
 free list, and the reply as the server sent it (the store's commands need no
 response callback). A cluster client is left to redis-py, which routes each
 command to its slot's node.
+
+With hiredis installed (the default install), a command is packed by
+`hiredis.pack_command` at once: what redis-py's own packer does, less its
+per-argument conversion pass (about 3 of 5 µs for a save's 19 arguments).
 """
 
 from __future__ import annotations
@@ -22,6 +26,10 @@ import redis
 from redis.commands.core import Script
 from redis.exceptions import NoScriptError, ResponseError
 from redis.typing import EncodableT
+from redis.utils import HIREDIS_AVAILABLE
+
+if HIREDIS_AVAILABLE:
+    from hiredis import pack_command as _hiredis_pack
 
 __all__ = ["LeanConnections"]
 
@@ -33,6 +41,12 @@ class LeanConnections:
         pool = client.connection_pool
         self._connection_class = pool.connection_class
         self._settings = dict(pool.connection_kwargs)
+        #: redis-py packs with hiredis too, unless the client names its own packer.
+        self._send = (
+            _send_and_read_hiredis
+            if HIREDIS_AVAILABLE and self._settings.get("command_packer") is None
+            else _send_and_read
+        )
         self._idle: list[Any] = []
         self._made: list[Any] = []
         self._pid = os.getpid()
@@ -54,9 +68,10 @@ class LeanConnections:
         except IndexError:
             conn = self._connection_class(**self._settings)
             self._made.append(conn)
+        send = self._send
         try:
             return conn.retry.call_with_retry(
-                lambda: _send_and_read(conn, command), lambda _error: conn.disconnect()
+                lambda: send(conn, command), lambda _error: conn.disconnect()
             )
         except ResponseError:
             raise  # a whole error reply was read: the connection is clean
@@ -87,4 +102,16 @@ class LeanConnections:
 
 def _send_and_read(conn: Any, command: Sequence[EncodableT]) -> Any:
     conn.send_packed_command(conn.pack_command(*command))
+    return cast(Any, conn.read_response())
+
+
+def _send_and_read_hiredis(conn: Any, command: Sequence[EncodableT]) -> Any:
+    # The store's commands are one word and their arguments str, bytes or int,
+    # which redis-py would hand to hiredis unchanged; anything else (a
+    # bytearray, an unsupported type) takes redis-py's way, and its errors.
+    try:
+        packed = _hiredis_pack(cast(Any, tuple(command)))
+    except TypeError:
+        return _send_and_read(conn, command)
+    conn.send_packed_command([packed])
     return cast(Any, conn.read_response())

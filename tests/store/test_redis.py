@@ -8,6 +8,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 import redis
@@ -400,6 +401,46 @@ def test_an_error_reply_is_raised_not_returned(store: RedisStore, store_redis: R
     assert lean.call("PING") == b"PONG"  # reopened after close
 
 
+def test_commands_go_out_as_redis_py_would_send_them(store_redis: RedisServer) -> None:
+    from redis.connection import PythonRespSerializer
+
+    from service.store import leancall
+
+    lean = leancall.LeanConnections(redis.Redis.from_url(store_redis.url))
+    assert lean._send is leancall._send_and_read_hiredis  # hiredis is a dependency
+    sent: list[bytes] = []
+    real = lean._send
+
+    def recording(conn: Any, command: Any) -> Any:
+        send_packed = conn.send_packed_command
+        conn.send_packed_command = lambda packed, **kw: (sent.extend(packed), send_packed(packed))
+        try:
+            return real(conn, command)
+        finally:
+            del conn.send_packed_command
+
+    assert lean.call("PING") == b"PONG"  # connected: the handshake is not recorded
+    lean._send = recording
+    # A save's kinds of arguments: str keys, bytes, ints, empty strings, non-ASCII text.
+    args = ("rummy:{g}:k", b"\x00state\xff", 12, -3, "", "Zo\u00e9")
+    assert lean.call("RPUSH", *args) == len(args) - 1
+    python = PythonRespSerializer(6000, redis.Redis().get_encoder().encode)
+    assert sent == [b"".join(python.pack("RPUSH", *args))]
+    assert lean.call("LRANGE", "rummy:{g}:k", 0, -1) == [
+        b"\x00state\xff",
+        b"12",
+        b"-3",
+        b"",
+        "Zo\u00e9".encode(),
+    ]
+    # What hiredis refuses takes redis-py's own way: a bytearray is sent, a bool refused.
+    assert lean.call("SET", "rummy:{g}:b", bytearray(b"ba")) == b"OK"
+    assert lean.call("GET", "rummy:{g}:b") == b"ba"
+    with pytest.raises(redis.exceptions.DataError):
+        lean.call("SET", "rummy:{g}:b", True)  # type: ignore[arg-type]
+    assert lean.call("PING") == b"PONG"  # still in step
+
+
 def test_a_connection_in_flight_during_close_is_closed_not_kept(
     store_redis: RedisServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -407,7 +448,7 @@ def test_a_connection_in_flight_during_close_is_closed_not_kept(
 
     lean = leancall.LeanConnections(redis.Redis.from_url(store_redis.url))
     in_flight: list[object] = []
-    send_and_read = leancall._send_and_read
+    send_and_read = lean._send
 
     def closing_meanwhile(conn: object, command: object) -> object:
         in_flight.append(conn)
@@ -415,7 +456,7 @@ def test_a_connection_in_flight_during_close_is_closed_not_kept(
         lean.close()
         return reply
 
-    monkeypatch.setattr(leancall, "_send_and_read", closing_meanwhile)
+    monkeypatch.setattr(lean, "_send", closing_meanwhile)
     assert lean.call("PING") == b"PONG"
     assert lean._idle == [] and lean._made == []
     assert getattr(in_flight[0], "_sock", None) is None  # disconnected
