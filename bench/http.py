@@ -98,6 +98,9 @@ class Phase:
     wrk_cpu: float
     load: float
     result: dict[str, int] = field(default_factory=dict)
+    #: Times gunicorn's processes were preempted, and redis-server went idle to be woken.
+    app_preempted: int = 0
+    redis_woken: int = 0
 
     @property
     def cpu(self) -> float:
@@ -157,6 +160,28 @@ def server_cpu(server: GunicornServer) -> float:
             continue
         total += times.user + times.system
     return total
+
+
+def server_preempted(server: GunicornServer) -> int:
+    """Involuntary context switches so far of the gunicorn master and its workers: a
+    worker taken off its core (by redis-server woken on its core, wrk, the other
+    worker) while it still had work."""
+    assert server.process is not None
+    master = psutil.Process(server.process.pid)
+    total = 0
+    for process in [master, *master.children(recursive=True)]:
+        try:
+            total += process.num_ctx_switches().involuntary
+        except psutil.NoSuchProcess:
+            continue
+    return total
+
+
+def redis_woken(redis: RedisServer) -> int:
+    """Voluntary context switches so far of redis-server: each is a wait for its next
+    command, ended by a client's send."""
+    pid = int(redis.client().info("server")["process_id"])
+    return int(psutil.Process(pid).num_ctx_switches().voluntary)
 
 
 def redis_cpu(redis: RedisServer) -> float:
@@ -334,10 +359,12 @@ def measure(
     """Run one phase and collect requests, latency, Redis commands and CPU."""
     commands_before = redis.commandstats()
     app_before, redis_before = server_cpu(server), redis_cpu(redis)
+    preempted_before, woken_before = server_preempted(server), redis_woken(redis)
     result, wrk_cpu = run_wrk(
         server.url, mode, data, args.seconds, args.connections, args.wrk_threads, active
     )
     app_after, redis_after = server_cpu(server), redis_cpu(redis)
+    preempted, woken = server_preempted(server), redis_woken(redis)
     commands_after = redis.commandstats()
     load = os.getloadavg()[0]
     delta = Counter(
@@ -358,6 +385,8 @@ def measure(
         wrk_cpu,
         load,
         result,
+        preempted - preempted_before,
+        woken - woken_before,
     )
 
 
@@ -401,14 +430,16 @@ def report(phases: list[Phase]) -> None:
     ``x hello`` is the throughput ratio; ``cpu x`` the ratio of CPU per request
     (hello's over the phase's, gunicorn + redis-server + wrk), which is what the
     throughput ratio tends to on a machine whose cores the benchmark has to itself;
-    ``load`` is the 1-minute load average at the end of the phase.
+    ``load`` is the 1-minute load average at the end of the phase; ``pre``
+    the times per request a gunicorn process was taken off its core while it had
+    work, ``wake`` the times redis-server was woken for a command.
     """
     base = phases[0]
     print()
     print(
         f"{'phase':<8} {'req/s':>6} {'x hello':>7} {'cpu x':>5} {'p50 ms':>6} {'p99 ms':>6} "
         f"{'store RT':>8} {'limit RT':>8} {'cmds':>5} {'app µs':>6} {'redis µs':>8} "
-        f"{'wrk µs':>6} {'wrk %':>5} {'load':>5}"
+        f"{'wrk µs':>6} {'wrk %':>5} {'load':>5} {'pre':>4} {'wake':>4}"
     )
     for p in phases:
         store, limiter = round_trips(p)
@@ -419,7 +450,8 @@ def report(phases: list[Phase]) -> None:
             f"{store:>8.2f} {limiter:>8.2f} {p.per_request(sum(p.commands.values())):>5.1f} "
             f"{p.per_request(p.app_cpu) * 1e6:>6.0f} {p.per_request(p.redis_cpu) * 1e6:>8.0f} "
             f"{p.per_request(p.wrk_cpu) * 1e6:>6.0f} {100 * p.wrk_cpu / p.cpu:>5.1f} "
-            f"{p.load:>5.1f}"
+            f"{p.load:>5.1f} {p.per_request(p.app_preempted):>4.1f} "
+            f"{p.per_request(p.redis_woken):>4.1f}"
         )
     print()
     print("Redis commands per request, by name (script-internal ones included):")
