@@ -148,12 +148,17 @@ def stop_gunicorn(server: GunicornServer) -> None:
     Path(server._log.name).unlink(missing_ok=True)
 
 
-def server_cpu(server: GunicornServer) -> float:
-    """CPU seconds used so far by the gunicorn master and its workers."""
+def server_processes(server: GunicornServer) -> list[psutil.Process]:
+    """The gunicorn master and its workers."""
     assert server.process is not None
     master = psutil.Process(server.process.pid)
+    return [master, *master.children(recursive=True)]
+
+
+def server_cpu(server: GunicornServer) -> float:
+    """CPU seconds used so far by the gunicorn master and its workers."""
     total = 0.0
-    for process in [master, *master.children(recursive=True)]:
+    for process in server_processes(server):
         try:
             times = process.cpu_times()
         except psutil.NoSuchProcess:
@@ -166,10 +171,8 @@ def server_preempted(server: GunicornServer) -> int:
     """Involuntary context switches so far of the gunicorn master and its workers: a
     worker taken off its core (by redis-server woken on its core, wrk, the other
     worker) while it still had work."""
-    assert server.process is not None
-    master = psutil.Process(server.process.pid)
     total = 0
-    for process in [master, *master.children(recursive=True)]:
+    for process in server_processes(server):
         try:
             total += process.num_ctx_switches().involuntary
         except psutil.NoSuchProcess:
