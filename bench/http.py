@@ -2,8 +2,8 @@
 
 Usage (from the project root)::
 
-    .venv/bin/python -m bench.http                  # about 4 minutes
-    .venv/bin/python -m bench.http --scale          # 6 minutes: also 1/2/4 workers, 2 instances
+    .venv/bin/python -m bench.http                  # about 5 minutes
+    .venv/bin/python -m bench.http --scale          # 7 minutes: also 1/2/4 workers, 2 instances
     .venv/bin/python -m bench.http --seconds 5 --games 80   # a quick look
 
 Needs ``wrk`` (Debian: ``apt-get install wrk``) and ``redis-server`` (or the
@@ -22,6 +22,8 @@ pays for its counters). Then, against that one server, one phase after the other
 - ``hello`` again, to show how far the machine drifted during the run;
 - ``moves-nl``: moves again on a second gunicorn without rate limiting (what
   the limiter's round trip costs);
+- ``moves-np``: moves again on a third gunicorn in the set-up before the store's
+  commands were pipelined (`UNPIPELINED`): what pipelining gains;
 - ``floor-hello`` and ``floor-move``: `bench.floor`, a bare Flask app under the
   same gunicorn config: its constant JSON answer, and the least a move can do
   (one read, decode, a trivial change, encode, one compare-and-set). Their
@@ -125,7 +127,15 @@ class Phase:
 WORKER_ENV: dict[str, str] = {}
 
 
-def app_env(redis_url: str, workers: int, ratelimit: bool = True) -> dict[str, str]:
+#: The set-up before the store's commands were pipelined: each command on a
+#: connection of its own, and two requests per worker admitted at once (the best
+#: setting without pipelining; see docs/performance.md, "Pipelining").
+UNPIPELINED = {"STORE_PIPELINING": "0", "ADMITTED_REQUESTS": "2"}
+
+
+def app_env(
+    redis_url: str, workers: int, ratelimit: bool = True, extra: dict[str, str] | None = None
+) -> dict[str, str]:
     """The production settings for gunicorn, with limits no benchmark reaches."""
     return {
         "STORE_URL": redis_url,
@@ -134,12 +144,16 @@ def app_env(redis_url: str, workers: int, ratelimit: bool = True) -> dict[str, s
         "RATELIMIT_PER_TOKEN": UNLIMITED,
         "RATELIMIT_PER_ADDRESS": UNLIMITED,
         **WORKER_ENV,
+        **(extra or {}),
     }
 
 
-def start_gunicorn(redis_url: str, workers: int, ratelimit: bool = True) -> GunicornServer:
+def start_gunicorn(
+    redis_url: str, workers: int, ratelimit: bool = True, extra: dict[str, str] | None = None
+) -> GunicornServer:
     """gunicorn with deploy/gunicorn.conf.py on a free port."""
-    return GunicornServer(app_env(redis_url, workers, ratelimit), workers=workers).start()
+    env = app_env(redis_url, workers, ratelimit, extra)
+    return GunicornServer(env, workers=workers).start()
 
 
 def stop_gunicorn(server: GunicornServer) -> None:
@@ -501,6 +515,23 @@ def memory_per_game(url: str, redis: RedisServer, moves: int) -> str:
 # -- runs --------------------------------------------------------------------------------
 
 
+def moves_on_fresh_games(
+    name: str,
+    server: GunicornServer,
+    redis: RedisServer,
+    plans: list[Plan],
+    tmp: Path,
+    args: argparse.Namespace,
+) -> Phase:
+    """The moves phase, as `name`, on new games of a newly started `server` (warmed up first)."""
+    games = create_games(server.url, plans, args.games)
+    moves, hello = tmp / f"{name}.lua", tmp / f"{name}-hello.lua"
+    write_moves_data(games, moves)
+    write_gets_data([("/healthz", None)], hello)
+    warm_up(server, redis, hello, args)
+    return measure(name, server, redis, "moves", moves, args, args.active)
+
+
 def main_run(args: argparse.Namespace, redis: RedisServer, plans: list[Plan], tmp: Path) -> None:
     """hello, moves, view, legal-moves and hello again against one gunicorn."""
     server = start_gunicorn(redis.url, args.workers)
@@ -525,12 +556,14 @@ def main_run(args: argparse.Namespace, redis: RedisServer, plans: list[Plan], tm
     # The same without rate limiting: what its counters' round trip costs.
     server = start_gunicorn(redis.url, args.workers, ratelimit=False)
     try:
-        games = create_games(server.url, plans, args.games)
-        moves = tmp / "moves-unlimited.lua"
-        write_moves_data(games, moves)
-        warm_up(server, redis, hello, args)
-        phases.append(measure("moves-nl", server, redis, "moves", moves, args, args.active))
+        phases.append(moves_on_fresh_games("moves-nl", server, redis, plans, tmp, args))
         memory = memory_per_game(server.url, redis, args.memory_moves)
+    finally:
+        stop_gunicorn(server)
+    # The same in the set-up before pipelining.
+    server = start_gunicorn(redis.url, args.workers, extra=UNPIPELINED)
+    try:
+        phases.append(moves_on_fresh_games("moves-np", server, redis, plans, tmp, args))
     finally:
         stop_gunicorn(server)
     phases.extend(floor_run(args, redis, plans, tmp))

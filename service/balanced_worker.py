@@ -20,8 +20,12 @@ connections, all measured with the moves benchmark (docs/performance.md,
   refills as fast as keep-alive requests finish: greenlets whose Redis reply
   had arrived waited up to 60-80 ms behind other connections' whole requests.
   A timer wakes the greenlet after the next poll, in turn with the replies.
-* **Order.** Only `ADMITTED_REQUESTS` requests (default 2; 0: no limit) run
+* **Order.** With ``ADMITTED_REQUESTS`` above 0, only that many requests run
   the app at once, the others start in arrival order (service/admission.py).
+  The default is 0, no limit: a worker's store commands are pipelined
+  (service/store/pipelining.py), so the requests of a worker advance together,
+  one write and one read of Redis per turn of the loop, and a limit only
+  spreads them over more turns (docs/performance.md, "Pipelining").
 """
 
 from __future__ import annotations
@@ -123,9 +127,9 @@ class BalancedGeventWorker(GeventWorker):  # type: ignore[misc]  # gunicorn is u
             BOARD.withdraw(slot)
 
     def load_wsgi(self) -> None:
-        """Load the app, behind `Admission` unless ``ADMITTED_REQUESTS=0``."""
+        """Load the app, behind `Admission` if ``ADMITTED_REQUESTS`` is above 0 (default 0)."""
         super().load_wsgi()
-        limit = int(os.environ.get("ADMITTED_REQUESTS", "2"))
+        limit = int(os.environ.get("ADMITTED_REQUESTS", "0"))
         if limit > 0:
             self.wsgi = Admission(self.wsgi, limit)
 

@@ -46,6 +46,9 @@ class Config:
     #: Long-polls of one worker process that may each hold a Redis Pub/Sub
     #: connection; further ones read the event list every 0.5 s instead.
     LONGPOLL_SUBSCRIBERS: int = DEFAULT_MAX_SUBSCRIBERS
+    #: Whether a gevent worker's store commands share one pipelined Redis
+    #: connection, a loop turn's commands in one write (service/store/pipelining.py).
+    STORE_PIPELINING: bool = True
     #: How many times a move that lost a race is reloaded and applied again.
     SAVE_RETRIES: int = 8
     #: Largest page of the lobby listing.
@@ -97,7 +100,7 @@ class Config:
             changes["LONGPOLL_SUBSCRIBERS"] = max(1, int(env["LONGPOLL_SUBSCRIBERS"]))
         if "SAVE_RETRIES" in env:
             changes["SAVE_RETRIES"] = max(1, int(env["SAVE_RETRIES"]))
-        for name in ("RATELIMIT_ENABLED", "ACCESS_LOG"):
+        for name in ("RATELIMIT_ENABLED", "ACCESS_LOG", "STORE_PIPELINING"):
             if name in env:
                 changes[name] = _flag(env[name])
         for name in (

@@ -33,6 +33,7 @@ def init_store(app: Flask) -> None:
         max_wait=app.config["LONGPOLL_MAX"],
         max_events=app.config["MAX_EVENTS"],
         max_subscribers=app.config["LONGPOLL_SUBSCRIBERS"],
+        pipelining=app.config["STORE_PIPELINING"],
     )
 
 

@@ -302,6 +302,7 @@ class RedisStore:
         retries: int = 2,
         max_connections: int | None = None,
         max_subscribers: int = DEFAULT_MAX_SUBSCRIBERS,
+        pipelining: bool = True,
     ) -> None:
         self.url = url
         self.cluster = cluster
@@ -310,6 +311,9 @@ class RedisStore:
         self.idempotency_ttl_ms = int(idempotency_ttl * 1000)
         self.max_events = max_events
         self.max_wait = max_wait
+        #: Whether, in a gevent worker, the hot path's commands share one
+        #: pipelined connection (service/store/pipelining.py).
+        self.pipelining = pipelining
         common: dict[str, Any] = {
             "socket_connect_timeout": connect_timeout,
             "retry": _retry(retries),
@@ -358,7 +362,7 @@ class RedisStore:
                     self._read_events = client.register_script(EVENTS_SCRIPT)
                     self._load_counting = client.register_script(LOAD_COUNTING_SCRIPT)
                     if isinstance(client, redis.Redis):
-                        self._lean = leancall.LeanConnections(client)
+                        self._lean = leancall.LeanConnections(client, pipelining=self.pipelining)
                     self._client = client
         return self._client
 

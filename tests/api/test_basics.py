@@ -155,6 +155,7 @@ def test_config_reads_the_environment() -> None:
             "IDLE_TTL": "60",
             "LONGPOLL_MAX": "99",
             "LONGPOLL_SUBSCRIBERS": "12",
+            "STORE_PIPELINING": "0",
         }
     )
     assert config.STORE_URL == "redis://r:6379/1"
@@ -163,6 +164,7 @@ def test_config_reads_the_environment() -> None:
     assert config.IDLE_TTL == 60
     assert config.LONGPOLL_MAX == 30.0  # never more than the documented 30 s
     assert config.LONGPOLL_SUBSCRIBERS == 12
+    assert config.STORE_PIPELINING is False and Config().STORE_PIPELINING is True
     assert Config.from_env({}) == Config()
 
 

@@ -50,11 +50,16 @@ def test_idle_games_expire_and_every_write_refreshes_the_ttl() -> None:
 def test_open_store_picks_the_backend_from_the_url(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("STORE_URL", raising=False)
     assert isinstance(open_store(), MemoryStore)
-    assert isinstance(open_store("memory://", idle_ttl=5, prefix="ignored"), MemoryStore)
+    assert isinstance(
+        open_store("memory://", idle_ttl=5, prefix="ignored", pipelining=False), MemoryStore
+    )
 
     plain = open_store("redis://127.0.0.1:1/2", idle_ttl=60, prefix="p")
     assert isinstance(plain, RedisStore)
     assert (plain.cluster, plain.prefix, plain.idle_ttl_ms) == (False, "p", 60_000)
+    assert plain.pipelining
+    unpipelined = open_store("redis://127.0.0.1:1/2", pipelining=False)
+    assert isinstance(unpipelined, RedisStore) and not unpipelined.pipelining
     tls = open_store("rediss://example.invalid:6380/0")
     assert isinstance(tls, RedisStore) and tls.url.startswith("rediss://")
     cluster = open_store("redis+cluster://127.0.0.1:7000")

@@ -1,0 +1,154 @@
+"""One connection for a gevent worker's store commands: a loop turn's commands go out in one write.
+
+Under gevent a worker's requests are greenlets on one thread. On connections
+of their own, each of their Redis round trips costs a write, a wake-up of
+redis-server, a reply and a wake-up of the worker, and on these machines two
+thirds of a round trip's CPU is those wake-ups (docs/performance.md). Here
+the process's store commands share one connection: a command is queued, and
+the commands queued while the event loop runs its ready greenlets go out
+together in one write once they have all yielded (a writer greenlet, started
+through the loop's callbacks, which run after the ready greenlets). Redis
+answers a connection's commands in the order it read them, so one reader
+greenlet hands the replies out in the order the commands were sent. The
+commands are not a transaction: each runs alone, as on a connection of its
+own, and an error reply fails only its own command.
+
+A connection that fails (reset, closed, timed out) fails every command in
+flight on it, and the next write opens a new one. A command that failed with
+a connection error is sent again under the client's retry policy, as
+`service.store.leancall` does (the store's scripts are safe to repeat).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Sequence
+from typing import Any, cast
+
+import gevent
+from gevent.event import AsyncResult
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError
+from redis.typing import EncodableT
+from redis.utils import HIREDIS_AVAILABLE
+
+if HIREDIS_AVAILABLE:
+    from hiredis import pack_command as _hiredis_pack
+
+__all__ = ["PipelinedConnection", "gevent_is_patched"]
+
+
+def gevent_is_patched() -> bool:
+    """Whether this process's sockets are gevent's (gunicorn's gevent workers patch them)."""
+    from gevent import monkey
+
+    return bool(monkey.is_module_patched("socket"))
+
+
+class _Link:
+    """One opened connection and the replies it owes, in the order the commands went out."""
+
+    __slots__ = ("conn", "owed", "reading")
+
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+        self.owed: deque[AsyncResult] = deque()
+        self.reading = False
+
+
+class PipelinedConnection:
+    """The store commands of this process's greenlets, pipelined on one connection."""
+
+    def __init__(self, connection_class: type, settings: dict[str, Any]) -> None:
+        self._connection_class = connection_class
+        self._settings = settings
+        first = connection_class(**settings)  # connects on its first write
+        #: The client's retry policy, as its connections apply it.
+        self._retry = first.retry
+        self._packer = first
+        self._link: _Link | None = _Link(first)
+        self._queued: list[tuple[bytes, AsyncResult]] = []
+        #: Whether a writer greenlet is started (one at a time writes on the socket).
+        self._writing = False
+        self._pid = os.getpid()
+
+    def call(self, command: Sequence[EncodableT]) -> Any:
+        """Send ``command`` and return its raw reply; an error reply raises."""
+        if self._pid != os.getpid():
+            # A forked child must not share the parent's socket.
+            self._link, self._queued, self._writing = None, [], False
+            self._pid = os.getpid()
+        packed = self._pack(command)
+        return self._retry.call_with_retry(lambda: self._round_trip(packed), _keep_going)
+
+    def _pack(self, command: Sequence[EncodableT]) -> bytes:
+        if HIREDIS_AVAILABLE and self._settings.get("command_packer") is None:
+            try:
+                return bytes(_hiredis_pack(cast(Any, tuple(command))))
+            except TypeError:
+                pass  # e.g. a bytearray: redis-py's packer takes it, or says why not
+        return b"".join(self._packer.pack_command(*command))
+
+    def _round_trip(self, packed: bytes) -> Any:
+        result = AsyncResult()
+        self._queued.append((packed, result))
+        if not self._writing:
+            self._writing = True
+            gevent.spawn(self._write)  # runs once the ready greenlets have yielded
+        return result.get()
+
+    def _write(self) -> None:
+        try:
+            while self._queued:
+                queued, self._queued = self._queued, []
+                self._send(queued)
+        finally:
+            self._writing = False
+
+    def _send(self, queued: list[tuple[bytes, AsyncResult]]) -> None:
+        link = self._link
+        if link is None:
+            link = self._link = _Link(self._connection_class(**self._settings))
+        link.owed.extend(result for _, result in queued)  # before the write: replies may follow
+        try:
+            link.conn.send_packed_command([b"".join(p for p, _ in queued)], check_health=False)
+        except BaseException as error:
+            self._fail(link, error)
+            return
+        if not link.reading:
+            link.reading = True
+            gevent.spawn(self._read, link)
+
+    def _read(self, link: _Link) -> None:
+        conn, owed = link.conn, link.owed
+        try:
+            while owed:
+                try:
+                    reply = conn.read_response()
+                except ResponseError as error:
+                    owed.popleft().set_exception(error)
+                else:
+                    owed.popleft().set(reply)
+        except BaseException as error:
+            self._fail(link, error)
+        finally:
+            link.reading = False
+
+    def _fail(self, link: _Link, error: BaseException) -> None:
+        """Give up `link`: every command awaiting a reply on it fails with `error`."""
+        if self._link is link:
+            self._link = None
+        link.conn.disconnect()
+        while link.owed:
+            link.owed.popleft().set_exception(error)
+
+    def close(self) -> None:
+        """Close the connection; commands awaiting a reply fail, the next one reconnects."""
+        link = self._link
+        if link is not None:
+            self._fail(link, RedisConnectionError("the store was closed"))
+
+
+def _keep_going(_error: Exception) -> None:
+    """Between retries: nothing to undo (a failed connection was already given up)."""
