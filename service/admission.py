@@ -16,6 +16,10 @@ run before the loop polls its sockets, and when Redis replies came back
 before they were read, the whole queue ran in one pass (10-40 ms) while no
 new request was read; moves' p99 fell from 27-35 to 25-26 ms.
 
+Off by default (``ADMITTED_REQUESTS=0``) since a gevent worker pipelines its
+store commands (service/store/pipelining.py): admitted requests are what a
+loop turn's Redis write can batch, and a limit kept the batches small.
+
 A request that waits on something other than the CPU for long, a long-poll,
 gives its turn back meanwhile (`waiting`). A request that has waited
 `PATIENCE` seconds for a turn runs without one: when Redis hangs and every
