@@ -48,11 +48,11 @@ class LeanConnections:
         self._connection_class = pool.connection_class
         self._settings = dict(pool.connection_kwargs)
         #: redis-py packs with hiredis too, unless the client names its own packer.
-        self._send = (
-            _send_and_read_hiredis
-            if HIREDIS_AVAILABLE and self._settings.get("command_packer") is None
-            else _send_and_read
-        )
+        hiredis = HIREDIS_AVAILABLE and self._settings.get("command_packer") is None
+        self._send = _send_and_read_hiredis if hiredis else _send_and_read
+        self._pack = _pack_hiredis if hiredis else _pack_redis_py
+        #: Packs the pipeline's commands (never connected).
+        self._packer = self._connection_class(**self._settings)
         self._idle: list[Any] = []
         self._made: list[Any] = []
         self._pid = os.getpid()
@@ -89,7 +89,7 @@ class LeanConnections:
         if self._pid != os.getpid():
             self._forked()
         if self._pipeline is not None:
-            return self._pipeline.call(command)
+            return self._pipeline.call(self._pack(self._packer, command))
         generation = self._generation
         try:
             conn = self._idle.pop()
@@ -136,12 +136,19 @@ def _send_and_read(conn: Any, command: Sequence[EncodableT]) -> Any:
 
 
 def _send_and_read_hiredis(conn: Any, command: Sequence[EncodableT]) -> Any:
+    conn.send_packed_command([_pack_hiredis(conn, command)])
+    return cast(Any, conn.read_response())
+
+
+def _pack_redis_py(conn: Any, command: Sequence[EncodableT]) -> bytes:
+    return b"".join(conn.pack_command(*command))
+
+
+def _pack_hiredis(conn: Any, command: Sequence[EncodableT]) -> bytes:
     # The store's commands are one word and their arguments str, bytes or int,
     # which redis-py would hand to hiredis unchanged; anything else (a
     # bytearray, an unsupported type) takes redis-py's way, and its errors.
     try:
-        packed = _hiredis_pack(cast(Any, tuple(command)))
+        return cast(bytes, _hiredis_pack(cast(Any, tuple(command))))
     except TypeError:
-        return _send_and_read(conn, command)
-    conn.send_packed_command([packed])
-    return cast(Any, conn.read_response())
+        return _pack_redis_py(conn, command)

@@ -21,20 +21,13 @@ a connection error is sent again under the client's retry policy, as
 
 from __future__ import annotations
 
-import os
 from collections import deque
-from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any
 
 import gevent
 from gevent.event import AsyncResult
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
-from redis.typing import EncodableT
-from redis.utils import HIREDIS_AVAILABLE
-
-if HIREDIS_AVAILABLE:
-    from hiredis import pack_command as _hiredis_pack
 
 __all__ = ["PipelinedConnection", "gevent_is_patched"]
 
@@ -58,7 +51,8 @@ class _Link:
 
 
 class PipelinedConnection:
-    """The store commands of this process's greenlets, pipelined on one connection."""
+    """The store commands of one process's greenlets, pipelined on one connection
+    (a forked child makes its own: `service.store.leancall` does)."""
 
     def __init__(self, connection_class: type, settings: dict[str, Any]) -> None:
         self._connection_class = connection_class
@@ -66,29 +60,14 @@ class PipelinedConnection:
         first = connection_class(**settings)  # connects on its first write
         #: The client's retry policy, as its connections apply it.
         self._retry = first.retry
-        self._packer = first
         self._link: _Link | None = _Link(first)
         self._queued: list[tuple[bytes, AsyncResult]] = []
         #: Whether a writer greenlet is started (one at a time writes on the socket).
         self._writing = False
-        self._pid = os.getpid()
 
-    def call(self, command: Sequence[EncodableT]) -> Any:
-        """Send ``command`` and return its raw reply; an error reply raises."""
-        if self._pid != os.getpid():
-            # A forked child must not share the parent's socket.
-            self._link, self._queued, self._writing = None, [], False
-            self._pid = os.getpid()
-        packed = self._pack(command)
+    def call(self, packed: bytes) -> Any:
+        """Send one packed command and return its raw reply; an error reply raises."""
         return self._retry.call_with_retry(lambda: self._round_trip(packed), _keep_going)
-
-    def _pack(self, command: Sequence[EncodableT]) -> bytes:
-        if HIREDIS_AVAILABLE and self._settings.get("command_packer") is None:
-            try:
-                return bytes(_hiredis_pack(cast(Any, tuple(command))))
-            except TypeError:
-                pass  # e.g. a bytearray: redis-py's packer takes it, or says why not
-        return b"".join(self._packer.pack_command(*command))
 
     def _round_trip(self, packed: bytes) -> Any:
         result = AsyncResult()

@@ -64,6 +64,30 @@ def scenario_concurrent_commands(url: str, pipelining: str) -> dict[str, Any]:
     }
 
 
+def scenario_arguments(url: str) -> dict[str, Any]:
+    """Arguments hiredis packs, one it refuses (redis-py packs a bytearray) and one
+    neither packs (a bool)."""
+    lean = LeanConnections(redis.Redis.from_url(url))
+    key = uuid.uuid4().hex
+    args = (b"\x00state\xff", 12, -3, "", "Zo\u00e9")
+    pushed = lean.call("RPUSH", key, *args)
+    listed = [item.decode() for item in lean.call("LRANGE", key, 0, -1)[1:]]
+    stored = lean.call("SET", f"{key}:b", bytearray(b"ba")), lean.call("GET", f"{key}:b")
+    try:
+        lean.call("SET", f"{key}:b", True)  # type: ignore[arg-type]
+        refused = ""
+    except redis.DataError as error:
+        refused = type(error).__name__
+    return {
+        "pipelined": lean.pipelined,
+        "pushed": pushed,
+        "listed": listed,
+        "stored": [item.decode() for item in stored],
+        "refused": refused,
+        "after": lean.call("PING").decode(),
+    }
+
+
 def scenario_error_reply(url: str) -> dict[str, Any]:
     """An error reply among other commands of the same write."""
     lean = LeanConnections(redis.Redis.from_url(url))
@@ -187,6 +211,16 @@ def test_outside_gevent_commands_are_not_pipelined(store_redis: RedisServer) -> 
     assert not lean.pipelined
     assert lean.call("PING") == b"PONG"
     lean.close()
+
+
+def test_every_argument_goes_out_as_without_the_pipeline(store_redis: RedisServer) -> None:
+    report = run_under_gevent(scenario_arguments, store_redis.url)
+    assert report["pipelined"]
+    assert report["pushed"] == 5
+    assert report["listed"] == ["12", "-3", "", "Zo\u00e9"]
+    assert report["stored"] == ["OK", "ba"]
+    assert report["refused"] == "DataError"
+    assert report["after"] == "PONG"  # nothing half sent
 
 
 def test_an_error_reply_fails_only_its_own_command(store_redis: RedisServer) -> None:
