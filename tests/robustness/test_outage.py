@@ -4,12 +4,19 @@ redis-server (append-only file on) is stopped in the middle of a game: every
 kind of request is answered 503 `store_unavailable` with `Retry-After`, each
 within the 2 s the client waits, and nothing is applied. When redis-server is
 started again, the very next request succeeds without restarting gunicorn, and
-the game continues from its last saved version.
+the game continues from its last saved version. Moves in flight while it
+restarts, repeated with their `Idempotency-Key` after a 503, are each applied once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import http.client
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from functools import partial
+from typing import Any
 
 import pytest
 
@@ -125,3 +132,79 @@ def test_a_hung_redis_is_answered_503_in_time_and_recovers(
     assert after.get(f"/games/{game}").json["version"] == version
     assert after.post(f"/games/{game}/moves", DRAW, ann).json["version"] == version + 1
     assert "Traceback" not in server.log_tail(400)
+
+
+def test_moves_in_flight_when_redis_restarts_are_each_applied_once(
+    servers: tuple[RedisServer, GunicornServer],
+) -> None:
+    """Clients play 8 games at once while redis-server restarts twice: every
+    request in flight then (many on each worker's one pipelined connection) fails
+    or succeeds; a client repeats a 503'd move with its `Idempotency-Key` until it
+    is answered 200, and each move is applied exactly once."""
+    redis_server, server = servers
+    games, turns = 8, 12
+    setup = _client(server)
+    created = [
+        setup.post("/games", {"preset": "express", "seats": [{"name": "A"}, {"name": "B"}]}).json
+        for _ in range(games)
+    ]
+    setup.close()
+    started = threading.Barrier(games + 1)
+    failures: list[str] = []
+    unavailable = [0]
+
+    def until_answered(client: Client, send: Callable[[], Answer]) -> Answer:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                answer = send()
+            except (ConnectionError, http.client.HTTPException, OSError):
+                client.close()  # reconnects on the next request
+                answer = None
+            if answer is not None and answer.status != 503:
+                return answer
+            unavailable[0] += 1
+            assert time.monotonic() < deadline, "the store did not come back"
+            time.sleep(0.05)
+
+    def play(game: dict[str, Any]) -> None:
+        client = _client(server)
+        tokens = [seat["token"] for seat in game["seats"]]
+        path = f"/games/{game['id']}"
+        started.wait()
+        try:
+            for _turn in range(turns):
+                view = until_answered(client, partial(client.get, path, tokens[0])).json
+                token = tokens[view["round"]["turn"]]
+                for move in (DRAW, None):
+                    if move is None:  # discard the first card held after the draw
+                        hand = until_answered(client, partial(client.get, path, token)).json["hand"]
+                        move = {"type": "discard", "card": hand[0]}
+                    key = {"Idempotency-Key": uuid.uuid4().hex}
+                    send = partial(client.post, f"{path}/moves", move, token, **key)
+                    answer = until_answered(client, send)
+                    if answer.status != 200:
+                        failures.append(f"{move}: {answer}")
+        finally:
+            client.close()
+
+    threads = [threading.Thread(target=play, args=(game,)) for game in created]
+    for thread in threads:
+        thread.start()
+    started.wait()
+    for _restart in range(2):
+        time.sleep(0.3)
+        redis_server.stop()  # graceful: the append-only file keeps every saved move
+        time.sleep(0.3)
+        redis_server.start()
+    for thread in threads:
+        thread.join(60)
+    assert failures == []
+    assert unavailable[0] > 0  # the restarts did land in the middle of the games
+    after = _client(server)
+    for game in created:
+        view = after.get(f"/games/{game['id']}", game["seats"][0]["token"]).json
+        assert view["version"] == 1 + 2 * turns  # each move applied once, none lost
+        events = after.get(f"/games/{game['id']}/events?after=0", game["seats"][0]["token"])
+        seqs = [e["seq"] for e in events.json["events"]]
+        assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
