@@ -605,11 +605,19 @@ class RedisStore:
         """The record stored by `save` for this seat and key (one ``HGETALL``)."""
         if not is_game_id(game_id):
             return None
+        record_key = self._idempotency_key(game_id, seat, key)
         try:
-            found = cast(
-                dict[bytes, bytes],
-                self.client.hgetall(self._idempotency_key(game_id, seat, key)),
-            )
+            client = self.client
+            if self._lean is None:
+                found = cast(dict[bytes, bytes], client.hgetall(record_key))
+            else:
+                # A map under RESP3, a flat list of fields and values under RESP2.
+                reply = self._lean.call("HGETALL", record_key)
+                found = (
+                    reply
+                    if isinstance(reply, dict)
+                    else dict(zip(reply[::2], reply[1::2], strict=True))
+                )
         except REDIS_ERRORS as exc:
             raise StoreUnavailable(f"idempotency read failed: {exc}") from exc
         if not found:

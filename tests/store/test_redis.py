@@ -361,6 +361,20 @@ def test_a_failed_lobby_update_does_not_undo_a_save(
 # -- the lean command path (service/store/leancall.py) -------------------------------
 
 
+@pytest.mark.parametrize("protocol", ["2", "3"])
+def test_an_idempotency_record_reads_back_under_either_protocol(
+    store_redis: RedisServer, prefix: str, protocol: str
+) -> None:
+    # HGETALL's reply is a flat list under RESP2 and a map under RESP3.
+    store = RedisStore(f"{store_redis.url}?protocol={protocol}", prefix=prefix)
+    game = warm(store)
+    record = IdempotencyRecord(1, "key-1", "fp", 200, b'{"ok": true}')
+    assert store.save(game, 2, b"next", [{"type": "a"}], record).saved
+    assert store.get_idempotency(game, 1, "key-1") == record
+    assert store.get_idempotency(game, 1, "key-2") is None
+    store.close()
+
+
 def test_a_flushed_script_cache_costs_one_eval_and_nothing_else(
     store: RedisStore, store_redis: RedisServer
 ) -> None:
