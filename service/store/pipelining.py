@@ -92,9 +92,12 @@ class PipelinedConnection:
         link.owed.extend(result for _, result in queued)  # before the write: replies may follow
         try:
             link.conn.send_packed_command([b"".join(p for p, _ in queued)], check_health=False)
-        except BaseException as error:
+        except Exception as error:
             self._fail(link, error)
             return
+        except BaseException:  # this greenlet is killed: the commands may go again
+            self._fail(link, _interrupted())
+            raise
         if not link.reading:
             link.reading = True
             gevent.spawn(self._read, link)
@@ -109,8 +112,11 @@ class PipelinedConnection:
                     owed.popleft().set_exception(error)
                 else:
                     owed.popleft().set(reply)
-        except BaseException as error:
+        except Exception as error:
             self._fail(link, error)
+        except BaseException:  # this greenlet is killed: the commands may go again
+            self._fail(link, _interrupted())
+            raise
         finally:
             link.reading = False
 
@@ -127,6 +133,11 @@ class PipelinedConnection:
         link = self._link
         if link is not None:
             self._fail(link, RedisConnectionError("the store was closed"))
+
+
+def _interrupted() -> RedisConnectionError:
+    # A connection error, which the waiting commands' retry policy sends again.
+    return RedisConnectionError("the pipelined connection was interrupted")
 
 
 def _keep_going(_error: Exception) -> None:

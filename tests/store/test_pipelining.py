@@ -128,6 +128,43 @@ def scenario_killed_connection(url: str) -> dict[str, Any]:
     }
 
 
+#: A script that keeps Redis busy for 0.3 s, so that the commands after it wait.
+BUSY_SCRIPT = """
+local start = redis.call('TIME')
+repeat
+  local now = redis.call('TIME')
+until (now[1] - start[1]) * 1000000 + (now[2] - start[2]) > 300000
+return 1
+"""
+
+
+def scenario_killed_reader(url: str) -> dict[str, Any]:
+    """The greenlet reading the replies is killed while commands await them
+    (as when a worker shuts down): they are sent again on a new connection."""
+    import gc
+
+    lean = _store_connections(url)
+    assert lean._pipeline is not None
+    read = lean._pipeline._read
+    first = lean.call("CLIENT", "ID")
+    key = uuid.uuid4().hex
+    busy = gevent.spawn(lean.call, "EVAL", BUSY_SCRIPT, 0)
+    sets = [gevent.spawn(lean.call, "SET", f"{key}:{n}", n) for n in range(5)]
+    gevent.sleep(0.1)  # sent; Redis is running the script
+    readers = [
+        g for g in gc.get_objects() if isinstance(g, gevent.Greenlet) and g._run == read and g
+    ]
+    for reader in readers:
+        reader.kill()
+    gevent.joinall([busy, *sets], timeout=10)
+    return {
+        "readers": len(readers),
+        "replies": [repr(job.value) for job in [busy, *sets]],
+        "errors": [repr(job.exception) for job in [busy, *sets] if job.exception],
+        "reopened": lean.call("CLIENT", "ID") != first,
+    }
+
+
 def scenario_paused_server(url: str) -> dict[str, Any]:
     """Redis answers nothing for a second (``CLIENT PAUSE``); the socket timeout is 0.3 s."""
     lean = _store_connections(url, socket_timeout=0.3)
@@ -234,6 +271,14 @@ def test_a_killed_connection_is_reopened_and_its_commands_sent_again(
 ) -> None:
     report = run_under_gevent(scenario_killed_connection, store_redis.url)
     assert report["replies"] == list(range(1, 11))  # each INCR applied once
+    assert report["reopened"]
+
+
+def test_commands_awaiting_a_killed_reader_are_sent_again(store_redis: RedisServer) -> None:
+    report = run_under_gevent(scenario_killed_reader, store_redis.url)
+    assert report["readers"] == 1
+    assert report["errors"] == []
+    assert report["replies"] == ["1"] + ["b'OK'"] * 5
     assert report["reopened"]
 
 
