@@ -128,12 +128,12 @@ def scenario_killed_connection(url: str) -> dict[str, Any]:
     }
 
 
-#: A script that keeps Redis busy for 0.3 s, so that the commands after it wait.
+#: A script that keeps Redis busy for 0.8 s, so that the commands after it wait.
 BUSY_SCRIPT = """
 local start = redis.call('TIME')
 repeat
   local now = redis.call('TIME')
-until (now[1] - start[1]) * 1000000 + (now[2] - start[2]) > 300000
+until (now[1] - start[1]) * 1000000 + (now[2] - start[2]) > 800000
 return 1
 """
 
@@ -143,7 +143,7 @@ def scenario_killed_reader(url: str) -> dict[str, Any]:
     (as when a worker shuts down): they are sent again on a new connection."""
     import gc
 
-    lean = _store_connections(url)
+    lean = _store_connections(url, socket_timeout=5.0)  # outlasts two busy scripts
     assert lean._pipeline is not None
     read = lean._pipeline._read
     first = lean.call("CLIENT", "ID")
