@@ -152,7 +152,9 @@ def scenario_killed_reader(url: str) -> dict[str, Any]:
     sets = [gevent.spawn(lean.call, "SET", f"{key}:{n}", n) for n in range(5)]
     gevent.sleep(0.1)  # sent; Redis is running the script
     readers = [
-        g for g in gc.get_objects() if isinstance(g, gevent.Greenlet) and g._run == read and g
+        g
+        for g in gc.get_objects()
+        if isinstance(g, gevent.Greenlet) and g._run == read and not g.dead
     ]
     for reader in readers:
         reader.kill()
