@@ -1,5 +1,8 @@
 import { defineConfig } from "vitest/config";
 
+// Node's `process`, typed here rather than with @types/node (one more dependency).
+declare const process: { env: Record<string, string | undefined> };
+
 // The build is committed inside the Python package and served at /play by the
 // service; hashed file names let the service cache them for a year.
 export default defineConfig({

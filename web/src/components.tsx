@@ -31,6 +31,7 @@ export function CardButton(props: CardButtonProps) {
     <button
       type="button"
       class={classes}
+      data-card={card}
       aria-label={label}
       aria-pressed={props.onClick !== undefined ? props.selected === true : undefined}
       disabled={props.disabled}

@@ -47,6 +47,8 @@ export interface Offer {
   reengage: Move | null;
   /** Every meld the hand could make now (suggestions to select). */
   melds: Card[][];
+  /** Every lay-off the hand could make now (suggestions to select). */
+  layoffOptions: { meld: number; cards: Card[] }[];
   /** Cards that may be discarded now. */
   discardable: Set<Card>;
 }
@@ -61,6 +63,7 @@ export function offer(legalMoves: readonly LegalMove[], selected: readonly Card[
     discard: null,
     reengage: null,
     melds: [],
+    layoffOptions: [],
     discardable: new Set(),
   };
   for (const legal of legalMoves) {
@@ -76,6 +79,7 @@ export function offer(legalMoves: readonly LegalMove[], selected: readonly Card[
         if (result.meld === null && sameCards(move.cards, selected)) result.meld = move;
         break;
       case "layoff":
+        result.layoffOptions.push({ meld: move.meld, cards: move.cards });
         if (!result.layoffs.has(move.meld) && sameCards(move.cards, selected)) {
           result.layoffs.set(move.meld, move);
         }

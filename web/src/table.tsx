@@ -252,11 +252,11 @@ export function GamePage(props: { gameId: string }) {
       )}
       <section class="panel log" aria-label="Recent events">
         <h2>Recent events</h2>
-        <ol aria-live="polite">
+        <ul aria-live="polite">
           {[...log].reverse().map((entry) => (
             <li key={entry.seq}>{entry.text}</li>
           ))}
-        </ol>
+        </ul>
       </section>
     </main>
   );
@@ -541,13 +541,29 @@ function Hand(props: {
           </button>
         )}
       </div>
+      {offers.layoffOptions.length > 0 && (
+        <div class="suggestions">
+          <span>Lay-offs you can make:</span>
+          {offers.layoffOptions.map((option) => (
+            <button
+              type="button"
+              class="suggestion layoff-suggestion"
+              key={`${option.meld}:${option.cards.join(",")}`}
+              aria-label={`Select ${option.cards.map(cardLabel).join(", ")} to lay off on meld ${option.meld}`}
+              onClick={() => props.onSelect(option.cards)}
+            >
+              {option.cards.map(cardText).join(" ")} → #{option.meld}
+            </button>
+          ))}
+        </div>
+      )}
       {offers.melds.length > 0 && (
         <div class="suggestions">
           <span>Melds you can make:</span>
           {offers.melds.map((cards) => (
             <button
               type="button"
-              class="suggestion"
+              class="suggestion meld-suggestion"
               key={cards.join(",")}
               aria-label={`Select ${cards.map(cardLabel).join(", ")}`}
               onClick={() => props.onSelect(cards)}
