@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import re
 import time
+import urllib.error
 import urllib.request
 from typing import Any
 
@@ -33,19 +35,20 @@ def create_from_lobby(page: Any, name: str, seats: list[str]) -> str:
     return page.url.rsplit("/", 1)[1]
 
 
-def play_until(players: list[TablePlayer], done: Any, *, turns: int = 400) -> None:
-    """Whoever's turn it is plays it, until `done()`."""
-    for _ in range(turns):
-        if done():
-            return
+def play_until(players: list[TablePlayer], done: Any, *, turns: int | None = None) -> int:
+    """Whoever's turn it is plays it, until `done()` (or `turns` turns were played)."""
+    played = 0
+    deadline = time.monotonic() + 600
+    while not done() and (turns is None or played < turns):
+        assert time.monotonic() < deadline, "the game did not end in time"
         for player in players:
             if not player.game_over() and player.is_my_turn():
                 player.play_turn()
+                played += 1
                 break
         else:
             time.sleep(0.05)
-    if not done():
-        raise AssertionError("the game did not end")
+    return played
 
 
 def assert_clean(log: PageLog) -> None:
@@ -74,7 +77,7 @@ def test_a_person_plays_express_against_a_greedy_bot_to_the_end(
     me = TablePlayer(page)
     expect(page.locator(".players .player")).to_have_count(2)
     expect(page.get_by_role("region", name="Your hand")).to_be_visible()
-    play_until([me], lambda: me.game_over() or len(page_log.requests) > 40, turns=3)
+    play_until([me], me.game_over, turns=3)
     save_screenshot(page, "play-table-1280x800")
     play_until([me], me.game_over)
     over = page.get_by_role("region", name="Game over")
@@ -83,3 +86,79 @@ def test_a_person_plays_express_against_a_greedy_bot_to_the_end(
     expect(over.locator("table.scores tbody tr")).to_have_count(2)
     assert_clean(page_log)
     page.context.close()
+
+
+def test_two_people_join_by_link_play_a_round_and_the_joiner_resumes_after_a_reload(
+    browser: Browser, page_log: PageLog, play_server: GunicornServer
+) -> None:
+    ann = browser.new_page(viewport=DESKTOP)
+    ann.goto(f"{play_server.url}/play")
+    game_id = create_from_lobby(ann, "Ann", ["open"])
+    link = ann.get_by_label("Game link").input_value()
+    assert link == f"{play_server.url}/play#/games/{game_id}"
+
+    bob = browser.new_page(viewport=PHONE)  # another context: no token of Ann's
+    bob.goto(link)
+    join = bob.get_by_role("form", name="Join this game")
+    join.get_by_label("Your name").fill("Bob")
+    join.get_by_role("button", name="Join").click()
+    expect(bob.get_by_role("region", name="Your hand")).to_be_visible()
+    expect(ann.get_by_role("region", name="Your hand")).to_be_visible()  # heard Bob join
+    players = [TablePlayer(ann), TablePlayer(bob)]
+    joiner = players[1]
+
+    play_until(players, lambda: any(p.game_over() for p in players), turns=4)
+    hand = sorted(joiner.cards())
+    bob.reload()
+    expect(bob.get_by_role("region", name="Your hand")).to_be_visible()
+    assert sorted(joiner.cards()) == hand
+    expect(bob.locator(".players .player")).to_have_count(2)
+    save_screenshot(bob, "play-table-375x812")
+
+    play_until(players, lambda: all(p.game_over() for p in players))
+    for page in (ann, bob):
+        expect(page.get_by_role("region", name="Game over")).to_contain_text("won")
+        expect(page.get_by_role("region", name="Round 1 result")).to_be_visible()
+    assert_clean(page_log)
+    ann.context.close()
+    bob.context.close()
+
+
+def test_a_refused_move_shows_the_services_words(
+    browser: Browser, page_log: PageLog, play_server: GunicornServer
+) -> None:
+    page = browser.new_page(viewport=DESKTOP)
+    page.goto(f"{play_server.url}/play")
+    game_id = create_from_lobby(page, "Cy", ["greedy"])
+    expect(page.locator(".hand .status")).to_contain_text("Your turn: draw")
+    # The page stops hearing of moves (a stalled network), then the same seat draws
+    # elsewhere: the page still offers the draw, and the service refuses it.
+    page.route("**/events?**", lambda route: None)
+    page.reload()
+    expect(page.get_by_role("button", name="Draw from stock")).to_be_enabled()
+    saved = json.loads(page.evaluate(f"localStorage.getItem('rummy.seat.{game_id}')"))
+    assert draw(play_server, game_id, saved["token"])[0] == 200
+    status, problem = draw(play_server, game_id, saved["token"])
+    assert status == 409
+
+    page.get_by_role("button", name="Draw from stock").click()
+    expect(page.get_by_role("alert")).to_have_text(problem["detail"] + "✕")
+    # The only console noise is Chromium's note of the refused request.
+    assert all("409" in message for message in page_log.console_errors)
+    assert page_log.outside_requests() == []
+    page.context.close()
+
+
+def draw(server: GunicornServer, game_id: str, token: str) -> tuple[int, dict[str, Any]]:
+    """Draw from the stock through the API, as another client of the same seat."""
+    request = urllib.request.Request(
+        f"{server.url}/games/{game_id}/moves",
+        data=json.dumps({"type": "draw", "source": "stock"}).encode(),
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(request) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as refused:
+        return refused.code, json.loads(refused.read())
