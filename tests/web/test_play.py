@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 from tests.support.browser import Browser, PageLog, save_screenshot
 from tests.support.gunicorn import GunicornServer
-from tests.web.players import TablePlayer
+from tests.web.players import TablePlayer, rank
 
 pytestmark = pytest.mark.slow
 
@@ -77,6 +77,7 @@ def test_a_person_plays_express_against_a_greedy_bot_to_the_end(
     me = TablePlayer(page)
     expect(page.locator(".players .player")).to_have_count(2)
     expect(page.get_by_role("region", name="Your hand")).to_be_visible()
+    check_hand_controls(page, me)
     play_until([me], me.game_over, turns=3)
     save_screenshot(page, "play-table-1280x800")
     play_until([me], me.game_over)
@@ -85,7 +86,38 @@ def test_a_person_plays_express_against_a_greedy_bot_to_the_end(
     expect(over.get_by_role("button", name="Play again")).to_be_visible()
     expect(over.locator("table.scores tbody tr")).to_have_count(2)
     assert_clean(page_log)
+
+    # Play again: a new game with the same seats and options.
+    finished = page.url
+    over.get_by_role("button", name="Play again").click()
+    page.wait_for_url(lambda url: url != finished)
+    expect(page.get_by_role("region", name="Your hand")).to_be_visible()
+    expect(page.locator(".players .player")).to_have_count(2)
+    expect(page.locator(".players")).to_contain_text("greedy")
+    assert_clean(page_log)
     page.context.close()
+
+
+SUIT_ORDER = "SHCD"
+
+
+def check_hand_controls(page: Any, me: TablePlayer) -> None:
+    """Cards are toggled by keyboard as by click; the hand sorts by suit or by rank."""
+    first = page.locator(".hand-cards .card").first
+    first.focus()
+    page.keyboard.press("Space")
+    expect(first).to_have_attribute("aria-pressed", "true")
+    page.keyboard.press("Enter")
+    expect(first).to_have_attribute("aria-pressed", "false")
+    label = first.get_attribute("aria-label") or ""
+    assert re.fullmatch(r"(ace|king|queen|jack|\d+) of (clubs|diamonds|hearts|spades)|joker", label)
+
+    page.get_by_role("button", name="suit", exact=True).click()
+    by_suit = me.cards()
+    assert by_suit == sorted(by_suit, key=lambda c: (SUIT_ORDER.index(c[0]), rank(c)))
+    page.get_by_role("button", name="rank", exact=True).click()
+    by_rank = me.cards()
+    assert by_rank == sorted(by_rank, key=lambda c: (rank(c), SUIT_ORDER.index(c[0])))
 
 
 def test_two_people_join_by_link_play_a_round_and_the_joiner_resumes_after_a_reload(
@@ -146,6 +178,7 @@ def test_a_refused_move_shows_the_services_words(
     # The only console noise is Chromium's note of the refused request.
     assert all("409" in message for message in page_log.console_errors)
     assert page_log.outside_requests() == []
+    page.unroute_all(behavior="ignoreErrors")
     page.context.close()
 
 
@@ -162,3 +195,46 @@ def draw(server: GunicornServer, game_id: str, token: str) -> tuple[int, dict[st
             return answer.status, json.loads(answer.read())
     except urllib.error.HTTPError as refused:
         return refused.code, json.loads(refused.read())
+
+
+def test_the_page_waits_out_an_unreachable_or_busy_service(
+    browser: Browser, page_log: PageLog, play_server: GunicornServer
+) -> None:
+    page = browser.new_page(viewport=DESKTOP)
+    page.goto(f"{play_server.url}/play")
+    create_from_lobby(page, "Di", ["greedy"])
+    expect(page.get_by_role("region", name="Your hand")).to_be_visible()
+
+    # Unreachable: every API request fails, so the page says it is reconnecting,
+    # and carries on by itself once the service answers again.
+    page.route("**/games/**", lambda route: route.abort("connectionrefused"))
+    page.reload()
+    expect(page.get_by_role("status")).to_have_text("Reconnecting…")
+    page.unroute("**/games/**")
+    expect(page.get_by_role("region", name="Your hand")).to_be_visible()
+    expect(page.get_by_role("status")).to_have_count(0)
+
+    # Busy: a 429 with Retry-After on the view is waited out and the request sent
+    # again (else the page would show the refusal and never load).
+    asked: list[str] = []
+
+    def busy_once(route: Any) -> None:
+        asked.append(route.request.url)
+        if len(asked) == 1:
+            route.fulfill(
+                status=429,
+                headers={"Retry-After": "1", "Content-Type": "application/problem+json"},
+                body=json.dumps({"type": "about:blank", "title": "Too Many Requests",
+                                 "status": 429, "code": "rate_limited", "detail": "slow down"}),
+            )  # fmt: skip
+        else:
+            route.continue_()
+
+    page.route(lambda url: re.search(r"/games/[\w-]+$", url) is not None, busy_once)
+    page.reload()
+    expect(page.get_by_role("button", name="Draw from stock")).to_be_enabled()
+    expect(page.get_by_role("alert")).to_have_count(0)
+    assert len(asked) >= 2 and asked[0] == asked[1]
+    assert page_log.outside_requests() == []
+    assert page_log.page_errors == []
+    page.context.close()
