@@ -52,6 +52,14 @@ class Config:
     #: Whether a gevent worker's store commands share one pipelined Redis
     #: connection, a loop turn's commands in one write (service/store/pipelining.py).
     STORE_PIPELINING: bool = True
+    #: Redis connections a worker process may open for requests (its pool; the
+    #: long-polls' Pub/Sub connections are `LONGPOLL_SUBSCRIBERS` more). Default:
+    #: ``GUNICORN_WORKER_CONNECTIONS``, the requests a worker serves at once,
+    #: so a request never waits for a connection unless Redis is slow.
+    STORE_MAX_CONNECTIONS: int = 1000
+    #: Seconds a request waits for a free connection of a full pool before the
+    #: answer is 503 (store, with ``Retry-After``) rather than failing at once.
+    STORE_POOL_TIMEOUT: float = 0.5
     #: How many times a move that lost a race is reloaded and applied again.
     SAVE_RETRIES: int = 8
     #: Largest page of the lobby listing.
@@ -106,6 +114,11 @@ class Config:
             changes["MAX_EVENTS"] = max(1, int(env["MAX_EVENTS"]))
         if "LONGPOLL_SUBSCRIBERS" in env:
             changes["LONGPOLL_SUBSCRIBERS"] = max(1, int(env["LONGPOLL_SUBSCRIBERS"]))
+        if "STORE_MAX_CONNECTIONS" in env or "GUNICORN_WORKER_CONNECTIONS" in env:
+            connections = env.get("STORE_MAX_CONNECTIONS") or env["GUNICORN_WORKER_CONNECTIONS"]
+            changes["STORE_MAX_CONNECTIONS"] = max(1, int(connections))
+        if "STORE_POOL_TIMEOUT" in env:
+            changes["STORE_POOL_TIMEOUT"] = max(0.0, float(env["STORE_POOL_TIMEOUT"]))
         if "SAVE_RETRIES" in env:
             changes["SAVE_RETRIES"] = max(1, int(env["SAVE_RETRIES"]))
         for name in ("RATELIMIT_ENABLED", "ACCESS_LOG", "STORE_PIPELINING"):
