@@ -254,6 +254,7 @@ def test_an_outage_is_reported_and_the_same_store_recovers(prefix: str) -> None:
         server.cleanup()
 
 
+@pytest.mark.slow
 def test_a_cluster_node_outage_is_reported_and_the_same_store_recovers(prefix: str) -> None:
     # fsync before every answer: a SIGKILLed node must not lose acknowledged writes.
     cluster = RedisCluster(appendonly=True, extra_args=("--appendfsync", "always")).start()
@@ -356,6 +357,25 @@ def test_a_failed_lobby_update_does_not_undo_a_save(
     assert (result.status, result.version) == ("saved", 3)
     assert store.load(game).state == b"joined"
     assert "not updated" in caplog.text
+
+
+def test_a_lobby_update_that_fails_once_is_retried_not_lost(
+    store: RedisStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game = warm(store)
+    real = store._lobby_update
+    failures = [redis.exceptions.ConnectionError("No connection available.")]
+
+    def flaky(**kwargs: Any) -> Any:
+        if failures:
+            raise failures.pop()
+        return real(**kwargs)
+
+    monkeypatch.setattr(store, "_lobby_update", flaky)
+    summary = {"id": game, "preset": "standard", "seats": [], "created": "now"}
+    assert store.save(game, 2, b"listed", [{"type": "listed"}], lobby=summary).saved
+    assert not failures
+    assert game in [item["id"] for item in store.lobby(100)[0]]
 
 
 # -- the lean command path (service/store/leancall.py) -------------------------------
