@@ -14,6 +14,7 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from service.rules.options import PRESETS
+from service.rules.state import DEALS
 
 #: Longest list of cards a request may hold (two decks and six jokers).
 MAX_CARDS = 110
@@ -162,6 +163,15 @@ class LobbyQuerySchema(ma.Schema):
     cursor = fields.String(validate=validate.Length(min=1, max=200))
 
 
+#: How a game's cards are dealt, as views, lobby summaries and `game_created` say.
+DEAL_METADATA = {
+    "enum": list(DEALS),
+    "description": "`random`: from secrets committed before each round and revealed after "
+    "it (docs/fairness.md); `seeded`: from the creator's `seed`; `explicit`: the first "
+    "round from the creator's `deck`. Games with an open seat are always `random`.",
+}
+
+
 class LobbySeatSchema(_Response):
     """A seat in a lobby summary."""
 
@@ -176,6 +186,7 @@ class LobbyGameSchema(_Response):
 
     id = fields.String(required=True)
     preset = fields.String(required=True)
+    deal = fields.String(required=True, metadata=DEAL_METADATA)
     seats = fields.List(fields.Nested(LobbySeatSchema), required=True)
     created = fields.String(required=True)
 
@@ -261,6 +272,7 @@ class GameViewSchema(_Response):
     status = fields.String(required=True, metadata={"enum": ["waiting", "active", "finished"]})
     preset = fields.String(required=True)
     options = fields.Dict(keys=fields.String(), values=fields.Raw(), required=True)
+    deal = fields.String(required=True, metadata=DEAL_METADATA)
     you = fields.Integer()
     hand = fields.List(fields.String())
     seats = fields.List(fields.Nested(ViewSeatSchema), required=True)

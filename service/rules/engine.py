@@ -123,6 +123,23 @@ def _remove(hand: tuple[Card, ...], cards: Sequence[Card]) -> tuple[Card, ...] |
     return tuple(rest)
 
 
+class FixedDealRefused(OptionsError):
+    """A ``seed``, ``deck`` or ``first_dealer`` given for a game with an open seat.
+
+    Whoever fixes the deal knows every hand; a stranger taking the open seat
+    could not tell, so a game others may join is always dealt at random.
+    """
+
+    def __init__(self, fields: Sequence[str]) -> None:
+        self.fields = tuple(fields)
+        why = (
+            "a game with an open seat is always dealt at random: seed, deck and "
+            "first_dealer are only for tables whose every seat is taken or a bot"
+        )
+        super().__init__({name: [why] for name in self.fields})
+        self.detail = f"{', '.join(self.fields)} refused: {why}."
+
+
 def _rng(state: GameState, purpose: str) -> random.Random:
     return random.Random(f"{state.seed}/{purpose}")
 
@@ -144,11 +161,19 @@ def new_game(
 
     Raises :class:`OptionsError` for a player count the options do not allow, a
     ``deck`` that is not exactly the game's cards, a bad ``first_dealer`` or an
-    unknown bot strategy.
+    unknown bot strategy, and :class:`FixedDealRefused` for a ``seed``, ``deck`` or
+    ``first_dealer`` in a game with an open seat.
     """
     from service.bots.strategies import STRATEGIES
 
     n = len(seats)
+    fixed = {
+        name: value
+        for name, value in (("seed", seed), ("deck", deck), ("first_dealer", first_dealer))
+        if value is not None
+    }
+    if fixed and any(spec.kind == "human" and spec.name is None for spec in seats):
+        raise FixedDealRefused(sorted(fixed))
     errors = check_options(options, n)
     if errors:
         raise OptionsError(errors)
@@ -201,12 +226,14 @@ def new_game(
         deck=parsed_deck,
         first_dealer=first_dealer,
         steps=0,
+        deal="explicit" if parsed_deck is not None else "random" if seed is None else "seeded",
     )
     events: list[Event] = [
         {
             "type": "game_created",
             "preset": preset,
             "players": n,
+            "deal": state.deal,
             "seats": [
                 {"seat": i, "name": s.name, "kind": s.kind} for i, s in enumerate(seat_states)
             ],

@@ -21,9 +21,12 @@ from service.rules.cards import JOKER, NATURAL_CARDS, Card
 from service.rules.melds import MeldShape
 from service.rules.options import PRESETS, Options, OptionsError, options_from_json
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 
 STATUSES = ("waiting", "active", "finished")
+#: How a game's cards are dealt: from committed secrets (docs/fairness.md), from a
+#: seed the creator gave, or from the creator's deck (then seeded).
+DEALS = ("random", "seeded", "explicit")
 PHASES = ("draw", "play")
 REASONS = ("went_out", "stock_exhausted", "blocked")
 
@@ -114,7 +117,8 @@ class RoundRecord:
 @dataclass(frozen=True, slots=True)
 class GameState:
     """A whole game. ``seed`` drives every shuffle and bot choice; ``deck`` is an
-    explicit first-round deck not yet dealt; ``steps`` counts applied moves."""
+    explicit first-round deck not yet dealt; ``steps`` counts applied moves.
+    ``deal`` says how the cards are dealt (one of :data:`DEALS`)."""
 
     status: str
     preset: str
@@ -127,6 +131,7 @@ class GameState:
     deck: tuple[Card, ...] | None
     first_dealer: int | None
     steps: int
+    deal: str = "seeded"
 
     @property
     def players(self) -> int:
@@ -360,6 +365,7 @@ def encode_state(state: GameState) -> bytes:
         None if state.deck is None else pack_cards(state.deck),
         state.first_dealer,
         state.steps,
+        DEALS.index(state.deal),
     ]
     return orjson.dumps(doc)
 
@@ -394,9 +400,9 @@ def decode_state(data: bytes) -> GameState:
         raise StateDecodeError(f"not a serialised game state: {exc}") from None
     if not isinstance(doc, list) or not doc:
         raise StateDecodeError("not a serialised game state")
-    if doc[0] != FORMAT_VERSION or type(doc[0]) is not int:
+    if doc[0] not in READABLE_VERSIONS or type(doc[0]) is not int:
         raise StateDecodeError(
-            f"unknown state format version {doc[0]!r} (this build reads {FORMAT_VERSION})"
+            f"unknown state format version {doc[0]!r} (this build reads {READABLE_VERSIONS})"
         )
     try:
         return _decode(doc)
@@ -441,9 +447,15 @@ def _dec_seat(
     )
 
 
+#: Format versions this build reads: 2 (before how the cards are dealt was kept;
+#: such games read as seeded) and the current one.
+READABLE_VERSIONS = (2, FORMAT_VERSION)
+
+
 def _decode(doc: list[Any]) -> GameState:
-    if len(doc) != 12:
+    if len(doc) != (12 if doc[0] == 2 else 13):
         raise StateDecodeError("wrong number of fields")
+    deal = "seeded" if doc[0] == 2 else DEALS[_int(doc[12])]
     status = STATUSES[_int(doc[1])]
     if type(doc[2]) is not str or not isinstance(doc[3], dict):
         raise StateDecodeError("bad preset or options")
@@ -489,4 +501,5 @@ def _decode(doc: list[Any]) -> GameState:
         deck=None if doc[9] is None else unpack_cards(doc[9]),
         first_dealer=_opt_int(doc[10]),
         steps=_int(doc[11]),
+        deal=deal,
     )

@@ -71,6 +71,7 @@ def public_view(state: GameState) -> dict[str, Any]:
         "status": state.status,
         "preset": state.preset,
         "options": options_json(state.options),
+        "deal": state.deal,
         "seats": seats,
         "round": round_view,
         "rounds": [

@@ -157,9 +157,7 @@ def test_bad_seats_first_dealer_and_player_count_are_refused() -> None:
 
 def test_open_seats_wait_for_players_then_the_first_round_is_dealt() -> None:
     opts = resolve_options("standard", {}, 3)
-    state, events = new_game(
-        opts, "standard", [SeatSpec("A"), SeatSpec(None), SeatSpec(None)], seed=1
-    )
+    state, events = new_game(opts, "standard", [SeatSpec("A"), SeatSpec(None), SeatSpec(None)])
     assert state.status == "waiting" and state.round is None and types(events) == ["game_created"]
     assert legal_moves(state, 0) == []
     with pytest.raises(IllegalMove) as err:
