@@ -13,6 +13,7 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import fields, validate
 
+from service.rules.fairness import CLIENT_SEED_PATTERN
 from service.rules.options import PRESETS
 from service.rules.state import DEALS
 
@@ -108,16 +109,31 @@ class PresetListSchema(_Response):
 # --- games: create, lobby, join ---------------------------------------------
 
 
+#: A player's entropy for the deals (docs/fairness.md).
+CLIENT_SEED = validate.Regexp(CLIENT_SEED_PATTERN, error="1 to 64 of A-Z a-z 0-9 _ -")
+CLIENT_SEED_METADATA = {
+    "description": "your entropy, mixed into every round secret of a game dealt at random "
+    "(docs/fairness.md); shown in views",
+    "pattern": CLIENT_SEED_PATTERN,
+}
+
+
 class SeatSpecSchema(ma.Schema):
     """A seat of a new game: `{"name": "Ann"}`, `{"name": null}` (open) or `{"bot": "greedy"}`."""
 
     name = fields.String(allow_none=True, validate=NAME)
     bot = fields.String(validate=validate.OneOf(BOT_STRATEGIES))
+    client_seed = fields.String(validate=CLIENT_SEED, metadata=CLIENT_SEED_METADATA)
 
     @ma.validates_schema
     def _one_kind(self, data: dict[str, Any], **kwargs: Any) -> None:
         if "bot" in data and data.get("name") is not None:
             raise ma.ValidationError("a seat has either a name or a bot", "bot")
+        if "client_seed" in data and data.get("name") is None:
+            raise ma.ValidationError(
+                "a client_seed belongs to a named seat (an open seat gives it when joining)",
+                "client_seed",
+            )
 
 
 class CreateGameSchema(ma.Schema):
@@ -203,6 +219,7 @@ class JoinSchema(ma.Schema):
 
     name = fields.String(required=True, validate=NAME)
     seat = WholeNumber(validate=validate.Range(min=0, max=5))
+    client_seed = fields.String(validate=CLIENT_SEED, metadata=CLIENT_SEED_METADATA)
 
 
 # --- views ------------------------------------------------------------------
@@ -239,6 +256,12 @@ class RoundSchema(_Response):
     discard_pile = fields.List(fields.String(), required=True)
     taken_discard = fields.String(allow_none=True)
     melds = fields.List(fields.Nested(MeldSchema), required=True)
+    deal_commitment = fields.String(
+        allow_none=True,
+        metadata={
+            "description": "SHA-256 of the round's secret (hex); null unless dealt at random"
+        },
+    )
 
 
 class FinishedRoundSchema(_Response):
@@ -250,6 +273,11 @@ class FinishedRoundSchema(_Response):
     rummy = fields.Boolean()
     points = fields.List(fields.Integer(), required=True)
     hands = fields.List(fields.List(fields.String()), required=True)
+    deal_commitment = fields.String(allow_none=True)
+    secret = fields.String(
+        allow_none=True,
+        metadata={"description": "the round's secret (hex), revealed now the round is over"},
+    )
 
 
 class ViewSeatSchema(_Response):
@@ -262,6 +290,7 @@ class ViewSeatSchema(_Response):
     score = fields.Integer(required=True)
     has_melded = fields.Boolean()
     eliminated = fields.Boolean()
+    client_seed = fields.String(allow_none=True)
 
 
 class GameViewSchema(_Response):
@@ -273,6 +302,13 @@ class GameViewSchema(_Response):
     preset = fields.String(required=True)
     options = fields.Dict(keys=fields.String(), values=fields.Raw(), required=True)
     deal = fields.String(required=True, metadata=DEAL_METADATA)
+    game_commitment = fields.String(
+        allow_none=True,
+        metadata={"description": "SHA-256 of the game secret (hex); null unless dealt at random"},
+    )
+    game_secret = fields.String(
+        allow_none=True, metadata={"description": "the game secret (hex), once the game is over"}
+    )
     you = fields.Integer()
     hand = fields.List(fields.String())
     seats = fields.List(fields.Nested(ViewSeatSchema), required=True)

@@ -35,7 +35,8 @@ REASONS = ("went_out", "stock_exhausted", "blocked")
 class Seat:
     """One seat: who plays it and its running total.
 
-    ``token_hash`` is opaque (set by the API) and never shown. ``rejoining`` marks a
+    ``token_hash`` is opaque (set by the API) and never shown. ``client_seed`` is the
+    entropy the player added to the deals (docs/fairness.md). ``rejoining`` marks a
     seat that re-engaged and is dealt in again from the next deal; ``carried`` is
     what re-engaging added to its total (so ``score`` is ``carried`` plus the points
     of its rounds).
@@ -50,6 +51,7 @@ class Seat:
     reengaged: int = 0
     rejoining: bool = False
     carried: int = 0
+    client_seed: str | None = None
 
     @property
     def is_open(self) -> bool:
@@ -118,7 +120,9 @@ class RoundRecord:
 class GameState:
     """A whole game. ``seed`` drives every shuffle and bot choice; ``deck`` is an
     explicit first-round deck not yet dealt; ``steps`` counts applied moves.
-    ``deal`` says how the cards are dealt (one of :data:`DEALS`)."""
+    ``deal`` says how the cards are dealt (one of :data:`DEALS`); ``game_secret`` (hex)
+    is the secret every round secret of a ``random`` deal comes from (docs/fairness.md),
+    ``None`` otherwise."""
 
     status: str
     preset: str
@@ -132,6 +136,7 @@ class GameState:
     first_dealer: int | None
     steps: int
     deal: str = "seeded"
+    game_secret: str | None = None
 
     @property
     def players(self) -> int:
@@ -197,6 +202,7 @@ def _enc_seat(s: Seat) -> list[Any]:
         s.reengaged,
         int(s.rejoining),
         s.carried,
+        s.client_seed,
     ]
 
 
@@ -366,6 +372,7 @@ def encode_state(state: GameState) -> bytes:
         state.first_dealer,
         state.steps,
         DEALS.index(state.deal),
+        state.game_secret,
     ]
     return orjson.dumps(doc)
 
@@ -429,6 +436,7 @@ def _dec_seat(
     reengaged: object,
     rejoining: object,
     carried: object,
+    client_seed: object = None,
 ) -> Seat:
     if kind not in ("human", "bot"):
         raise StateDecodeError("bad seat")
@@ -444,6 +452,7 @@ def _dec_seat(
         reengaged=_int(reengaged),
         rejoining=bool(_int(rejoining)),
         carried=_any_int(carried),
+        client_seed=_str_or_none(client_seed),
     )
 
 
@@ -453,9 +462,13 @@ READABLE_VERSIONS = (2, FORMAT_VERSION)
 
 
 def _decode(doc: list[Any]) -> GameState:
-    if len(doc) != (12 if doc[0] == 2 else 13):
+    old = doc[0] == 2
+    if len(doc) != (12 if old else 14):
         raise StateDecodeError("wrong number of fields")
-    deal = "seeded" if doc[0] == 2 else DEALS[_int(doc[12])]
+    deal = "seeded" if old else DEALS[_int(doc[12])]
+    game_secret = None if old else _str_or_none(doc[13])
+    if (game_secret is None) != (deal != "random"):
+        raise StateDecodeError("a random deal needs its game secret, and only it")
     status = STATUSES[_int(doc[1])]
     if type(doc[2]) is not str or not isinstance(doc[3], dict):
         raise StateDecodeError("bad preset or options")
@@ -464,7 +477,7 @@ def _decode(doc: list[Any]) -> GameState:
     if not isinstance(doc[4], list) or not 2 <= len(doc[4]) <= 6:
         raise StateDecodeError("bad seats")
     for s in doc[4]:
-        if not isinstance(s, list) or len(s) != 9:
+        if not isinstance(s, list) or len(s) != (9 if old else 10):
             raise StateDecodeError("bad seat")
         seats.append(_dec_seat(*s))
     n = len(seats)
@@ -502,4 +515,5 @@ def _decode(doc: list[Any]) -> GameState:
         first_dealer=_opt_int(doc[10]),
         steps=_int(doc[11]),
         deal=deal,
+        game_secret=game_secret,
     )
