@@ -291,6 +291,13 @@ class ViewSeatSchema(_Response):
     has_melded = fields.Boolean()
     eliminated = fields.Boolean()
     client_seed = fields.String(allow_none=True)
+    known_cards = fields.List(
+        fields.String(),
+        metadata={
+            "description": "cards everybody saw this seat take this round (from the discard "
+            "pile, or a joker swapped off the table) and not yet played"
+        },
+    )
 
 
 class GameViewSchema(_Response):

@@ -393,6 +393,7 @@ def _deal(
         played=(False,) * n,
         refills=0,
         turns=0,
+        known=((),) * n,
     )
     events.append(
         {
@@ -801,6 +802,21 @@ def apply_all(state: GameState, seat: int, moves: Sequence[Move]) -> tuple[GameS
     return state, events
 
 
+def _known(
+    r: RoundState, seat: int, gained: Sequence[Card] = (), played: Sequence[Card] = ()
+) -> tuple[tuple[Card, ...], ...]:
+    """``r.known`` after ``seat`` took ``gained`` in sight of all and played ``played``:
+    a played card stops being known (one copy: two decks may hold two alike)."""
+    known = [list(k) for k in r.known] if r.known else [[] for _ in r.hands]
+    mine = known[seat]
+    for card in played:
+        if card in mine:
+            mine.remove(card)
+    mine.extend(gained)
+    known[seat] = sorted(mine, key=_ORDER.__getitem__)
+    return tuple(tuple(k) for k in known)
+
+
 def _set_hand(r: RoundState, seat: int, hand: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...]:
     hands = list(r.hands)
     hands[seat] = hand
@@ -826,6 +842,7 @@ def _apply_draw(
         new_round = _evolve(
             r,
             hands=_set_hand(r, seat, _sorted_hand((*hand, card))),
+            known=_known(r, seat, gained=(card,)),
             discard=r.discard[:-1],
             phase="play",
             taken=card,
@@ -908,6 +925,7 @@ def _apply_meld(
     new_round = _evolve(
         r,
         hands=_set_hand(r, seat, rest),
+        known=_known(r, seat, played=shape.cards),
         melds=(*r.melds, meld),
         next_meld_id=r.next_meld_id + 1,
         turn_melds=r.turn_melds + 1,
@@ -952,6 +970,7 @@ def _apply_layoff(
     new_round = _evolve(
         r,
         hands=_set_hand(r, seat, rest),
+        known=_known(r, seat, played=move.cards),
         melds=tuple(new_meld if m.id == move.meld else m for m in r.melds),
         turn_acted=True,
     )
@@ -993,6 +1012,7 @@ def _apply_swap(
     new_round = _evolve(
         r,
         hands=_set_hand(r, seat, _sorted_hand((*rest, swapped[1]))),
+        known=_known(r, seat, gained=(swapped[1],), played=(move.card,)),
         melds=tuple(new_meld if m.id == move.meld else m for m in r.melds),
     )
     events.append(
@@ -1044,6 +1064,7 @@ def _apply_discard(
     new_round = _evolve(
         r,
         hands=hands,
+        known=_known(r, seat, played=(move.card,)),
         discard=discard,
         turn=_next_in(r.dealt, seat),
         phase="draw",

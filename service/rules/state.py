@@ -78,7 +78,8 @@ class RoundState:
     ``opening`` is the points put down so far this turn by a seat still short of
     ``first_meld_min_points`` (``None`` otherwise). ``melded`` marks seats with a meld
     of their own this round; ``played`` seats that melded or laid off in an earlier turn
-    (for going rummy).
+    (for going rummy). ``known`` holds, per seat, the cards everybody saw it take (from
+    the discard pile, or a joker swapped off the table) and not yet played.
     """
 
     number: int
@@ -100,6 +101,7 @@ class RoundState:
     played: tuple[bool, ...]
     refills: int
     turns: int
+    known: tuple[tuple[Card, ...], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,6 +229,7 @@ def _enc_round(r: RoundState) -> list[Any]:
         _bits(r.played),
         r.refills,
         r.turns,
+        ",".join(pack_cards(k) for k in r.known) if any(r.known) else 0,
     ]
 
 
@@ -276,8 +279,13 @@ def _dec_meld(
 
 
 def _dec_round(d: object, n: int) -> RoundState:
-    if not isinstance(d, list) or len(d) != 19:
+    if not isinstance(d, list) or len(d) not in (19, 20):
         raise StateDecodeError("bad round record")
+    known: tuple[tuple[Card, ...], ...] = ((),) * n
+    if len(d) == 20 and d[19] != 0:
+        if type(d[19]) is not str or d[19].count(",") != n - 1:
+            raise StateDecodeError("bad known cards")
+        known = tuple(unpack_cards(k) for k in d[19].split(","))
     hands = d[4]
     if not isinstance(hands, list) or len(hands) != n:
         raise StateDecodeError("bad hands")
@@ -313,6 +321,7 @@ def _dec_round(d: object, n: int) -> RoundState:
         played=_unbits(d[16], n),
         refills=_int(d[17]),
         turns=_int(d[18]),
+        known=known,
     )
 
 

@@ -55,6 +55,7 @@ def public_view(state: GameState) -> dict[str, Any]:
             "has_melded": r.melded[i] if r is not None else False,
             "eliminated": s.eliminated,
             "client_seed": s.client_seed,
+            "known_cards": list(r.known[i]) if r is not None and r.known else [],
         }
         for i, s in enumerate(state.seats)
     ]

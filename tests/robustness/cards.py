@@ -91,6 +91,7 @@ def assert_view_hides_what_it_must(
         ".round.melds[*].cards[*]",
         ".round.taken_discard",
         ".rounds[*].hands[*][*]",
+        ".seats[*].known_cards[*]",
     }
     # What melded jokers stand for is public; those are not cards of any hand.
     places = {place for place in places if not place.startswith(".round.melds[*].jokers.")}
@@ -101,6 +102,11 @@ def assert_view_hides_what_it_must(
     elif r is not None and view.get("round") is not None:
         assert Counter(view["hand"]) == Counter(r.hands[seat]), (view["hand"], r.hands[seat])
     if r is not None and view.get("round") is not None:
+        # Known cards: only what the seat took in sight of all (never a stock card),
+        # and still in its hand.
+        for i, seat_shown in enumerate(view["seats"]):
+            assert seat_shown["known_cards"] == list(r.known[i]), (seat_shown, r.known)
+            assert not Counter(seat_shown["known_cards"]) - Counter(r.hands[i])
         shown = view["round"]
         assert shown["discard_pile"] == list(r.discard)
         assert shown["stock_size"] == len(r.stock)

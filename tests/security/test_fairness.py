@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import random
 import re
 import subprocess
@@ -391,3 +392,51 @@ def test_an_independent_implementation_rederives_the_deals_of_100_games_over_htt
         drawn += _independent_check(view, events_of(client, game, token))
     assert drawn > 100  # the person's stock draws were checked card by card
     client.close()
+
+
+def _chi2_cdf(x: float, dof: int) -> float:
+    """P(X <= x) for a chi-square variable: the regularized lower incomplete gamma
+    function P(dof / 2, x / 2), by its power series."""
+    a, half = dof / 2, x / 2
+    term = total = 1.0 / a
+    n = 1
+    while term > total * 1e-17:
+        term *= half / (a + n)
+        total += term
+        n += 1
+    return math.exp(a * math.log(half) - half - math.lgamma(a)) * total
+
+
+def _chi2_critical(level: float, dof: int) -> float:
+    """The value a chi-square statistic exceeds with probability `level` (bisection)."""
+    low, high = 0.0, 20.0 * dof
+    for _ in range(200):
+        middle = (low + high) / 2
+        low, high = (middle, high) if _chi2_cdf(middle, dof) < 1 - level else (low, middle)
+    return (low + high) / 2
+
+
+def test_the_chi_square_critical_value_is_the_tabulated_one() -> None:
+    # Tables give 10.828 for 1 degree of freedom and 86.661 for 50 at the 0.001 level.
+    assert abs(_chi2_critical(0.001, 1) - 10.828) < 0.001
+    assert abs(_chi2_critical(0.001, 50) - 86.661) < 0.001
+
+
+@pytest.mark.slow
+def test_every_card_is_equally_likely_at_every_position_over_100000_deals() -> None:
+    deck = build_deck(1, 0)
+    index = {card: i for i, card in enumerate(deck)}
+    deals = 100_000
+    counts = [[0] * len(deck) for _ in deck]
+    for number in range(deals):
+        secret = hashlib.sha256(f"chi-square/{number}".encode()).digest()
+        for position, card in enumerate(fairness.shuffled(deck, secret, fairness.DEAL_LABEL)):
+            counts[index[card]][position] += 1
+    expected = deals / len(deck)
+    critical = _chi2_critical(0.001, len(deck) - 1)
+    statistics = {
+        deck[i]: sum((seen - expected) ** 2 / expected for seen in row)
+        for i, row in enumerate(counts)
+    }
+    failing = {card: round(value, 1) for card, value in statistics.items() if value >= critical}
+    assert failing == {}, f"critical value {critical:.1f}"
