@@ -39,9 +39,7 @@ def _follow(
         played = event["meld"]["cards"]
     elif kind == "laid_off":
         played = event["cards"]
-    elif kind == "discarded":
-        played = [event["card"]]
-    elif kind == "joker_swapped":
+    elif kind in ("discarded", "joker_swapped"):
         played = [event["card"]]
     for card in played:
         if known[seat][card]:
