@@ -18,6 +18,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -27,8 +28,10 @@ from flask.testing import FlaskClient
 
 from service.app import create_app
 from service.config import TestConfig
+from service.fairness import verify_game
 from service.rules import fairness
 from service.rules.cards import build_deck
+from service.rules.engine import round_secret
 from service.rules.state import decode_state, encode_state
 from tests.e2e.conftest import E2E_ENV
 from tests.e2e.http import Client, choose
@@ -138,6 +141,14 @@ def _all_text(client: FlaskClient, game: str, token: str) -> str:
             answer = client.get(path, headers=auth)
             parts.append(answer.get_data(as_text=True))
             parts.append(str(dict(answer.headers)))
+        # An error answer too: a move that cannot be made.
+        refused = client.post(
+            f"/games/{game}/moves", json={"type": "swap_joker", "meld": 9999, "card": "HK"},
+            headers=auth,
+        )  # fmt: skip
+        assert refused.status_code >= 400
+        parts.append(refused.get_data(as_text=True))
+        parts.append(str(dict(refused.headers)))
     return "\n".join(parts)
 
 
@@ -165,8 +176,6 @@ def test_no_secret_shows_before_its_round_or_game_ends_and_each_shows_after(
             assert state.game_secret not in text
         else:
             assert state.game_secret in text
-        from service.rules.engine import round_secret
-
         if state.round is not None:
             current = round_secret(state, state.round.number)
             assert current is not None
@@ -191,6 +200,74 @@ def test_no_secret_shows_before_its_round_or_game_ends_and_each_shows_after(
         )
         assert answer.status_code == 200, answer.json
     assert state.status == "finished" and revealed
+
+
+def swap_a_discard(view: dict[str, Any], events: list[dict[str, Any]]) -> None:
+    event = next(x for x in events if x["type"] == "discarded")
+    event["card"] = "HK" if event["card"] != "HK" else "SK"
+
+
+def other_round_secret(view: dict[str, Any], events: list[dict[str, Any]]) -> None:
+    view["rounds"][0]["secret"] = "00" * 32
+
+
+def other_game_secret(view: dict[str, Any], events: list[dict[str, Any]]) -> None:
+    view["game_secret"] = "11" * 32
+
+
+def other_up_card(view: dict[str, Any], events: list[dict[str, Any]]) -> None:
+    event = next(x for x in events if x["type"] == "round_started")
+    event["discard_pile"] = ["JK"]
+
+
+def other_stock_card(view: dict[str, Any], events: list[dict[str, Any]]) -> None:
+    event = next(
+        x for x in events if x["type"] == "drew" and "card" in x and x["source"] == "stock"
+    )
+    event["card"] = "HK" if event["card"] != "HK" else "SK"
+
+
+TAMPERINGS = [
+    swap_a_discard,
+    other_round_secret,
+    other_game_secret,
+    other_up_card,
+    other_stock_card,
+]
+
+
+def test_verify_replays_a_finished_game_and_finds_any_altered_card_or_secret() -> None:
+    config = replace(TestConfig(), MAX_EVENTS=100_000)
+    client = create_app(config).test_client()
+    seats = [{"name": "Ann", "client_seed": "ann"}, {"bot": "greedy"}]
+    body = client.post(
+        "/games", json={"preset": "standard", "options": {"target_score": 40}, "seats": seats}
+    ).json
+    assert body is not None
+    game, token = body["id"], body["seats"][0]["token"]
+    auth = {"Authorization": f"Bearer {token}"}
+    rng = random.Random(5)
+    for _ in range(3000):
+        view = client.get(f"/games/{game}", headers=auth).json
+        assert view is not None
+        if view["status"] == "finished":
+            break
+        legal = client.get(f"/games/{game}/legal-moves", headers=auth).json
+        assert legal is not None
+        move = choose(legal["moves"], rng, view["hand"])
+        assert client.post(f"/games/{game}/moves", json=move, headers=auth).status_code == 200
+    assert view["status"] == "finished" and len(view["rounds"]) >= 1
+    events = client.get(f"/games/{game}/events?after=0", headers=auth).json["events"]  # type: ignore[index]
+    report = verify_game(view, events)
+    assert report.mismatches == []
+    replayed = [line for line in report.lines if "every move replays" in line]
+    assert len(replayed) == len(view["rounds"])
+    assert any("dealt hand is the derived one" in line for line in report.lines)
+    assert any("game secret and the client seeds" in line for line in report.lines)
+    for tamper in TAMPERINGS:
+        altered_view, altered_events = json.loads(json.dumps(view)), json.loads(json.dumps(events))
+        tamper(altered_view, altered_events)
+        assert verify_game(altered_view, altered_events).mismatches, tamper.__name__
 
 
 # --- over HTTP --------------------------------------------------------------------------
@@ -269,6 +346,7 @@ class _Tampered:
         self.httpd.server_close()
 
 
+@pytest.mark.slow
 def test_verify_passes_on_real_games_and_fails_on_an_altered_card_or_secret(
     server: GunicornServer,
 ) -> None:
@@ -304,22 +382,7 @@ def test_verify_passes_on_real_games_and_fails_on_an_altered_card_or_secret(
 
     untouched = altered(lambda v, e: None)
     assert untouched.returncode == 0, untouched.stdout
-
-    def swap_a_discard(v: dict[str, Any], e: list[dict[str, Any]]) -> None:
-        event = next(x for x in e if x["type"] == "discarded")
-        event["card"] = "HK" if event["card"] != "HK" else "SK"
-
-    def other_secret(v: dict[str, Any], e: list[dict[str, Any]]) -> None:
-        v["rounds"][0]["secret"] = "00" * 32
-
-    def other_game_secret(v: dict[str, Any], e: list[dict[str, Any]]) -> None:
-        v["game_secret"] = "11" * 32
-
-    def other_up_card(v: dict[str, Any], e: list[dict[str, Any]]) -> None:
-        event = next(x for x in e if x["type"] == "round_started")
-        event["discard_pile"] = ["JK"]
-
-    for change in (swap_a_discard, other_secret, other_game_secret, other_up_card):
+    for change in (swap_a_discard, other_round_secret):
         done = altered(change)
         assert done.returncode == 1, (change.__name__, done.stdout)
         assert "MISMATCH" in done.stdout
