@@ -62,7 +62,7 @@ def test_views_show_a_seat_its_hand_and_nobody_else_any_card(any_api: Api) -> No
     assert "hand" not in public and "you" not in public
     text = any_api.view(game, bob).get_data(as_text=True)
     assert '"SQ"' not in text and '"D10"' not in text  # Ann's cards, not on the table
-    assert "seed" not in text and "token" not in text
+    assert '"seed"' not in text and "token" not in text  # (`client_seed` is public)
 
 
 def test_a_bad_token_is_401_never_a_public_view(any_api: Api) -> None:
