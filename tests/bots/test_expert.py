@@ -256,3 +256,18 @@ def test_the_service_settings_bound_the_budget_and_reach_the_expert() -> None:
         create_app(dataclasses.replace(TestConfig(), BOT_EXPERT_SECONDS=0.25))
         assert expert.current_budget().seconds == 0.25
     assert expert.current_budget() == SMALL
+
+
+@pytest.mark.parametrize(("ace", "ace_points"), [("low", 1), ("high_or_low", 15), ("around", 1)])
+def test_the_mask_split_matches_the_general_one(ace: str, ace_points: int) -> None:
+    from service.bots.hand import Scoring, best_split
+    from service.bots.masks import fast_split
+
+    rng = random.Random(ace)
+    deck = build_deck(1, 0)
+    scoring = Scoring(ace, ace_points, 0)
+    for _ in range(400):
+        hand = rng.sample(deck, rng.randint(1, 14))
+        fast, general = fast_split(hand, ace, ace_points), best_split(hand, scoring)
+        assert (fast.points, len(fast.deadwood)) == (general.points, len(general.deadwood))
+        assert Counter(c for m in fast.melds for c in m) + Counter(fast.deadwood) == Counter(hand)
