@@ -271,3 +271,15 @@ def test_the_mask_split_matches_the_general_one(ace: str, ace_points: int) -> No
         fast, general = fast_split(hand, ace, ace_points), best_split(hand, scoring)
         assert (fast.points, len(fast.deadwood)) == (general.points, len(general.deadwood))
         assert Counter(c for m in fast.melds for c in m) + Counter(fast.deadwood) == Counter(hand)
+
+
+@pytest.mark.slow
+def test_a_table_of_experts_and_greedies_that_refilled_twice_still_ends() -> None:
+    """Seed 21 of the four-player round-robin: each expert held what the other waited
+    for and the round ran on; from the second refill on the experts play greedy's
+    choices (with its occasional random discard) and the round ends."""
+    seats = [SeatSpec(kind="bot", bot=b) for b in ("greedy", "expert", "greedy", "expert")]
+    state = _game("standard", seats, seed=21)
+    with expert.budget(Budget(nodes=100, seconds=None)):
+        state, _ = play_bots(state, max_moves=6000)
+    assert state.status == "finished"
