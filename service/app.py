@@ -61,6 +61,7 @@ def create_app(config: Config | None = None) -> Flask:
     from service.api.gamestore import init_store
 
     init_store(app)
+    events.init_streams(app)
 
     api = Api(app)
     for blueprint in (presets.blp, games.blp, moves.blp, events.blp, health.blp):

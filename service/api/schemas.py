@@ -366,6 +366,12 @@ class EventsQuerySchema(ma.Schema):
     wait = fields.Float(load_default=0.0, validate=validate.Range(min=0, max=30))
 
 
+class StreamQuerySchema(ma.Schema):
+    """Query of `GET /games/{id}/stream`."""
+
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=2**53))
+
+
 class EventSchema(_Response):
     """An event as the caller may see it; more fields depend on `type`."""
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from typing import Any
 
 from service.observability.metrics import (
@@ -31,6 +32,7 @@ from service.store.base import (
     LobbyUpdate,
     SaveResult,
 )
+from service.store.watch import Watch
 
 _OPERATIONS = ("create", "load", "save", "events", "get_idempotency", "lobby", "ping")
 _DURATION = {op: STORE_DURATION.labels(op) for op in _OPERATIONS}
@@ -126,6 +128,10 @@ class InstrumentedStore:
             raise
         finally:
             _DURATION["events"].observe(time.perf_counter() - start)
+
+    def watch(self, game_id: str) -> AbstractContextManager[Watch]:
+        """`GameStore.watch` (not measured: a watch lasts as long as a stream)."""
+        return self.inner.watch(game_id)
 
     def get_idempotency(self, game_id: str, seat: int, key: str) -> IdempotencyRecord | None:
         """`GameStore.get_idempotency`, measured."""

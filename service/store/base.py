@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
+
+from service.store.watch import Watch
 
 __all__ = [
     "DEFAULT_IDEMPOTENCY_TTL",
@@ -159,6 +162,13 @@ class GameStore(Protocol):
         """Events with ``seq > after``, oldest first (at most ``limit``). With
         ``wait > 0`` and none yet, wait up to ``wait`` seconds for one; returns
         ``[]`` on timeout. Raises `GameNotFound` for an unknown game."""
+        ...
+
+    def watch(self, game_id: str) -> AbstractContextManager[Watch]:
+        """A `Watch` woken after each save of this game that appends events, in
+        this process or (Redis) any other. It is registered when the context is
+        entered, so events saved after that and missed by a read that follows
+        still wake it. Raises `StoreUnavailable` when wake-ups cannot be had."""
         ...
 
     def get_idempotency(self, game_id: str, seat: int, key: str) -> IdempotencyRecord | None:

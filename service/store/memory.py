@@ -10,6 +10,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +39,7 @@ from service.store.codec import (
     stamp_event,
 )
 from service.store.errors import GameNotFound
+from service.store.watch import Hub, Watch
 
 __all__ = ["MemoryStore"]
 
@@ -85,6 +87,7 @@ class MemoryStore:
         self._games: dict[str, _Game] = {}
         self._lobby: dict[str, _Listing] = {}
         self._next_sweep = clock() + _SWEEP_INTERVAL
+        self._hub = Hub()
 
     def __repr__(self) -> str:
         return f"MemoryStore(games={len(self._games)})"
@@ -140,6 +143,8 @@ class MemoryStore:
         elif lobby is not KEEP:
             self._lobby[game_id] = _Listing(int(time.time() * 1000), orjson.dumps(dict(lobby)))
         self._changed.notify_all()
+        if tails:
+            self._hub.notify(game_id)
 
     # -- GameStore -----------------------------------------------------------
 
@@ -210,6 +215,10 @@ class MemoryStore:
             stop = len(game.events) if limit is None else min(len(game.events), start + limit)
             return [decode_event(game.events[i]) for i in range(start, stop)]
 
+    def watch(self, game_id: str) -> AbstractContextManager[Watch]:
+        """Wake-ups of this game's writes that append events (see `GameStore.watch`)."""
+        return self._hub.watch(game_id)
+
     def get_idempotency(self, game_id: str, seat: int, key: str) -> IdempotencyRecord | None:
         """The record stored by `save` for this seat and key, or ``None``."""
         with self._lock:
@@ -246,6 +255,7 @@ class MemoryStore:
         """The memory store always answers."""
 
     def close(self) -> None:
-        """Nothing to release; wakes any waiting long-poll."""
+        """Nothing to release; wakes any waiting long-poll or stream."""
         with self._lock:
             self._changed.notify_all()
+        self._hub.close()

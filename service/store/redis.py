@@ -38,17 +38,22 @@ A save that appends events publishes the last sequence number on the channel
 named like the list (``PUBLISH P:{id}:el <seq>``, broadcast to every node of a
 cluster). A long-poll subscribes to it on a second client whose socket timeout
 exceeds the longest wait, reads once more (nothing is lost between the read
-and the subscription), and waits for a message. Every Redis error becomes
+and the subscription), and waits for a message. Streams (`RedisStore.watch`)
+share one connection per process instead: a `service.store.watch.RedisHub`
+pattern-subscribed to every game's channel (``PSUBSCRIBE P:{*}:el``) wakes the
+streams of the game named in each message. Every Redis error becomes
 `StoreUnavailable`.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 import secrets
 import threading
 import time
 from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias, cast
@@ -87,6 +92,7 @@ from service.store.codec import (
     now_ms,
 )
 from service.store.errors import GameNotFound, StoreUnavailable
+from service.store.watch import RedisHub, Watch
 
 __all__ = [
     "EVENTS_SCRIPT",
@@ -273,6 +279,11 @@ def ride_next_load(rider: LoadRider | None) -> None:
     _RIDER.set(rider)
 
 
+def _glob_escape(text: str) -> str:
+    """`text` matched literally in a Redis glob pattern."""
+    return re.sub(r"([*?\[\]\\])", r"\\\1", text)
+
+
 def _retry(retries: int) -> Retry:
     # Short, jittered backoff: a refused or dropped connection is retried and a
     # dead server reported within about a second. A timeout is not retried: it
@@ -337,6 +348,10 @@ class RedisStore:
         #: The hot path's connections (not for a cluster client; see leancall).
         self._lean: leancall.LeanConnections | None = None
         self._lobby_keys = [f"{prefix}:{{lobby}}:{name}" for name in ("idx", "sum", "gone")]
+        # Every game's wake-up channel, for the streams' shared subscription.
+        self._wakeup_pattern = f"{_glob_escape(prefix)}:{{*}}:el"
+        self._wakeup_channel = re.compile(rb"^" + re.escape(prefix.encode()) + rb":\{(.+)\}:el$")
+        self._hub = RedisHub(self._subscribe_wakeups, self._game_of_channel, REDIS_ERRORS)
 
     def __repr__(self) -> str:
         return f"RedisStore({self.url!r}, cluster={self.cluster}, prefix={self.prefix!r})"
@@ -601,6 +616,30 @@ class RedisStore:
         finally:
             pubsub.close()
 
+    def watch(self, game_id: str) -> AbstractContextManager[Watch]:
+        """Wake-ups of this game's saves that append events, from this process's
+        one shared subscription (see `GameStore.watch`)."""
+        return self._hub.watch(game_id)
+
+    def _subscribe_wakeups(self) -> Any:
+        """A Pub/Sub connection subscribed to every game's wake-up channel."""
+        pubsub = cast(Any, self.poll_client).pubsub()
+        try:
+            pubsub.psubscribe(self._wakeup_pattern)
+            if pubsub.get_message(timeout=self.READY_TIMEOUT) is None:
+                raise redis.exceptions.ConnectionError("no answer to PSUBSCRIBE")
+        except BaseException:
+            pubsub.close()
+            raise
+        return pubsub
+
+    #: Seconds to wait for Redis to confirm the streams' subscription.
+    READY_TIMEOUT = 1.0
+
+    def _game_of_channel(self, channel: bytes) -> str | None:
+        found = self._wakeup_channel.match(channel)
+        return found.group(1).decode() if found else None
+
     def get_idempotency(self, game_id: str, seat: int, key: str) -> IdempotencyRecord | None:
         """The record stored by `save` for this seat and key (one ``HGETALL``)."""
         if not is_game_id(game_id):
@@ -664,7 +703,8 @@ class RedisStore:
             raise StoreUnavailable(f"ping failed: {exc}") from exc
 
     def close(self) -> None:
-        """Close both clients' connections."""
+        """Close both clients' connections (and stop the streams' subscription)."""
+        self._hub.close()
         with self._lock:
             for client in (self._client, self._poll_client):
                 if client is not None:

@@ -14,6 +14,7 @@ from service.store import (
     GameNotFound,
     GameStore,
     IdempotencyRecord,
+    MemoryStore,
 )
 from tests.store.conftest import StoreFactory
 
@@ -283,3 +284,27 @@ def test_lobby_with_a_malformed_cursor_starts_at_the_top(store: GameStore) -> No
 
 def test_ping_answers(store: GameStore) -> None:
     store.ping()
+
+
+# -- watches (what wakes an event stream) -------------------------------------
+
+
+def test_a_watch_wakes_on_saves_with_events_of_its_game_only(make_store: StoreFactory) -> None:
+    store = make_store()
+    # For Redis, the saves come from another store object: another process.
+    writer = make_store() if not isinstance(store, MemoryStore) else store
+    game = store.create(b"s", [{"type": "game_created"}]).game_id
+    other = store.create(b"s").game_id
+    with store.watch(game) as watch, store.watch(game) as second:
+        assert watch.wait(0.05) is False  # nothing happened yet
+        assert writer.save(other, 1, b"o", [{"type": "drew", "seat": 0}]).saved
+        assert writer.save(game, 1, b"t", []).saved  # no event: no wake-up needed
+        assert watch.wait(0.3) is False  # another game's events do not wake it
+        assert writer.save(game, 2, b"t", [{"type": "drew", "seat": 1}]).saved
+        assert watch.wait(5.0) is True and second.wait(5.0) is True
+        # Woken once per wake-up: the next wait waits again.
+        assert watch.wait(0.2) is False
+        # A save before the next wait is not missed.
+        assert writer.save(game, 3, b"t", [{"type": "discarded", "seat": 1}]).saved
+        assert watch.wait(5.0) is True
+    assert [e["seq"] for e in store.events(game, 1)] == [2, 3]
