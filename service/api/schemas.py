@@ -143,6 +143,14 @@ class LobbyQuerySchema(ma.Schema):
     status = fields.String(load_default="waiting", validate=validate.OneOf(["waiting"]))
     limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
     cursor = fields.String(validate=validate.Length(min=1, max=200))
+    preset = fields.String(
+        validate=validate.Length(min=1, max=64),
+        metadata={"description": "only games of this preset"},
+    )
+    open_seats = fields.Integer(
+        validate=validate.Range(min=1, max=6),
+        metadata={"description": "only games with at least this many open seats"},
+    )
 
 
 class LobbySeatSchema(_Response):

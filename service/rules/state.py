@@ -35,7 +35,9 @@ class Seat:
     ``token_hash`` is opaque (set by the API) and never shown. ``rejoining`` marks a
     seat that re-engaged and is dealt in again from the next deal; ``carried`` is
     what re-engaging added to its total (so ``score`` is ``carried`` plus the points
-    of its rounds).
+    of its rounds). ``host`` marks a seat taken by the game's creator (its token may
+    delete the game while it waits); ``away`` a seat the server plays until its
+    player is back; ``timeouts`` the seat's turns in a row that its clock ran out.
     """
 
     name: str | None
@@ -47,6 +49,9 @@ class Seat:
     reengaged: int = 0
     rejoining: bool = False
     carried: int = 0
+    host: bool = False
+    away: bool = False
+    timeouts: int = 0
 
     @property
     def is_open(self) -> bool:
@@ -182,7 +187,7 @@ def _enc_meld(m: TableMeld) -> list[Any]:
 
 @functools.lru_cache(maxsize=8192)
 def _enc_seat(s: Seat) -> list[Any]:
-    return [
+    fields = [
         s.name,
         s.kind,
         s.bot,
@@ -193,6 +198,11 @@ def _enc_seat(s: Seat) -> list[Any]:
         int(s.rejoining),
         s.carried,
     ]
+    # Host, away and timeouts share one trailing integer, left out while all unset.
+    flags = int(s.host) | int(s.away) << 1 | s.timeouts << 2
+    if flags:
+        fields.append(flags)
+    return fields
 
 
 def _enc_round(r: RoundState) -> list[Any]:
@@ -423,6 +433,7 @@ def _dec_seat(
     reengaged: object,
     rejoining: object,
     carried: object,
+    flags: object = 0,
 ) -> Seat:
     if kind not in ("human", "bot"):
         raise StateDecodeError("bad seat")
@@ -438,6 +449,9 @@ def _dec_seat(
         reengaged=_int(reengaged),
         rejoining=bool(_int(rejoining)),
         carried=_any_int(carried),
+        host=bool(_int(flags) & 1),
+        away=bool(_int(flags) & 2),
+        timeouts=_int(flags) >> 2,
     )
 
 
@@ -452,7 +466,7 @@ def _decode(doc: list[Any]) -> GameState:
     if not isinstance(doc[4], list) or not 2 <= len(doc[4]) <= 6:
         raise StateDecodeError("bad seats")
     for s in doc[4]:
-        if not isinstance(s, list) or len(s) != 9:
+        if not isinstance(s, list) or len(s) not in (9, 10):
             raise StateDecodeError("bad seat")
         seats.append(_dec_seat(*s))
     n = len(seats)

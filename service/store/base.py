@@ -10,7 +10,7 @@ untouched for ``idle_ttl`` seconds may be forgotten.
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
@@ -156,6 +156,12 @@ class GameStore(Protocol):
         ``not_found``). ``lobby`` is applied only when the save succeeded."""
         ...
 
+    def delete(self, game_id: str, expected_version: int) -> SaveResult:
+        """Compare-and-delete: if the game is at ``expected_version``, forget it
+        (state, events, lobby listing; its watches are woken) and answer ``saved``;
+        else change nothing and answer ``stale`` (or ``not_found``)."""
+        ...
+
     def events(
         self, game_id: str, after: int = 0, wait: float = 0.0, limit: int | None = None
     ) -> list[dict[str, Any]]:
@@ -176,10 +182,15 @@ class GameStore(Protocol):
         ...
 
     def lobby(
-        self, limit: int = DEFAULT_LOBBY_LIMIT, cursor: str | None = None
+        self,
+        limit: int = DEFAULT_LOBBY_LIMIT,
+        cursor: str | None = None,
+        where: Callable[[Mapping[str, Any]], bool] | None = None,
     ) -> tuple[list[dict[str, Any]], str | None]:
-        """One page of listed games' summaries (each with ``"id"``), least recently
-        listed first, and the cursor of the next page (``None``: last page)."""
+        """One page of listed games' summaries (each with ``"id"``), newest listed
+        first, those ``where`` accepts only, and the cursor of the next page
+        (``None``: last page). With ``where``, at most `codec.LOBBY_SCAN` listings
+        are looked at per call: the page may then be short, with a cursor."""
         ...
 
     def ping(self) -> None:
