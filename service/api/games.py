@@ -122,7 +122,11 @@ class Games(MethodView):
             else:
                 token, token_hash = auth.new_token()
                 tokens[index] = token
-                specs.append(engine.SeatSpec(seat["name"], "human", None, token_hash))
+                specs.append(
+                    engine.SeatSpec(
+                        seat["name"], "human", None, token_hash, seat.get("client_seed")
+                    )
+                )
         state, events = engine.new_game(
             options,
             body["preset"],
@@ -287,7 +291,9 @@ class Join(MethodView):
                 raise Problem(
                     409, "already_seated", "This token already holds a seat of this game."
                 )
-            state, events = engine.take_seat(game.state, body.get("seat"), body["name"], token_hash)
+            state, events = engine.take_seat(
+                game.state, body.get("seat"), body["name"], token_hash, body.get("client_seed")
+            )
             seat = auth.seat_of(state.seats, token)
             state, bot_events = play_bots(state)
             events = events + bot_events
