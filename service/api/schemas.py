@@ -23,7 +23,7 @@ MAX_CARDS = 110
 #: Most moves in one all-or-nothing request.
 MAX_ACTIONS = 64
 MOVE_TYPES = ("draw", "meld", "layoff", "discard", "swap_joker", "reengage")
-BOT_STRATEGIES = ("random", "greedy")
+BOT_STRATEGIES = ("random", "greedy", "expert")
 
 #: Every card code form RULES.md §1 accepts (suit and rank either way, any case,
 #: 1/11/12/13 and T), documented as a pattern; the engine parses the code and
@@ -102,7 +102,7 @@ CLIENT_SEED_METADATA = {
 
 
 class SeatSpecSchema(ma.Schema):
-    """A seat of a new game: `{"name": "Ann"}`, `{"name": null}` (open) or `{"bot": "greedy"}`."""
+    """A seat of a new game: `{"name": "Ann"}`, `{"name": null}` (open) or `{"bot": "expert"}`."""
 
     name = PlayerName(allow_none=True)
     bot = fields.String(validate=validate.OneOf(BOT_STRATEGIES))

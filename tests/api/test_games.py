@@ -160,3 +160,23 @@ def test_an_all_bot_game_is_played_to_its_end_at_once(api: Api) -> None:
     assert body is not None and body["status"] == "finished"
     view = api.view(body["id"]).json
     assert view is not None and view["winners"]
+
+
+def test_an_expert_bot_seat_answers_a_human_move(api: Api) -> None:
+    answer = api.create(preset="express", seats=[{"name": "Ann"}, {"bot": "expert"}], seed=5)
+    assert answer.status_code == 201
+    body = answer.json
+    assert body is not None
+    game, token = body["id"], body["seats"][0]["token"]
+    for _ in range(200):
+        view = api.view(game, token).json
+        assert view is not None
+        if view["status"] == "finished":
+            break
+        assert view["round"]["turn"] == 0  # the expert has always moved already
+        listed = api.legal(game, token).json
+        assert listed is not None
+        moves = listed["moves"]
+        move = next((m for m in moves if m["type"] == "discard"), moves[-1])
+        assert api.move(game, token, move).status_code == 200
+    assert view["status"] == "finished" and view["winners"]
