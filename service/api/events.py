@@ -64,8 +64,14 @@ def caller_seat(game: LoadedGame) -> int | None:
     return auth.seat_of(game.state.seats, token) if token is not None else None
 
 
-def visible_events(events: list[dict[str, Any]], seat: int | None) -> list[dict[str, Any]]:
-    """The events as `seat` (`None`: a spectator) may see them."""
+def visible_events(
+    events: list[dict[str, Any]], seat: int | None, newest: int = 0, delay: int = 0
+) -> list[dict[str, Any]]:
+    """The events as `seat` (`None`: a spectator) may see them: redacted, and for a
+    spectator of a game with `spectator_delay`, only those at least `delay` events
+    older than the game's `newest`."""
+    if seat is None and delay:
+        events = [event for event in events if event["seq"] <= newest - delay]
     return [views.redact_event(event, seat) for event in events]
 
 
@@ -83,7 +89,9 @@ class Events(MethodView):
     def get(self, query: dict[str, Any], game_id: str) -> Response:
         """List events after `after`, long-polling up to `wait` seconds
 
-        A stock draw shows its card only to the drawer. Only a game's latest
+        A stock draw shows its card only to the drawer. Without a seat token, a
+        game with `spectator_delay` N shows events once N more have followed
+        them (docs/fairness.md). Only a game's latest
         events are kept (`MAX_EVENTS`, 24 by default): when the first event
         answered has a `seq` above `after + 1`, the events between are gone;
         reload the game's view, then follow the events from there.
@@ -101,13 +109,22 @@ class Events(MethodView):
         game = load_game(game_id)
         seat = caller_seat(game)
         after = int(query["after"])
-        if game.last_event > after:
+        # Spectators see an event once `spectator_delay` more have followed it.
+        delay = views.spectator_delay(game.state) if seat is None else 0
+        if game.last_event - delay > after:
             wait = 0.0  # already something to answer: no need to wait
+        store = get_store()
         # A long-poll lets other requests of this worker run while it waits.
         with admission.waiting(request.environ) if wait > 0 else nullcontext():
-            events = get_store().events(game_id, after, wait=wait)
-        shown = visible_events(events, seat)
-        last = shown[-1]["seq"] if shown else min(after, game.last_event)
+            # Wait for the event that makes the next one visible, then read.
+            events = store.events(game_id, after + delay, wait=wait)
+            if delay:
+                newest = max([game.last_event, *(event["seq"] for event in events)])
+                events = store.events(game_id, after)
+                shown = visible_events(events, seat, newest, delay)
+            else:
+                shown = visible_events(events, seat)
+        last = shown[-1]["seq"] if shown else min(after, max(0, game.last_event - delay))
         return json_response({"events": shown, "last": last}, 200, {"Vary": "Authorization"})
 
 
@@ -257,6 +274,7 @@ class Stream(MethodView):
             game_id,
             seat,
             after,
+            delay=views.spectator_delay(game.state) if seat is None else 0,
             heartbeat=float(config["STREAM_HEARTBEAT"]),
             lifetime=float(config["STREAM_LIFETIME"]),
         )
@@ -275,12 +293,14 @@ def _follow(
     seat: int | None,
     after: int,
     *,
+    delay: int,
     heartbeat: float,
     lifetime: float,
     clock: Callable[[], float] = time.monotonic,
 ) -> Iterator[bytes]:
     """The body of a stream: events after `after`, then each new one, until
-    `lifetime` s have passed, the game is gone or the store fails."""
+    `lifetime` s have passed, the game is gone or the store fails. A spectator
+    of a game with `spectator_delay` gets each event once `delay` more followed."""
     ends = clock() + lifetime
     # Tells an EventSource how soon to reconnect once the server closes the stream.
     yield b"retry: 1000\n\n"
@@ -289,7 +309,8 @@ def _follow(
             events = store.events(game_id, after)
         except (GameNotFound, StoreUnavailable):
             return
-        for event in visible_events(events, seat):
+        newest = events[-1]["seq"] if events else after
+        for event in visible_events(events, seat, newest, delay):
             after = event["seq"]
             yield sse_event(event)
         remaining = ends - clock()

@@ -13,7 +13,7 @@ from werkzeug.test import TestResponse
 
 from service.app import create_app
 from service.config import TestConfig
-from tests.api.helpers import DRAW, Api, bearer, problem
+from tests.api.helpers import DECK, DRAW, Api, bearer, problem
 from tests.support.sse import Message, messages
 
 
@@ -155,3 +155,29 @@ def test_bad_stream_requests_are_refused(stream_api: Api) -> None:
     assert [s.status_code for s in held] == [200, 200]
     for stream in held:
         stream.close()
+
+
+def test_a_spectators_stream_keeps_the_games_spectator_delay(stream_api: Api) -> None:
+    answer = stream_api.create(
+        preset="express",
+        options={"spectator_delay": 2},
+        seats=[{"name": "Ann"}, {"name": "Bob"}],
+        deck=DECK,
+        first_dealer=1,
+    )
+    assert answer.status_code == 201, answer.json
+    game, ann = answer.json["id"], answer.json["seats"][0]["token"]  # type: ignore[index]
+    for move in (DRAW, {"type": "discard", "card": "SQ"}):
+        assert stream_api.move(game, ann, move).status_code == 200
+    last = stream_api.view(game, ann).json["last_event"]  # type: ignore[index]
+    public = stream_api.events(game).json
+    assert public is not None
+    stream_api.client.application.config["STREAM_LIFETIME"] = 0.5
+    spectator = open_stream(stream_api.client, game)
+    seen = [int(m.id) for m in messages(spectator.response) if m.id is not None]
+    spectator.close()
+    # The same events as the spectator's long-poll: all but the latest two.
+    assert seen == [e["seq"] for e in public["events"]] == list(range(1, last - 1))
+    player = open_stream(stream_api.client, game, ann)
+    assert [int(m.id or 0) for m in events_of(player, last)] == list(range(1, last + 1))
+    player.close()
