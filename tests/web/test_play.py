@@ -132,7 +132,8 @@ def test_two_people_join_by_link_play_a_round_and_the_joiner_resumes_after_a_rel
     link = ann.get_by_label("Game link").input_value()
     assert link == f"{play_server.url}/play#/games/{game_id}"
 
-    bob = browser.new_page(viewport=PHONE)  # another context: no token of Ann's
+    # Another context (no token of Ann's), on a phone in dark mode.
+    bob = browser.new_page(viewport=PHONE, color_scheme="dark")
     bob.goto(link)
     join = bob.get_by_role("form", name="Join this game")
     join.get_by_label("Your name").fill("Bob")
