@@ -30,6 +30,10 @@ class Config:
     #: Where games live: ``memory://`` (one process), ``redis://host:port/db``,
     #: ``rediss://…`` or ``redis+cluster://host:port``.
     STORE_URL: str = "memory://"
+    #: Password of the store's Redis (``requirepass`` or an ACL user's, with
+    #: ``STORE_URL`` naming the user); keep it in a Secret. A password in
+    #: ``STORE_URL`` itself wins. Also used by the rate limiter's counts.
+    STORE_PASSWORD: str = field(default="", repr=False)
     #: Prefix of every Redis key (lets several deployments share one Redis).
     STORE_PREFIX: str = "rummy"
     #: Largest request body accepted, in bytes; larger bodies answer 413.
@@ -121,6 +125,8 @@ class Config:
         changes: dict[str, Any] = {}
         if "STORE_URL" in env:
             changes["STORE_URL"] = env["STORE_URL"]
+        if "STORE_PASSWORD" in env:
+            changes["STORE_PASSWORD"] = env["STORE_PASSWORD"]
         if "STORE_PREFIX" in env:
             changes["STORE_PREFIX"] = env["STORE_PREFIX"]
         if "MAX_CONTENT_LENGTH" in env:
