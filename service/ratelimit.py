@@ -143,8 +143,10 @@ class RedisCounters:
         *,
         max_connections: int = 1000,
         pool_timeout: float = 0.5,
+        password: str | None = None,
     ) -> None:
         self.url = url
+        self.password = password
         self.key_prefix = prefix + KEY_INFIX
         self.max_connections = max_connections
         self.pool_timeout = pool_timeout
@@ -158,7 +160,9 @@ class RedisCounters:
         if self._client is None:
             with self._lock:
                 if self._client is None:
-                    self._client = redis_client(self.url, self.max_connections, self.pool_timeout)
+                    self._client = redis_client(
+                        self.url, self.max_connections, self.pool_timeout, self.password
+                    )
         return self._client
 
     def keys(self, hits: Sequence[Hit], now: float) -> list[tuple[str, int]]:
@@ -180,10 +184,27 @@ class RedisCounters:
         return [int(reply) for reply in replies[1::2]]
 
 
+def client_address(proxy_hops: int) -> str:
+    """The current request's client address: the connection's peer, or with
+    ``proxy_hops`` trusted proxies in front, the address the outermost of them
+    saw (``X-Forwarded-For``; see docs/security.md on ``RATELIMIT_PROXY_HOPS``)."""
+    if proxy_hops > 0:
+        forwarded = request.headers.get("X-Forwarded-For", "")
+        chain = [part.strip() for part in forwarded.split(",") if part.strip()]
+        if len(chain) >= proxy_hops:
+            return chain[-proxy_hops]
+    return request.remote_addr or "unknown"
+
+
 _REDIS_SCHEMES: Final = ("redis", "rediss", "unix", "redis+cluster", "rediss+cluster")
 
 
-def redis_client(url: str, max_connections: int = 1000, pool_timeout: float = 0.5) -> Any:
+def redis_client(
+    url: str,
+    max_connections: int = 1000,
+    pool_timeout: float = 0.5,
+    password: str | None = None,
+) -> Any:
     """A client for the limiter: short timeouts, no retries (it fails closed),
     a pool of ``max_connections`` where a command waits up to ``pool_timeout``
     seconds for a free connection.
@@ -197,6 +218,8 @@ def redis_client(url: str, max_connections: int = 1000, pool_timeout: float = 0.
         "socket_timeout": 0.5,
         "retry": Retry(NoBackoff(), 0),
     }
+    if password:
+        options["password"] = password  # a password in the URL wins
     if scheme.lower().endswith("+cluster"):
         base = scheme.lower().removesuffix("+cluster")
         return redis.cluster.RedisCluster.from_url(
@@ -209,13 +232,22 @@ def redis_client(url: str, max_connections: int = 1000, pool_timeout: float = 0.
 
 
 def open_counters(
-    url: str, prefix: str = "rummy", *, max_connections: int = 1000, pool_timeout: float = 0.5
+    url: str,
+    prefix: str = "rummy",
+    *,
+    max_connections: int = 1000,
+    pool_timeout: float = 0.5,
+    password: str | None = None,
 ) -> Counters:
     """Counters for a storage URL: in Redis (keys under ``prefix``) for the
     Redis schemes of ``STORE_URL``, else in this process's memory."""
     if url.partition("://")[0].lower() in _REDIS_SCHEMES:
         return RedisCounters(
-            url, prefix, max_connections=max_connections, pool_timeout=pool_timeout
+            url,
+            prefix,
+            max_connections=max_connections,
+            pool_timeout=pool_timeout,
+            password=password,
         )
     return MemoryCounters()
 
@@ -251,14 +283,8 @@ class RateLimiter:
         self._failing_since = 0.0
 
     def client_address(self) -> str:
-        """The client's address: the connection's peer, or with ``proxy_hops``
-        trusted proxies in front, the address the outermost of them saw."""
-        if self.proxy_hops > 0:
-            forwarded = request.headers.get("X-Forwarded-For", "")
-            chain = [part.strip() for part in forwarded.split(",") if part.strip()]
-            if len(chain) >= self.proxy_hops:
-                return chain[-self.proxy_hops]
-        return request.remote_addr or "unknown"
+        """The current request's client address (`client_address`)."""
+        return client_address(self.proxy_hops)
 
     def hits(self) -> list[Hit]:
         """The counters the current request adds to."""
@@ -383,6 +409,7 @@ def init_app(app: Flask) -> RateLimiter | None:
             str(config.get("STORE_PREFIX") or "rummy"),
             max_connections=int(config.get("STORE_MAX_CONNECTIONS") or 1000),
             pool_timeout=float(config.get("STORE_POOL_TIMEOUT") or 0.5),
+            password=str(config.get("STORE_PASSWORD") or "") or None,
         ),
         None if per_token.strip() in {"0", "off"} else Limit.parse(per_token),
         None if per_address.strip() in {"0", "off"} else Limit.parse(per_address),

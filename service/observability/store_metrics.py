@@ -11,7 +11,8 @@ own. Cost: two clock reads and one histogram observation per call.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from typing import Any
 
 from service.observability.metrics import (
@@ -31,6 +32,7 @@ from service.store.base import (
     LobbyUpdate,
     SaveResult,
 )
+from service.store.watch import Watch
 
 _OPERATIONS = ("create", "load", "save", "events", "get_idempotency", "lobby", "ping")
 _DURATION = {op: STORE_DURATION.labels(op) for op in _OPERATIONS}
@@ -62,11 +64,12 @@ class InstrumentedStore:
         state: bytes,
         events: Sequence[Mapping[str, Any]] = (),
         lobby: LobbyUpdate = None,
+        owner: str | None = None,
     ) -> Created:
         """`GameStore.create`, measured; counts the game."""
         start = time.perf_counter()
         try:
-            created = self.inner.create(state, events, lobby)
+            created = self.inner.create(state, events, lobby, owner)
         except Exception:
             _ERRORS["create"].inc()
             raise
@@ -75,6 +78,10 @@ class InstrumentedStore:
         GAMES_CREATED.inc()
         _count_finished(events)  # a game of bots only is played to its end at once
         return created
+
+    def open_games(self, owner: str) -> dict[str, int]:
+        """`GameStore.open_games`."""
+        return self.inner.open_games(owner)
 
     def load(self, game_id: str) -> Loaded:
         """`GameStore.load`, measured."""
@@ -111,6 +118,10 @@ class InstrumentedStore:
             CAS_CONFLICTS.inc()
         return result
 
+    def delete(self, game_id: str, expected_version: int) -> SaveResult:
+        """`GameStore.delete` (rare: not measured)."""
+        return self.inner.delete(game_id, expected_version)
+
     def events(
         self, game_id: str, after: int = 0, wait: float = 0.0, limit: int | None = None
     ) -> list[dict[str, Any]]:
@@ -127,6 +138,10 @@ class InstrumentedStore:
         finally:
             _DURATION["events"].observe(time.perf_counter() - start)
 
+    def watch(self, game_id: str) -> AbstractContextManager[Watch]:
+        """`GameStore.watch` (not measured: a watch lasts as long as a stream)."""
+        return self.inner.watch(game_id)
+
     def get_idempotency(self, game_id: str, seat: int, key: str) -> IdempotencyRecord | None:
         """`GameStore.get_idempotency`, measured."""
         start = time.perf_counter()
@@ -139,12 +154,15 @@ class InstrumentedStore:
             _DURATION["get_idempotency"].observe(time.perf_counter() - start)
 
     def lobby(
-        self, limit: int = DEFAULT_LOBBY_LIMIT, cursor: str | None = None
+        self,
+        limit: int = DEFAULT_LOBBY_LIMIT,
+        cursor: str | None = None,
+        where: Callable[[Mapping[str, Any]], bool] | None = None,
     ) -> tuple[list[dict[str, Any]], str | None]:
         """`GameStore.lobby`, measured."""
         start = time.perf_counter()
         try:
-            return self.inner.lobby(limit, cursor)
+            return self.inner.lobby(limit, cursor, where)
         except Exception:
             _ERRORS["lobby"].inc()
             raise

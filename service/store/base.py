@@ -3,37 +3,59 @@
 A store keeps, per game: the state (an opaque ``bytes`` blob), its version (1
 after ``create``, +1 per successful ``save``), the events (JSON-able dicts to
 which the store adds ``seq``, ``version`` and ``at``; ``seq`` is contiguous per
-game from 1), idempotency records, and an optional lobby listing. A game
-untouched for ``idle_ttl`` seconds may be forgotten.
+game from 1), idempotency records, and an optional lobby listing.
+
+Lifetimes (`lifecycle`): a save that lists the game in the lobby (it waits
+for players) keeps it `Lifetimes.waiting` seconds (1 h: an unjoined game
+does not hold storage for a week); a save carrying the ``game_ended`` event
+keeps it `Lifetimes.finished` seconds (24 h, to read the result); any other
+save `Lifetimes.idle` seconds (7 days). Each game also records that status
+(``waiting``, ``active``, ``finished``), and games created for an ``owner``
+(a client) are counted per owner while not finished (`GameStore.open_games`),
+for the API's per-client quotas.
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
 
+from service.store.watch import Watch
+
 __all__ = [
+    "DEFAULT_FINISHED_TTL",
     "DEFAULT_IDEMPOTENCY_TTL",
     "DEFAULT_IDLE_TTL",
     "DEFAULT_LOBBY_LIMIT",
     "DEFAULT_MAX_EVENTS",
     "DEFAULT_MAX_SUBSCRIBERS",
     "DEFAULT_MAX_WAIT",
+    "DEFAULT_WAITING_TTL",
+    "GAME_ENDED",
     "KEEP",
     "Created",
     "GameStore",
     "IdempotencyRecord",
     "Keep",
+    "Lifetimes",
     "Loaded",
     "LobbyUpdate",
     "SaveResult",
     "SaveStatus",
+    "lifecycle",
 ]
 
 #: Seconds after its last write that an idle game may be forgotten (7 days).
 DEFAULT_IDLE_TTL = 7 * 24 * 3600
+#: Seconds a game waiting for players is kept after its last change (1 h).
+DEFAULT_WAITING_TTL = 3600
+#: Seconds a finished game is kept, to read its result (24 h).
+DEFAULT_FINISHED_TTL = 24 * 3600
+#: The type of the event that ends a game.
+GAME_ENDED = "game_ended"
 #: Seconds an idempotency record is kept (API.md: at least 24 h).
 DEFAULT_IDEMPOTENCY_TTL = 24 * 3600
 #: This many of a game's latest events are kept (older ones are dropped): sized
@@ -63,6 +85,37 @@ KEEP = Keep.KEEP
 LobbyUpdate: TypeAlias = Mapping[str, Any] | Keep | None
 
 SaveStatus: TypeAlias = Literal["saved", "stale", "not_found"]
+
+
+@dataclass(frozen=True)
+class Lifetimes:
+    """Seconds a game is kept after a save, by what that save says of it."""
+
+    idle: float = DEFAULT_IDLE_TTL
+    waiting: float = DEFAULT_WAITING_TTL
+    finished: float = DEFAULT_FINISHED_TTL
+
+    @classmethod
+    def capped(cls, idle: float, waiting: float, finished: float) -> Lifetimes:
+        """The lifetimes, none longer than the idle TTL (the longest a game is kept)."""
+        idle = float(idle)
+        return cls(idle, min(float(waiting), idle), min(float(finished), idle))
+
+
+def lifecycle(
+    events: Sequence[Mapping[str, Any]], lobby: LobbyUpdate, lifetimes: Lifetimes
+) -> tuple[str, float]:
+    """The status a save gives its game (``""``: unchanged) and its TTL in seconds:
+    ``finished`` when the save carries the ``game_ended`` event, ``waiting``
+    when it lists the game in the lobby, ``active`` when it takes it off,
+    unchanged (with the idle TTL) when it leaves the listing as it is."""
+    if any(event.get("type") == GAME_ENDED for event in events):
+        return "finished", lifetimes.finished
+    if lobby is None:
+        return "active", lifetimes.idle
+    if lobby is KEEP:
+        return "", lifetimes.idle
+    return "waiting", lifetimes.waiting
 
 
 @dataclass(frozen=True)
@@ -130,8 +183,15 @@ class GameStore(Protocol):
         state: bytes,
         events: Sequence[Mapping[str, Any]] = (),
         lobby: LobbyUpdate = None,
+        owner: str | None = None,
     ) -> Created:
-        """Store a new game under a fresh random id (128 bits, URL-safe), version 1."""
+        """Store a new game under a fresh random id (128 bits, URL-safe), version 1;
+        with an ``owner``, count it among that owner's `open_games`."""
+        ...
+
+    def open_games(self, owner: str) -> dict[str, int]:
+        """How many games created for ``owner`` are ``waiting`` and ``active``
+        (games finished or forgotten no longer count)."""
         ...
 
     def load(self, game_id: str) -> Loaded:
@@ -153,6 +213,12 @@ class GameStore(Protocol):
         ``not_found``). ``lobby`` is applied only when the save succeeded."""
         ...
 
+    def delete(self, game_id: str, expected_version: int) -> SaveResult:
+        """Compare-and-delete: if the game is at ``expected_version``, forget it
+        (state, events, lobby listing; its watches are woken) and answer ``saved``;
+        else change nothing and answer ``stale`` (or ``not_found``)."""
+        ...
+
     def events(
         self, game_id: str, after: int = 0, wait: float = 0.0, limit: int | None = None
     ) -> list[dict[str, Any]]:
@@ -161,15 +227,27 @@ class GameStore(Protocol):
         ``[]`` on timeout. Raises `GameNotFound` for an unknown game."""
         ...
 
+    def watch(self, game_id: str) -> AbstractContextManager[Watch]:
+        """A `Watch` woken after each save of this game that appends events, in
+        this process or (Redis) any other. It is registered when the context is
+        entered, so events saved after that and missed by a read that follows
+        still wake it. Raises `StoreUnavailable` when wake-ups cannot be had."""
+        ...
+
     def get_idempotency(self, game_id: str, seat: int, key: str) -> IdempotencyRecord | None:
         """The record stored by `save` for this seat and key, or ``None``."""
         ...
 
     def lobby(
-        self, limit: int = DEFAULT_LOBBY_LIMIT, cursor: str | None = None
+        self,
+        limit: int = DEFAULT_LOBBY_LIMIT,
+        cursor: str | None = None,
+        where: Callable[[Mapping[str, Any]], bool] | None = None,
     ) -> tuple[list[dict[str, Any]], str | None]:
-        """One page of listed games' summaries (each with ``"id"``), least recently
-        listed first, and the cursor of the next page (``None``: last page)."""
+        """One page of listed games' summaries (each with ``"id"``), newest listed
+        first, those ``where`` accepts only, and the cursor of the next page
+        (``None``: last page). With ``where``, at most `codec.LOBBY_SCAN` listings
+        are looked at per call: the page may then be short, with a cursor."""
         ...
 
     def ping(self) -> None:

@@ -10,34 +10,40 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
 from service.store.base import (
+    DEFAULT_FINISHED_TTL,
     DEFAULT_IDEMPOTENCY_TTL,
     DEFAULT_IDLE_TTL,
     DEFAULT_LOBBY_LIMIT,
     DEFAULT_MAX_EVENTS,
     DEFAULT_MAX_WAIT,
+    DEFAULT_WAITING_TTL,
     KEEP,
     Created,
     IdempotencyRecord,
+    Lifetimes,
     Loaded,
     LobbyUpdate,
     SaveResult,
+    lifecycle,
 )
 from service.store.codec import (
     decode_cursor,
     decode_event,
-    encode_cursor,
     event_tail,
+    lobby_page,
     new_game_id,
     now_ms,
     stamp_event,
 )
 from service.store.errors import GameNotFound
+from service.store.watch import Hub, Watch
 
 __all__ = ["MemoryStore"]
 
@@ -52,6 +58,7 @@ class _Game:
     last_event: int
     expires: float
     events: deque[bytes]
+    status: str = ""
     idempotency: dict[tuple[int, str], tuple[IdempotencyRecord, float]] = field(
         default_factory=dict
     )
@@ -70,12 +77,17 @@ class MemoryStore:
         self,
         *,
         idle_ttl: float = DEFAULT_IDLE_TTL,
+        waiting_ttl: float = DEFAULT_WAITING_TTL,
+        finished_ttl: float = DEFAULT_FINISHED_TTL,
         idempotency_ttl: float = DEFAULT_IDEMPOTENCY_TTL,
         max_events: int = DEFAULT_MAX_EVENTS,
         max_wait: float = DEFAULT_MAX_WAIT,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.idle_ttl = float(idle_ttl)
+        #: TTLs by what a save says of its game (`service.store.base.lifecycle`).
+        self.lifetimes = Lifetimes.capped(idle_ttl, waiting_ttl, finished_ttl)
+        self._owned: dict[str, list[str]] = {}
         self.idempotency_ttl = float(idempotency_ttl)
         self.max_events = max_events
         self.max_wait = max_wait
@@ -85,6 +97,7 @@ class MemoryStore:
         self._games: dict[str, _Game] = {}
         self._lobby: dict[str, _Listing] = {}
         self._next_sweep = clock() + _SWEEP_INTERVAL
+        self._hub = Hub()
 
     def __repr__(self) -> str:
         return f"MemoryStore(games={len(self._games)})"
@@ -118,7 +131,11 @@ class MemoryStore:
         tails: list[bytes],
         idempotency: IdempotencyRecord | None,
         lobby: LobbyUpdate,
+        events: Sequence[Mapping[str, Any]] = (),
     ) -> None:
+        status, ttl = lifecycle(events, lobby, self.lifetimes)
+        if status:
+            game.status = status
         version = game.version + 1
         at = now_ms()
         for tail in tails:
@@ -127,7 +144,7 @@ class MemoryStore:
         game.state = state
         game.version = version
         now = self._clock()
-        game.expires = now + self.idle_ttl
+        game.expires = now + ttl
         if idempotency is not None:
             if len(game.idempotency) >= 64:  # bound a long game's records
                 for slot, (_, until) in list(game.idempotency.items()):
@@ -138,8 +155,13 @@ class MemoryStore:
         if lobby is None:
             self._lobby.pop(game_id, None)
         elif lobby is not KEEP:
-            self._lobby[game_id] = _Listing(int(time.time() * 1000), orjson.dumps(dict(lobby)))
+            # Listed at its first listing's time: the lobby shows the newest first.
+            listed = self._lobby.get(game_id)
+            score = int(time.time() * 1000) if listed is None else listed.score
+            self._lobby[game_id] = _Listing(score, orjson.dumps(dict(lobby)))
         self._changed.notify_all()
+        if tails:
+            self._hub.notify(game_id)
 
     # -- GameStore -----------------------------------------------------------
 
@@ -148,6 +170,7 @@ class MemoryStore:
         state: bytes,
         events: Sequence[Mapping[str, Any]] = (),
         lobby: LobbyUpdate = None,
+        owner: str | None = None,
     ) -> Created:
         """Store a new game under a fresh random id, version 1."""
         tails = [event_tail(e) for e in events]
@@ -158,8 +181,26 @@ class MemoryStore:
                 game_id = new_game_id()
             game = _Game(b"", 0, 0, 0.0, deque(maxlen=self.max_events))
             self._games[game_id] = game
-            self._write(game_id, game, bytes(state), tails, None, lobby)
+            self._write(game_id, game, bytes(state), tails, None, lobby, events)
+            if owner is not None:
+                self._owned.setdefault(owner, []).append(game_id)
             return Created(game_id, game.version, game.last_event)
+
+    def open_games(self, owner: str) -> dict[str, int]:
+        """Waiting and active games of ``owner`` (finished or expired ones are forgotten)."""
+        counts = {"waiting": 0, "active": 0}
+        with self._lock:
+            kept = []
+            for game_id in self._owned.get(owner, ()):
+                game = self._live(game_id)
+                if game is not None and game.status in counts:
+                    counts[game.status] += 1
+                    kept.append(game_id)
+            if kept:
+                self._owned[owner] = kept
+            else:
+                self._owned.pop(owner, None)
+        return counts
 
     def load(self, game_id: str) -> Loaded:
         """The stored state and version; raises `GameNotFound`."""
@@ -186,8 +227,21 @@ class MemoryStore:
                 return SaveResult("not_found", 0, 0)
             if game.version != expected_version:
                 return SaveResult("stale", game.version, game.last_event)
-            self._write(game_id, game, bytes(state), tails, idempotency, lobby)
+            self._write(game_id, game, bytes(state), tails, idempotency, lobby, events)
             return SaveResult("saved", game.version, game.last_event)
+
+    def delete(self, game_id: str, expected_version: int) -> SaveResult:
+        """Delete the game if it is at ``expected_version`` (see `GameStore.delete`)."""
+        with self._lock:
+            game = self._live(game_id)
+            if game is None:
+                return SaveResult("not_found", 0, 0)
+            if game.version != expected_version:
+                return SaveResult("stale", game.version, game.last_event)
+            self._drop(game_id)
+            self._changed.notify_all()
+        self._hub.notify(game_id)
+        return SaveResult("saved", game.version + 1, game.last_event)
 
     def events(
         self, game_id: str, after: int = 0, wait: float = 0.0, limit: int | None = None
@@ -210,6 +264,10 @@ class MemoryStore:
             stop = len(game.events) if limit is None else min(len(game.events), start + limit)
             return [decode_event(game.events[i]) for i in range(start, stop)]
 
+    def watch(self, game_id: str) -> AbstractContextManager[Watch]:
+        """Wake-ups of this game's writes that append events (see `GameStore.watch`)."""
+        return self._hub.watch(game_id)
+
     def get_idempotency(self, game_id: str, seat: int, key: str) -> IdempotencyRecord | None:
         """The record stored by `save` for this seat and key, or ``None``."""
         with self._lock:
@@ -225,27 +283,34 @@ class MemoryStore:
             return found[0]
 
     def lobby(
-        self, limit: int = DEFAULT_LOBBY_LIMIT, cursor: str | None = None
+        self,
+        limit: int = DEFAULT_LOBBY_LIMIT,
+        cursor: str | None = None,
+        where: Callable[[Mapping[str, Any]], bool] | None = None,
     ) -> tuple[list[dict[str, Any]], str | None]:
-        """One page of listed games, least recently listed first."""
+        """One page of listed games, newest first (see `GameStore.lobby`)."""
         after = decode_cursor(cursor)
         with self._lock:
             entries = sorted(
-                (listing.score, game_id, listing.summary)
-                for game_id, listing in list(self._lobby.items())
-                if self._live(game_id) is not None
+                (
+                    (listing.score, game_id, listing.summary)
+                    for game_id, listing in list(self._lobby.items())
+                    if self._live(game_id) is not None
+                ),
+                reverse=True,
             )
-        if after is not None:
-            entries = [e for e in entries if (e[0], e[1]) > after]
-        page = entries[: max(limit, 0)]
-        items = [{**orjson.loads(summary), "id": game_id} for _, game_id, summary in page]
-        more = len(entries) > len(page) and page
-        return items, encode_cursor(page[-1][0], page[-1][1]) if more else None
+        rows = (
+            (score, game_id, orjson.loads(summary))
+            for score, game_id, summary in entries
+            if after is None or (score, game_id) < after
+        )
+        return lobby_page(rows, max(limit, 0), where)
 
     def ping(self) -> None:
         """The memory store always answers."""
 
     def close(self) -> None:
-        """Nothing to release; wakes any waiting long-poll."""
+        """Nothing to release; wakes any waiting long-poll or stream."""
         with self._lock:
             self._changed.notify_all()
+        self._hub.close()
