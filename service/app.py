@@ -6,13 +6,14 @@ from typing import Any
 
 from flask import Flask
 
-from service import ratelimit
+from service import ratelimit, webui
 from service.api import (
     cors,
     docs,
     errors,
     events,
     games,
+    headers,
     health,
     jsonio,
     moves,
@@ -69,7 +70,9 @@ def create_app(config: Config | None = None) -> Flask:
     errors.register(app)
     register_fallback(app)
     docs.install(app)
+    webui.install(app)
     cors.install(app)
+    headers.install(app)
 
     # Extensions (request logs, /metrics, rate limiting) hook in here, each an
     # `init_app(app)` that adds its own before/after-request handlers or routes.
