@@ -38,8 +38,9 @@ from service.api.schemas import (
     LobbyQuerySchema,
 )
 from service.api.smorest import Blueprint, common_errors
+from service.bots.strategies import STRATEGIES
 from service.rules import engine
-from service.rules.options import resolve_options
+from service.rules.options import OptionsError, resolve_options
 from service.store import KEEP, LobbyUpdate
 
 blp = Blueprint("games", __name__, url_prefix="/games", description="Games and seats")
@@ -111,6 +112,7 @@ class Games(MethodView):
         """
         seats = body["seats"]
         options = resolve_options(body["preset"], body.get("options") or {}, len(seats))
+        _check_bots(seats)
         specs: list[engine.SeatSpec] = []
         tokens: dict[int, str] = {}
         for index, seat in enumerate(seats):
@@ -130,11 +132,11 @@ class Games(MethodView):
             deck=body.get("deck"),
             first_dealer=body.get("first_dealer"),
         )
-        state, bot_events = play_bots(state)
+        state, bot_events, due = play_bots(state)
         created_at = now_iso()
         store = get_store()
         created = store.create(
-            encode(state), events + bot_events, _lobby_for_create(state, created_at)
+            encode(state), events + bot_events, _lobby_for_create(state, created_at), due
         )
         game_id = created.game_id
         answer_seats = []
@@ -167,6 +169,16 @@ class Games(MethodView):
         """
         games, next_cursor = get_store().lobby(query["limit"], query.get("cursor"))
         return json_response({"games": games, "next_cursor": next_cursor})
+
+
+def _check_bots(seats: list[dict[str, Any]]) -> None:
+    """Refuse a bot seat whose strategy the server does not have (422)."""
+    for index, seat in enumerate(seats):
+        if "bot" in seat and seat["bot"] not in STRATEGIES:
+            known = ", ".join(STRATEGIES)
+            raise OptionsError(
+                {"seats": [f"seat {index}: unknown bot {seat['bot']!r}; known: {known}"]}
+            )
 
 
 def _lobby_for_create(state: Any, created_at: str) -> Any:
@@ -226,12 +238,12 @@ class Join(MethodView):
             game = load_game(game_id)
             state, events = engine.take_seat(game.state, body.get("seat"), body["name"], token_hash)
             seat = auth.seat_of(state.seats, token)
-            state, bot_events = play_bots(state)
+            state, bot_events, due = play_bots(state)
             events = events + bot_events
             lobby: LobbyUpdate = KEEP
             if game.state.status == "waiting":
                 lobby = lobby_summary(game_id, state, _created_of(game_id))
-            result = store.save(game_id, game.version, encode(state), events, lobby=lobby)
+            result = store.save(game_id, game.version, encode(state), events, lobby=lobby, due=due)
             if result.status == "not_found":
                 raise game_not_found(game_id)
             if result.status == "saved":

@@ -17,9 +17,12 @@ from typing import Any
 from flask import Flask, current_app
 
 from service.api.problems import Problem
-from service.rules import engine, views
+from service.bots import play as bots
+from service.bots.play import Budget
+from service.rules import views
 from service.rules.state import GameState, decode_state, encode_state
-from service.store import GameStore, open_store
+from service.runner import next_due
+from service.store import Due, GameStore, open_store
 
 STORE_EXTENSION = "rummy.store"
 
@@ -129,11 +132,17 @@ def busy() -> Problem:
     )
 
 
-def play_bots(state: GameState) -> tuple[GameState, list[dict[str, Any]]]:
-    """Let the server play bot seats until a human is to move or the game ends."""
-    if state.status != "active":
-        return state, []
-    return engine.play_bots(state)
+def play_bots(state: GameState) -> tuple[GameState, list[dict[str, Any]], Due | None]:
+    """Play bot seats within the request's budget (`BOT_MOVES_PER_REQUEST`,
+    `BOT_SECONDS_PER_REQUEST`): the state, its events, and the game's entry in
+    the runner's queue (for the save) — due at once when bots are still to move."""
+    config = current_app.config
+    budget = Budget(
+        moves=int(config["BOT_MOVES_PER_REQUEST"]),
+        seconds=float(config["BOT_SECONDS_PER_REQUEST"]),
+    )
+    played = bots.play_bots(state, budget)
+    return played.state, played.events, next_due(played.state)
 
 
 def game_view(

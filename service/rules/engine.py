@@ -9,9 +9,10 @@ meld, while :func:`apply` also accepts any other order that makes the same meld
 joker in a run the order says what the joker stands for, so it is part of the
 move). :func:`apply` refuses everything else with :class:`IllegalMove`.
 
-Randomness: every shuffle and every bot choice uses a ``random.Random`` seeded
-from the game's seed plus what the shuffle is for (``"<seed>/deal/<round>"``,
-``"<seed>/refill/<round>/<n>"``, ``"<seed>/bot/<step>"``). A game created with
+Randomness: every shuffle uses a ``random.Random`` seeded from the game's seed
+plus what the shuffle is for (``"<seed>/deal/<round>"``,
+``"<seed>/refill/<round>/<n>"``; bot choices, in ``service.bots.play``, use
+``"<seed>/bot/<step>"``). A game created with
 ``seed`` is therefore reproducible; without one the seed comes from ``secrets``.
 The seed stays in the state and no view shows it.
 
@@ -143,11 +144,9 @@ def new_game(
     """A new game; its first round is dealt at once when every seat is taken.
 
     Raises :class:`OptionsError` for a player count the options do not allow, a
-    ``deck`` that is not exactly the game's cards, a bad ``first_dealer`` or an
-    unknown bot strategy.
+    ``deck`` that is not exactly the game's cards or a bad ``first_dealer``. A
+    bot seat's strategy name is opaque here (the caller checks it).
     """
-    from service.bots.strategies import STRATEGIES
-
     n = len(seats)
     errors = check_options(options, n)
     if errors:
@@ -155,10 +154,6 @@ def new_game(
     for i, spec in enumerate(seats):
         if spec.kind not in ("human", "bot"):
             raise OptionsError({"seats": [f"seat {i}: kind must be human or bot"]})
-        if spec.kind == "bot" and spec.bot not in STRATEGIES:
-            raise OptionsError(
-                {"seats": [f"seat {i}: unknown bot {spec.bot!r}; known: {', '.join(STRATEGIES)}"]}
-            )
     if first_dealer is not None and (type(first_dealer) is not int or not 0 <= first_dealer < n):
         raise OptionsError({"first_dealer": [f"must be a seat number 0..{n - 1}"]})
     parsed_deck: tuple[Card, ...] | None = None
@@ -1162,42 +1157,6 @@ def _end_round(
     return _deal(state, r.number + 1, events, prev_dealer=r.dealer)
 
 
-# ---------------------------------------------------------------------------
-# Bots
-
-
-def play_bots(
-    state: GameState, rng: random.Random | None = None, max_moves: int = 200_000
-) -> tuple[GameState, list[Event]]:
-    """Let bot seats move until a human is to move or the game ends.
-
-    Each bot sees only its seat view and its legal moves, plus a memory of the public
-    events of this call (what every seat saw). Without ``rng`` each choice uses a
-    generator seeded from the game's seed and step count, so a seeded game plays the
-    same way every time.
-    """
-    from service.bots.memory import Memory
-    from service.bots.strategies import choose_move
-    from service.rules.views import redact_event, seat_view
-
-    events: list[Event] = []
-    memory = Memory(round=state.round.number if state.round is not None else None)
-    for _ in range(max_moves):
-        if state.status != "active" or state.round is None:
-            return state, events
-        seat = state.round.turn
-        s = state.seats[seat]
-        if s.kind != "bot":
-            return state, events
-        moves = legal_moves(state, seat)
-        chooser = rng if rng is not None else _rng(state, f"bot/{state.steps}")
-        move = choose_move(s.bot or "random", seat_view(state, seat), moves, chooser, memory)
-        state, more = apply(state, seat, move)
-        memory.observe_all(redact_event(e, None) for e in more)
-        events.extend(more)
-    raise RuntimeError(f"bots made {max_moves} moves without the game ending")
-
-
 def cards_in_play(state: GameState) -> Counter[Card]:
     """Every card of the current round wherever it is (hands, stock, discard, table)."""
     r = state.round
@@ -1226,7 +1185,6 @@ __all__ = [
     "cards_in_play",
     "legal_moves",
     "new_game",
-    "play_bots",
     "seat_to_move",
     "take_seat",
 ]

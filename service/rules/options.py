@@ -41,7 +41,7 @@ MAX_PLAYERS = 6
 #: Most cards dealt to a hand.
 MAX_HAND_SIZE = 15
 #: Highest target score (also each entry of a per-player-count map).
-MAX_TARGET_SCORE = 10_000
+MAX_TARGET_SCORE = 1_000
 #: Most rounds of an ``end: rounds`` game; also the highest concealed round number
 #: and the longest ``concealed_rounds`` list.
 MAX_ROUNDS = 100

@@ -54,3 +54,13 @@ def test_redis_runs_the_production_config_with_aof_everysec() -> None:
 
 def test_web_sets_only_known_settings() -> None:
     assert compose()["services"]["web"]["environment"].keys() <= known_settings()
+
+
+def test_worker_runs_the_runner_on_the_same_image_and_redis() -> None:
+    services = compose()["services"]
+    worker, web = services["worker"], services["web"]
+    assert worker["image"] == web["image"]
+    assert worker["entrypoint"] == ["python", "-m", "service.runner"]
+    assert worker["environment"]["STORE_URL"] == web["environment"]["STORE_URL"]
+    assert worker["environment"].keys() <= known_settings()
+    assert worker["depends_on"]["redis"]["condition"] == "service_healthy"

@@ -111,3 +111,14 @@ def test_configmap_sets_only_known_settings() -> None:
     settings = resources()["ConfigMap/rummy-web"]["data"]
     assert settings.keys() <= known_settings()
     assert settings["STORE_URL"] == Config.from_env(settings).STORE_URL
+
+
+def test_worker_deployment_runs_the_runner_with_the_web_settings() -> None:
+    res = resources()
+    worker = res["Deployment/rummy-worker"]
+    (container,) = worker["spec"]["template"]["spec"]["containers"]
+    assert container["command"] == ["python", "-m", "service.runner"]
+    web = res["Deployment/rummy-web"]["spec"]["template"]["spec"]["containers"][0]
+    assert container["image"] == web["image"]
+    assert container["envFrom"] == web["envFrom"]  # the same STORE_URL and settings
+    assert worker["spec"]["template"]["spec"]["securityContext"]["runAsNonRoot"] is True

@@ -141,7 +141,7 @@ def test_hand_size_by_player_count(players: int, size: int) -> None:
         ("standard", {"no_winner": "all"}, 2, "no_winner", "void"),
         ("standard", {"scoring": "x"}, 2, "scoring", "winner_takes_all"),
         ("standard", {"end": "never"}, 2, "end", "target"),
-        ("standard", {"target_score": 0}, 2, "target_score", "integer 1..10000"),
+        ("standard", {"target_score": 0}, 2, "target_score", "integer 1..1000"),
         ("standard", {"target_score": {"9": 100}}, 2, "target_score", "player count"),
         ("standard", {"target_score": {"3": 100}}, 2, "target_score", "no target for 2"),
         ("standard", {"end": "rounds"}, 2, "rounds", "needs a number of rounds"),
