@@ -102,6 +102,12 @@ class Config:
     ACCESS_LOG: bool = True
     #: Level of the service's logs (``WARNING`` also silences the request lines).
     LOG_LEVEL: str = "INFO"
+    #: Simulated turns the ``expert`` bot may spend on one decision (its node budget:
+    #: the search's result depends on it, not on the machine's speed).
+    BOT_EXPERT_NODES: int = 600
+    #: Wall-clock cap of one ``expert`` decision, in seconds (0: no cap); when it cuts
+    #: a search short the bot plays on what it found (see docs/bots.md).
+    BOT_EXPERT_SECONDS: float = 0.05
     #: Extra Flask settings, applied last.
     EXTRA: Mapping[str, Any] = field(default_factory=dict)
 
@@ -154,6 +160,10 @@ class Config:
         ):
             if name in env:
                 changes[name] = env[name]
+        if "BOT_EXPERT_NODES" in env:
+            changes["BOT_EXPERT_NODES"] = min(max(1, int(env["BOT_EXPERT_NODES"])), 100_000)
+        if "BOT_EXPERT_SECONDS" in env:
+            changes["BOT_EXPERT_SECONDS"] = min(max(0.0, float(env["BOT_EXPERT_SECONDS"])), 5.0)
         if "METRICS_PORT" in env:
             changes["METRICS_PORT"] = max(0, int(env["METRICS_PORT"] or 0))
         if "RATELIMIT_PROXY_HOPS" in env:

@@ -123,7 +123,11 @@ class Games(MethodView):
             else:
                 token, token_hash = auth.new_token()
                 tokens[index] = token
-                specs.append(engine.SeatSpec(seat["name"], "human", None, token_hash))
+                specs.append(
+                    engine.SeatSpec(
+                        seat["name"], "human", None, token_hash, seat.get("client_seed")
+                    )
+                )
         state, events = engine.new_game(
             options,
             body["preset"],
@@ -236,7 +240,9 @@ class Join(MethodView):
         store = get_store()
         for _attempt in range(_retries()):
             game = load_game(game_id)
-            state, events = engine.take_seat(game.state, body.get("seat"), body["name"], token_hash)
+            state, events = engine.take_seat(
+                game.state, body.get("seat"), body["name"], token_hash, body.get("client_seed")
+            )
             seat = auth.seat_of(state.seats, token)
             state, bot_events, due = play_bots(state)
             events = events + bot_events

@@ -169,4 +169,10 @@ def lobby_summary(game_id: str, state: GameState, created: str) -> dict[str, Any
     for index, seat in enumerate(state.seats):
         is_open = seat.kind == "human" and seat.name is None
         seats.append({"seat": index, "name": seat.name, "kind": seat.kind, "open": is_open})
-    return {"id": game_id, "preset": state.preset, "seats": seats, "created": created}
+    return {
+        "id": game_id,
+        "preset": state.preset,
+        "deal": state.deal,
+        "seats": seats,
+        "created": created,
+    }
