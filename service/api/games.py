@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response
+from flask import Response, current_app
 from flask.views import MethodView
 
 from service.api import auth
@@ -39,6 +39,7 @@ from service.api.schemas import (
 )
 from service.api.smorest import Blueprint, common_errors
 from service.bots.strategies import STRATEGIES
+from service.ratelimit import client_address
 from service.rules import engine
 from service.rules.options import OptionsError, resolve_options
 from service.store import KEEP, LobbyUpdate
@@ -139,8 +140,15 @@ class Games(MethodView):
         state, bot_events, due = play_bots(state)
         created_at = now_iso()
         store = get_store()
+        owner = quota_owner()
+        if owner is not None:
+            check_quotas(store.open_games(owner), state.status)
         created = store.create(
-            encode(state), events + bot_events, _lobby_for_create(state, created_at), due
+            encode(state),
+            events + bot_events,
+            _lobby_for_create(state, created_at),
+            owner=owner,
+            due=due,
         )
         game_id = created.game_id
         answer_seats = []
@@ -183,6 +191,35 @@ def _check_bots(seats: list[dict[str, Any]]) -> None:
             raise OptionsError(
                 {"seats": [f"seat {index}: unknown bot {seat['bot']!r}; known: {known}"]}
             )
+
+
+def quota_owner() -> str | None:
+    """Whom a new game counts against: the client's address as the rate
+    limiter sees it; ``None`` when quotas do not apply (both 0, or the rate
+    limiter off: a deployment that limits clients at its ingress instead)."""
+    config = current_app.config
+    if not config["RATELIMIT_ENABLED"]:
+        return None
+    if not (config["QUOTA_WAITING_GAMES"] or config["QUOTA_ACTIVE_GAMES"]):
+        return None
+    return "a:" + client_address(int(config["RATELIMIT_PROXY_HOPS"]))
+
+
+def check_quotas(open_games: dict[str, int], status: str) -> None:
+    """Refuse (429 ``game_quota_exceeded``) a game whose status the client
+    already has its quota of."""
+    config = current_app.config
+    quotas = {"waiting": config["QUOTA_WAITING_GAMES"], "active": config["QUOTA_ACTIVE_GAMES"]}
+    quota = quotas.get(status, 0)
+    if quota and open_games.get(status, 0) >= quota:
+        setting = "QUOTA_WAITING_GAMES" if status == "waiting" else "QUOTA_ACTIVE_GAMES"
+        raise Problem(
+            429,
+            "game_quota_exceeded",
+            f"This client already has {quota} {status} games ({setting}); finish or "
+            "join those first (unjoined games expire after WAITING_TTL).",
+            headers={"Retry-After": "60"},
+        )
 
 
 def _lobby_for_create(state: Any, created_at: str) -> Any:

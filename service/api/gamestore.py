@@ -33,6 +33,8 @@ def init_store(app: Flask) -> None:
         app.config["STORE_URL"],
         prefix=app.config["STORE_PREFIX"],
         idle_ttl=app.config["IDLE_TTL"],
+        waiting_ttl=max(app.config["WAITING_TTL"], 1),
+        finished_ttl=max(app.config["FINISHED_TTL"], 1),
         max_wait=app.config["LONGPOLL_MAX"],
         max_events=app.config["MAX_EVENTS"],
         max_subscribers=app.config["LONGPOLL_SUBSCRIBERS"],

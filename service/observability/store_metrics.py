@@ -64,12 +64,13 @@ class InstrumentedStore:
         state: bytes,
         events: Sequence[Mapping[str, Any]] = (),
         lobby: LobbyUpdate = None,
+        owner: str | None = None,
         due: Due | None = None,
     ) -> Created:
         """`GameStore.create`, measured; counts the game."""
         start = time.perf_counter()
         try:
-            created = self.inner.create(state, events, lobby, due)
+            created = self.inner.create(state, events, lobby, owner, due)
         except Exception:
             _ERRORS["create"].inc()
             raise
@@ -78,6 +79,10 @@ class InstrumentedStore:
         GAMES_CREATED.inc()
         _count_finished(events)  # bots may have played a short game to its end
         return created
+
+    def open_games(self, owner: str) -> dict[str, int]:
+        """`GameStore.open_games`."""
+        return self.inner.open_games(owner)
 
     def load(self, game_id: str) -> Loaded:
         """`GameStore.load`, measured."""

@@ -74,21 +74,25 @@ from redis.typing import EncodableT
 
 from service.store import leancall
 from service.store.base import (
+    DEFAULT_FINISHED_TTL,
     DEFAULT_IDEMPOTENCY_TTL,
     DEFAULT_IDLE_TTL,
     DEFAULT_LOBBY_LIMIT,
     DEFAULT_MAX_EVENTS,
     DEFAULT_MAX_SUBSCRIBERS,
     DEFAULT_MAX_WAIT,
+    DEFAULT_WAITING_TTL,
     KEEP,
     Created,
     Due,
     DueClaim,
     DueUpdate,
     IdempotencyRecord,
+    Lifetimes,
     Loaded,
     LobbyUpdate,
     SaveResult,
+    lifecycle,
 )
 from service.store.codec import (
     decode_cursor,
@@ -124,10 +128,11 @@ SAVE_SCRIPT = """
 -- of the game), KEYS[4] queue of due games (zset), KEYS[5] their reasons (hash);
 -- KEYS[4..5] only on a single server (in a cluster they live in another slot).
 -- ARGV[1] expected version (0: create), ARGV[2] state, ARGV[3] event time (epoch ms),
--- ARGV[4] idle TTL ms, ARGV[5] events kept, ARGV[6] nonce of this save,
+-- ARGV[4] TTL ms of the game after this save, ARGV[5] events kept, ARGV[6] nonce of this save,
 -- ARGV[7] idempotency TTL ms, ARGV[8..12] record seat ('' = no record), key,
--- fingerprint, status, body, ARGV[13] due: '' keep, '-' unqueue, '<ms> <reason>' queue,
--- ARGV[14] game id, ARGV[15..] event tails (compact JSON, to follow seq/version/at)
+-- fingerprint, status, body, ARGV[13] the game's lifecycle status ('' = unchanged),
+-- ARGV[14] due: '' keep, '-' unqueue, '<ms> <reason>' queue, ARGV[15] game id,
+-- ARGV[16..] event tails (the caller's fields, compact JSON, to follow seq/version/at)
 -- Returns {code, version, last_event, due changed}: code 1 saved, 0 stale, -1 not found.
 local cur = redis.call('HMGET', KEYS[1], 'version', 'last_event', 'nonce', 'due')
 local expected = tonumber(ARGV[1])
@@ -145,16 +150,19 @@ elseif expected ~= 0 then
 end
 version = version + 1
 local stamp = ' ' .. version .. ' ' .. ARGV[3] .. ' '
-for i = 15, #ARGV do
+for i = 16, #ARGV do
   seq = seq + 1
   redis.call('RPUSH', KEYS[2], seq .. stamp .. ARGV[i])
 end
-if #ARGV >= 15 then
+if #ARGV >= 16 then
   redis.call('LTRIM', KEYS[2], -tonumber(ARGV[5]), -1)
   redis.call('PUBLISH', KEYS[2], seq)
 end
 redis.call('HSET', KEYS[1], 'state', ARGV[2], 'version', version,
            'last_event', seq, 'nonce', ARGV[6])
+if ARGV[13] ~= '' then
+  redis.call('HSET', KEYS[1], 'status', ARGV[13])
+end
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 redis.call('PEXPIRE', KEYS[2], ARGV[4])
 if ARGV[8] ~= '' then
@@ -164,25 +172,25 @@ if ARGV[8] ~= '' then
   redis.call('PEXPIRE', KEYS[3], ARGV[7])
 end
 local due_changed = 0
-if ARGV[13] ~= '' then
+if ARGV[14] ~= '' then
   -- The game hash remembers its entry, so that in a cluster the caller updates
   -- the queue (another slot) only when the entry changes.
-  if ARGV[13] ~= (cur[4] or '-') then
+  if ARGV[14] ~= (cur[4] or '-') then
     due_changed = 1
-    if ARGV[13] == '-' then
+    if ARGV[14] == '-' then
       redis.call('HDEL', KEYS[1], 'due')
     else
-      redis.call('HSET', KEYS[1], 'due', ARGV[13])
+      redis.call('HSET', KEYS[1], 'due', ARGV[14])
     end
   end
   if KEYS[4] then
-    if ARGV[13] == '-' then
-      redis.call('ZREM', KEYS[4], ARGV[14])
-      redis.call('HDEL', KEYS[5], ARGV[14])
+    if ARGV[14] == '-' then
+      redis.call('ZREM', KEYS[4], ARGV[15])
+      redis.call('HDEL', KEYS[5], ARGV[15])
     else
-      local at, reason = string.match(ARGV[13], '^(%d+) (.*)$')
-      redis.call('ZADD', KEYS[4], at, ARGV[14])
-      redis.call('HSET', KEYS[5], ARGV[14], reason)
+      local at, reason = string.match(ARGV[14], '^(%d+) (.*)$')
+      redis.call('ZADD', KEYS[4], at, ARGV[15])
+      redis.call('HSET', KEYS[5], ARGV[15], reason)
     end
   end
 end
@@ -399,6 +407,8 @@ class RedisStore:
         cluster: bool = False,
         prefix: str = "rummy",
         idle_ttl: float = DEFAULT_IDLE_TTL,
+        waiting_ttl: float = DEFAULT_WAITING_TTL,
+        finished_ttl: float = DEFAULT_FINISHED_TTL,
         idempotency_ttl: float = DEFAULT_IDEMPOTENCY_TTL,
         max_events: int = DEFAULT_MAX_EVENTS,
         max_wait: float = DEFAULT_MAX_WAIT,
@@ -414,6 +424,11 @@ class RedisStore:
         self.cluster = cluster
         self.prefix = prefix
         self.idle_ttl_ms = int(idle_ttl * 1000)
+        #: TTLs by what a save says of its game (`service.store.base.lifecycle`).
+        self.lifetimes = Lifetimes.capped(idle_ttl, waiting_ttl, finished_ttl)
+        # A listing lives as long as a waiting game: each listing update is a
+        # save of a waiting game, which gives it the waiting TTL.
+        self._listing_ttl_ms = int(min(waiting_ttl, idle_ttl) * 1000)
         self.idempotency_ttl_ms = int(idempotency_ttl * 1000)
         self.max_events = max_events
         self.max_wait = max_wait
@@ -524,9 +539,11 @@ class RedisStore:
         state: bytes,
         events: Sequence[Mapping[str, Any]],
         idempotency: IdempotencyRecord | None,
+        lobby: LobbyUpdate,
         due: DueUpdate = KEEP,
     ) -> SaveResult:
         tails = [event_tail(e) for e in events]
+        status, ttl = lifecycle(events, lobby, self.lifetimes)
         keys = [self._game_key(game_id), self._events_key(game_id)]
         record: list[EncodableT] = ["", "", "", "", ""]
         if idempotency is None:
@@ -544,11 +561,12 @@ class RedisStore:
             expected_version,
             bytes(state),
             now_ms(),
-            self.idle_ttl_ms,
+            int(ttl * 1000),
             self.max_events,
             secrets.token_hex(8),
             self.idempotency_ttl_ms,
             *record,
+            status,
             _due_arg(due),
             game_id,
             *tails,
@@ -617,7 +635,7 @@ class RedisStore:
             version,
             summary,
             int(time.time() * 1000),
-            self.idle_ttl_ms,
+            self._listing_ttl_ms,
             _REMOVAL_MEMORY_MS,
         ]
         # The listing carries the game's version and the script ignores older
@@ -641,17 +659,63 @@ class RedisStore:
         state: bytes,
         events: Sequence[Mapping[str, Any]] = (),
         lobby: LobbyUpdate = None,
+        owner: str | None = None,
         due: Due | None = None,
     ) -> Created:
-        """Store a new game under a fresh random id, version 1."""
+        """Store a new game under a fresh random id, version 1 (and note it
+        under its owner: one more round trip)."""
         while True:
             game_id = new_game_id()
-            result = self._cas(game_id, 0, state, events, None, KEEP if due is None else due)
+            result = self._cas(game_id, 0, state, events, None, lobby, KEEP if due is None else due)
             if result.saved:
                 break
         if lobby is not None:
             self._set_listing(game_id, result.version, lobby)
+        if owner is not None:
+            self._note_owner(owner, game_id)
         return Created(game_id, result.version, result.last_event)
+
+    def _owner_key(self, owner: str) -> str:
+        return f"{self.prefix}:{{owner:{key_digest(owner)}}}:games"
+
+    def _note_owner(self, owner: str, game_id: str) -> None:
+        key = self._owner_key(owner)
+        try:
+            pipe = self.client.pipeline(transaction=False)
+            pipe.zadd(key, {game_id: now_ms()})
+            pipe.pexpire(key, self.idle_ttl_ms)
+            pipe.execute()
+        except REDIS_ERRORS as exc:
+            # The game is made; only its count against the owner's quota is lost.
+            _log.warning("game %s not counted for its owner: %s", game_id, exc)
+
+    def open_games(self, owner: str) -> dict[str, int]:
+        """Waiting and active games of ``owner`` (two round trips; games
+        finished or expired are dropped from the owner's index on the way)."""
+        key = self._owner_key(owner)
+        counts = {"waiting": 0, "active": 0}
+        try:
+            client = self.client
+            members = cast(list[bytes], client.zrange(key, 0, -1))
+            games = [member.decode() for member in members]
+            if not games:
+                return counts
+            pipe = client.pipeline(transaction=False)
+            for game_id in games:
+                pipe.hget(self._game_key(game_id), "status")
+            statuses = pipe.execute()
+            closed = []
+            for game_id, status in zip(games, statuses, strict=True):
+                name = status.decode() if status is not None else "gone"
+                if name in counts:
+                    counts[name] += 1
+                else:
+                    closed.append(game_id)
+            if closed:
+                client.zrem(key, *closed)
+        except REDIS_ERRORS as exc:
+            raise StoreUnavailable(f"open games read failed: {exc}") from exc
+        return counts
 
     def save(
         self,
@@ -669,7 +733,7 @@ class RedisStore:
         if expected_version < 1:
             # No game is ever at version 0 (and 0 would mean "create" to the script).
             return self._stale(game_id)
-        result = self._cas(game_id, expected_version, state, events, idempotency, due)
+        result = self._cas(game_id, expected_version, state, events, idempotency, lobby, due)
         if result.saved:
             self._set_listing(game_id, result.version, lobby)
         return result
@@ -824,7 +888,7 @@ class RedisStore:
         """One page of listed games, least recently listed first."""
         limit = max(int(limit), 0)
         after = decode_cursor(cursor)
-        oldest = int(time.time() * 1000) - self.idle_ttl_ms
+        oldest = int(time.time() * 1000) - self._listing_ttl_ms
         args: list[EncodableT] = [limit, "", "", oldest]
         if after is not None:
             args[1:3] = after
