@@ -19,6 +19,7 @@ from flask import Flask, current_app
 from service.api.problems import Problem
 from service.bots import play as bots
 from service.bots.play import Budget
+from service.config import store_settings
 from service.rules import views
 from service.rules.state import GameState, decode_state, encode_state
 from service.runner import next_due
@@ -30,17 +31,7 @@ STORE_EXTENSION = "rummy.store"
 def init_store(app: Flask) -> None:
     """Open the store named by `STORE_URL` and attach it to the app."""
     app.extensions[STORE_EXTENSION] = open_store(
-        app.config["STORE_URL"],
-        prefix=app.config["STORE_PREFIX"],
-        idle_ttl=app.config["IDLE_TTL"],
-        waiting_ttl=max(app.config["WAITING_TTL"], 1),
-        finished_ttl=max(app.config["FINISHED_TTL"], 1),
-        max_wait=app.config["LONGPOLL_MAX"],
-        max_events=app.config["MAX_EVENTS"],
-        max_subscribers=app.config["LONGPOLL_SUBSCRIBERS"],
-        pipelining=app.config["STORE_PIPELINING"],
-        max_connections=app.config["STORE_MAX_CONNECTIONS"],
-        pool_timeout=app.config["STORE_POOL_TIMEOUT"],
+        app.config["STORE_URL"], **store_settings(app.config)
     )
 
 
