@@ -4,6 +4,7 @@ consistent sampled worlds, budgets honoured, deterministic for a seed."""
 from __future__ import annotations
 
 import dataclasses
+import math
 import random
 from collections import Counter
 from typing import Any
@@ -15,6 +16,7 @@ from service.bots.expert import Budget, expert_move
 from service.bots.greedy import greedy_move
 from service.bots.memory import Memory
 from service.bots.play import UNBOUNDED, play_bots
+from service.bots.play import Budget as PlayBudget
 from service.bots.strategies import STRATEGIES, choose_move
 from service.rules.cards import build_deck
 from service.rules.engine import SeatSpec, apply, legal_moves, new_game
@@ -282,5 +284,5 @@ def test_a_table_of_experts_and_greedies_that_refilled_twice_still_ends() -> Non
     seats = [SeatSpec(kind="bot", bot=b) for b in ("greedy", "expert", "greedy", "expert")]
     state = _game("standard", seats, seed=21)
     with expert.budget(Budget(nodes=100, seconds=None)):
-        state, _ = play_bots(state, max_moves=6000)
-    assert state.status == "finished"
+        played = play_bots(state, PlayBudget(moves=6000, seconds=math.inf))
+    assert not played.pending and played.state.status == "finished"
