@@ -145,7 +145,7 @@ def wilson(wins: float, n: int) -> tuple[float, float]:
 
 def ratings(games: Iterable[Result], anchor: str = "random") -> dict[str, float]:
     """Elo-style ratings (Bradley-Terry, 400-point logistic scale) from the games'
-    win shares, ``anchor`` at 0. Each game counts as one a-versus-b comparison; a
+    win shares, ``anchor`` at 0 (else the weakest). Each game counts as one a-versus-b comparison; a
     pairing won every time gets half a game's doubt, so ratings stay finite."""
     score: dict[tuple[str, str], float] = defaultdict(float)
     count: dict[tuple[str, str], int] = defaultdict(int)
@@ -171,7 +171,7 @@ def ratings(games: Iterable[Result], anchor: str = "random") -> dict[str, float]
                 expected += n / (strength[x] + strength[y])
             new[x] = won / expected if expected else strength[x]
         strength = new
-    base = strength.get(anchor, 1.0)
+    base = strength.get(anchor, min(strength.values(), default=1.0))
     return {x: 400 * math.log10(s / base) for x, s in strength.items()}
 
 
