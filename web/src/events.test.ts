@@ -21,6 +21,12 @@ describe("events in words", () => {
     expect(
       describeEvent({ type: "melded", seat: 1, meld: { id: 1, cards: ["H2", "H3", "H4"] } }, name),
     ).toBe("Bob melded 2♥ 3♥ 4♥.");
+    expect(
+      describeEvent(
+        { type: "melded", seat: 1, meld: { id: 2, cards: ["SJ", "JK", "SK"], jokers: { "1": "SQ" } } },
+        name,
+      ),
+    ).toBe("Bob melded J♠ Joker(Q♠) K♠.");
     expect(describeEvent({ type: "laid_off", seat: 0, meld: 1, cards: ["H5"] }, name, 0)).toBe(
       "You laid off 5♥ on meld 1.",
     );
