@@ -22,10 +22,25 @@ DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 375, "height": 812}
 
 
-def create_from_lobby(page: Any, name: str, seats: list[str]) -> str:
-    """Create an express game from the lobby form; returns the game id from the URL."""
+def create_from_lobby(
+    page: Any,
+    name: str,
+    seats: list[str],
+    *,
+    preset: str = "express",
+    options: dict[str, str] | None = None,
+) -> str:
+    """Create a game from the lobby form; returns the game id from the URL."""
     page.get_by_label("Your name").fill(name)
-    page.get_by_label("Rules").select_option("express")
+    page.get_by_label("Rules").select_option(preset)
+    if options:
+        page.get_by_text("Options", exact=True).click()
+        for option, value in options.items():
+            field = page.get_by_label(option.replace("_", " "), exact=True)
+            if field.evaluate("e => e.tagName") == "SELECT":
+                field.select_option(value)
+            else:
+                field.fill(value)
     for index, choice in enumerate(seats, start=2):
         if index > 2:
             page.get_by_role("button", name="Add a seat").click()
@@ -247,4 +262,34 @@ def test_the_page_waits_out_an_unreachable_or_busy_service(
     assert len(asked) >= 2 and asked[0] == asked[1]
     assert page_log.outside_requests() == []
     assert page_log.page_errors == []
+    page.context.close()
+
+
+def test_a_round_end_shows_every_hand_and_the_points_then_the_next_round(
+    browser: Browser, page_log: PageLog, play_server: GunicornServer
+) -> None:
+    page = browser.new_page(viewport=DESKTOP)
+    page.goto(f"{play_server.url}/play")
+    create_from_lobby(
+        page, "Eve", ["greedy"], preset="standard", options={"end": "rounds", "rounds": "2"}
+    )
+    me = TablePlayer(page)
+    result = page.get_by_role("region", name="Round 1 result")
+    play_until([me], lambda: result.count() > 0 or me.game_over())
+    assert not me.game_over()
+    expect(result.locator("tbody tr")).to_have_count(2)
+    hands = result.locator("tbody tr .card")
+    assert hands.count() > 0  # the loser's cards, revealed
+    labels = [hands.nth(i).get_attribute("aria-label") for i in range(hands.count())]
+    assert all(labels)
+    points = [int(t) for t in result.locator("tbody tr td:last-child").all_inner_texts()]
+    assert sum(points) > 0
+    expect(page.locator(".game-header")).to_contain_text("round 2")
+    result.get_by_role("button", name="Continue").click()
+    expect(result).to_have_count(0)
+
+    play_until([me], me.game_over)
+    page.locator(".score-sheet summary").click()
+    expect(page.locator(".score-sheet tbody tr")).to_have_count(3)  # two rounds and the total
+    assert_clean(page_log)
     page.context.close()

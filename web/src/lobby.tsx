@@ -242,7 +242,7 @@ function OptionInput(props: {
         <input
           type="text"
           value={String(value ?? "")}
-          onChange={(e) => props.onChange(e.currentTarget.value)}
+          onInput={(e) => props.onChange(e.currentTarget.value)}
         />
       </label>
     );
@@ -256,7 +256,7 @@ function OptionInput(props: {
         min={schema.minimum}
         max={schema.maximum}
         placeholder={presetValue === null ? "auto" : ""}
-        onChange={(e) => {
+        onInput={(e) => {
           const text = e.currentTarget.value;
           props.onChange(text === "" ? presetValue : Number(text));
         }}
