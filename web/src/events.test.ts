@@ -40,8 +40,17 @@ describe("events in words", () => {
     );
   });
 
+  it("says who left and who plays the seat now", () => {
+    expect(describeEvent({ type: "seat_left", seat: 1, kind: "bot", bot: "greedy" }, name)).toBe(
+      "Bob left; the greedy bot plays the seat.",
+    );
+    expect(describeEvent({ type: "seat_left", seat: 1, kind: "human" }, name)).toBe(
+      "Bob left; the seat is open again.",
+    );
+  });
+
   it("still says something about an event type it does not know", () => {
-    expect(describeEvent({ type: "seat_left", seat: 1 }, name)).toBe("Bob: seat left.");
+    expect(describeEvent({ type: "seat_rested", seat: 1 }, name)).toBe("Bob: seat rested.");
     expect(describeEvent({ type: "clock_paused" }, name)).toBe("Clock paused.");
   });
 });

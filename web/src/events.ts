@@ -65,6 +65,9 @@ export function describeEvent(event: EventLike, name: SeatNamer, you: number | n
       return `${who} swapped ${cardText(String(event.card))} for the joker of meld ${String(event.meld)}.`;
     case "discarded":
       return `${who} discarded ${cardText(String(event.card))}.`;
+    case "seat_left":
+      if (event.kind !== "bot") return `${who} left; the seat is open again.`;
+      return `${who} left; ${typeof event.bot === "string" ? `the ${event.bot} bot` : "a bot"} plays the seat.`;
     case "reengaged":
       return `${who} re-engaged.`;
     case "seat_rejoined":
