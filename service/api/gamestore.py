@@ -38,6 +38,7 @@ def init_store(app: Flask) -> None:
         pipelining=app.config["STORE_PIPELINING"],
         max_connections=app.config["STORE_MAX_CONNECTIONS"],
         pool_timeout=app.config["STORE_POOL_TIMEOUT"],
+        password=app.config["STORE_PASSWORD"] or None,
     )
 
 
