@@ -1,8 +1,9 @@
 """`/games/{id}/legal-moves` and `/games/{id}/moves`: the hot path.
 
 A move is one `load`, the engine's pure `apply` (and the bot turns that
-follow, via `engine.play_bots`), then one compare-and-set `save` that also
-writes the events and the idempotency record. The answer is the engine's
+follow, within the request's budget: `service.bots.play`), then one
+compare-and-set `save` that also writes the events, the idempotency record
+and the game's entry in the runner's queue. The answer is the engine's
 view dict serialised directly, with the version as `ETag`.
 """
 
@@ -179,7 +180,7 @@ class Moves(MethodView):
                 state, events = engine.apply(game.state, seat, moves[0])
             else:
                 state, events = engine.apply_all(game.state, seat, moves)
-            state, bot_events = play_bots(state)
+            state, bot_events, due = play_bots(state)
             events = events + bot_events
             # The compare-and-set makes the next version and event numbers certain.
             version = game.version + 1
@@ -192,7 +193,13 @@ class Moves(MethodView):
                 else None
             )
             result = store.save(
-                game_id, game.version, encode(state), events, idempotency=idempotency, lobby=KEEP
+                game_id,
+                game.version,
+                encode(state),
+                events,
+                idempotency=idempotency,
+                lobby=KEEP,
+                due=due,
             )
             if result.status == "saved":
                 return raw_json_response(answer, 200, {"ETag": etag(result.version)})
