@@ -31,12 +31,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from service.rules import engine, melds  # noqa: E402
-from service.rules.cards import build_deck  # noqa: E402
-from service.rules.engine import SeatSpec, legal_moves, new_game  # noqa: E402
-from service.rules.moves import IllegalMove, Meld, Move  # noqa: E402
-from service.rules.options import resolve_options  # noqa: E402
-from service.rules.state import GameState  # noqa: E402
+from service.rules import engine, melds
+from service.rules.cards import build_deck
+from service.rules.engine import SeatSpec, legal_moves, new_game
+from service.rules.moves import IllegalMove, Meld, Move
+from service.rules.options import resolve_options
+from service.rules.state import GameState
 
 RUNS = "JK JK JK JK C7 C8 C9 C10 CJ CQ C3 C4 C5 C6"
 #: (name, overrides of `romme` (two decks, six jokers, 13 cards, first meld 40), hand)

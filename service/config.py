@@ -30,6 +30,10 @@ class Config:
     #: Where games live: ``memory://`` (one process), ``redis://host:port/db``,
     #: ``rediss://…`` or ``redis+cluster://host:port``.
     STORE_URL: str = "memory://"
+    #: Password of the store's Redis (``requirepass`` or an ACL user's, with
+    #: ``STORE_URL`` naming the user); keep it in a Secret. A password in
+    #: ``STORE_URL`` itself wins. Also used by the rate limiter's counts.
+    STORE_PASSWORD: str = field(default="", repr=False)
     #: Prefix of every Redis key (lets several deployments share one Redis).
     STORE_PREFIX: str = "rummy"
     #: Largest request body accepted, in bytes; larger bodies answer 413.
@@ -128,6 +132,8 @@ class Config:
         changes: dict[str, Any] = {}
         if "STORE_URL" in env:
             changes["STORE_URL"] = env["STORE_URL"]
+        if "STORE_PASSWORD" in env:
+            changes["STORE_PASSWORD"] = env["STORE_PASSWORD"]
         if "STORE_PREFIX" in env:
             changes["STORE_PREFIX"] = env["STORE_PREFIX"]
         if "MAX_CONTENT_LENGTH" in env:
@@ -187,6 +193,25 @@ class Config:
         settings = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "EXTRA"}
         settings.update(self.EXTRA)
         return settings
+
+
+def store_settings(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The store's settings (``open_store`` keywords besides the URL) from a config
+    mapping (`Config.flask_settings` or a Flask app's config): the web process and
+    the runner process open the same store alike."""
+    return {
+        "prefix": values["STORE_PREFIX"],
+        "idle_ttl": values["IDLE_TTL"],
+        "waiting_ttl": max(values["WAITING_TTL"], 1),
+        "finished_ttl": max(values["FINISHED_TTL"], 1),
+        "max_wait": values["LONGPOLL_MAX"],
+        "max_events": values["MAX_EVENTS"],
+        "max_subscribers": values["LONGPOLL_SUBSCRIBERS"],
+        "pipelining": values["STORE_PIPELINING"],
+        "max_connections": values["STORE_MAX_CONNECTIONS"],
+        "pool_timeout": values["STORE_POOL_TIMEOUT"],
+        "password": values["STORE_PASSWORD"] or None,
+    }
 
 
 @dataclass(frozen=True)

@@ -229,17 +229,14 @@ def settings_from(config: Any) -> RunnerSettings:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """The worker process: advance due games of ``STORE_URL`` until SIGTERM or SIGINT."""
-    from service.config import Config
+    from service.config import Config, store_settings
 
-    logging.basicConfig(level=os.environ.get("LOG_LEVEL", "INFO"), format="%(message)s")
+    logging.basicConfig(level=os.environ.get("LOG_LEVEL", "INFO").upper(), format="%(message)s")
     config = Config.from_env()
-    store = open_store(
-        config.STORE_URL,
-        prefix=config.STORE_PREFIX,
-        idle_ttl=config.IDLE_TTL,
-        max_events=config.MAX_EVENTS,
-        **({} if config.STORE_URL.startswith("memory:") else {"pipelining": False}),
-    )
+    # The web process's store settings (lifetimes, password, ...); one plain
+    # connection at a time (no gevent here, nothing to pipeline).
+    settings = {**store_settings(config.flask_settings()), "pipelining": False}
+    store = open_store(config.STORE_URL, **settings)
     if isinstance(store, MemoryStore):
         raise SystemExit(
             "the runner process needs a shared store (STORE_URL=redis://...); with "

@@ -43,7 +43,9 @@ class Events(MethodView):
     def get(self, query: dict[str, Any], game_id: str) -> Response:
         """List events after `after`, long-polling up to `wait` seconds
 
-        A stock draw shows its card only to the drawer. Only a game's latest
+        A stock draw shows its card only to the drawer. Without a seat token, a
+        game with `spectator_delay` N shows events once N more have followed
+        them (docs/fairness.md). Only a game's latest
         events are kept (`MAX_EVENTS`, 24 by default): when the first event
         answered has a `seq` above `after + 1`, the events between are gone;
         reload the game's view, then follow the events from there.
@@ -62,11 +64,18 @@ class Events(MethodView):
         game = load_game(game_id)
         seat = auth.seat_of(game.state.seats, token) if token is not None else None
         after = int(query["after"])
-        if game.last_event > after:
+        # Spectators see an event once `spectator_delay` more have followed it.
+        delay = views.spectator_delay(game.state) if seat is None else 0
+        if game.last_event - delay > after:
             wait = 0.0  # already something to answer: no need to wait
+        store = get_store()
         # A long-poll lets other requests of this worker run while it waits.
         with admission.waiting(request.environ) if wait > 0 else nullcontext():
-            events = get_store().events(game_id, after, wait=wait)
+            # Wait for the event that makes the next one visible, then read.
+            events = store.events(game_id, after + delay, wait=wait)
+            if delay:
+                newest = max([game.last_event, *(event["seq"] for event in events)])
+                events = [e for e in store.events(game_id, after) if e["seq"] <= newest - delay]
         shown = [views.redact_event(event, seat) for event in events]
-        last = shown[-1]["seq"] if shown else min(after, game.last_event)
+        last = shown[-1]["seq"] if shown else min(after, max(0, game.last_event - delay))
         return json_response({"events": shown, "last": last}, 200, {"Vary": "Authorization"})

@@ -20,6 +20,7 @@ from flask import Flask, current_app
 from service.api.problems import Problem
 from service.bots import play as bots
 from service.bots.play import Budget
+from service.config import store_settings
 from service.rules import engine, views
 from service.rules.state import GameState, decode_state, encode_state
 from service.runner import next_due
@@ -31,17 +32,7 @@ STORE_EXTENSION = "rummy.store"
 def init_store(app: Flask) -> None:
     """Open the store named by `STORE_URL` and attach it to the app."""
     app.extensions[STORE_EXTENSION] = open_store(
-        app.config["STORE_URL"],
-        prefix=app.config["STORE_PREFIX"],
-        idle_ttl=app.config["IDLE_TTL"],
-        waiting_ttl=max(app.config["WAITING_TTL"], 1),
-        finished_ttl=max(app.config["FINISHED_TTL"], 1),
-        max_wait=app.config["LONGPOLL_MAX"],
-        max_events=app.config["MAX_EVENTS"],
-        max_subscribers=app.config["LONGPOLL_SUBSCRIBERS"],
-        pipelining=app.config["STORE_PIPELINING"],
-        max_connections=app.config["STORE_MAX_CONNECTIONS"],
-        pool_timeout=app.config["STORE_POOL_TIMEOUT"],
+        app.config["STORE_URL"], **store_settings(app.config)
     )
 
 
@@ -189,7 +180,12 @@ def game_view(
     game_id: str, state: GameState, version: int, last_event: int, seat: int | None
 ) -> dict[str, Any]:
     """The API.md view of a game: a seat's view, or the public view for `None`."""
-    body = views.seat_view(state, seat) if seat is not None else views.public_view(state)
+    if seat is not None:
+        body = views.seat_view(state, seat)
+    else:
+        # Spectators may lag behind (`spectator_delay`): the view and its last event.
+        body, shown_count = views.spectator_view(state)
+        last_event -= state.event_count - shown_count
     view: dict[str, Any] = {"id": game_id, "version": version}
     view.update(body)
     view["last_event"] = last_event

@@ -52,6 +52,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, TypeVar
 
+import orjson
+
 from service.rules import fairness
 from service.rules.cards import JOKER, NATURAL_CARDS, Card, CardCodeError, build_deck, parse_card
 from service.rules.melds import (
@@ -144,6 +146,23 @@ class FixedDealRefused(OptionsError):
         )
         super().__init__({name: [why] for name in self.fields})
         self.detail = f"{', '.join(self.fields)} refused: {why}."
+
+
+def _counted(state: GameState, events: Sequence[Event], **changes: Any) -> GameState:
+    """``state`` with ``changes``, counting ``events``. With a ``spectator_delay`` of
+    N, the public view as of now is kept for spectators, with the views they may
+    still be shown: those taken less than N events ago and the latest before."""
+    count = state.event_count + len(events)
+    state = _evolve(state, event_count=count, **changes)
+    delay = state.options.spectator_delay
+    if delay == 0:
+        return state
+    from service.rules.views import public_view
+
+    kept = (*state.spectator_views, (count, orjson.dumps(public_view(state)).decode()))
+    horizon = count - delay
+    older = [v for v in kept if v[0] <= horizon]
+    return _evolve(state, spectator_views=(*older[-1:], *(v for v in kept if v[0] > horizon)))
 
 
 def _rng(state: GameState, purpose: str) -> random.Random:
@@ -266,7 +285,7 @@ def new_game(
         events[0]["first_dealer"] = first_dealer
     if not any(s.is_open for s in seat_states):
         state = _start(state, events)
-    return state, events
+    return _counted(state, events), events
 
 
 def take_seat(
@@ -298,7 +317,7 @@ def take_seat(
     events: list[Event] = [{"type": "seat_taken", "seat": seat, "name": name, "kind": "human"}]
     if not any(s.is_open for s in state.seats):
         state = _start(state, events)
-    return state, events
+    return _counted(state, events), events
 
 
 def _start(state: GameState, events: list[Event]) -> GameState:
@@ -819,7 +838,7 @@ def apply(state: GameState, seat: int, move: Move) -> tuple[GameState, list[Even
         s = seats[seat]
         seats[seat] = _evolve(s, eliminated=False, rejoining=True, reengaged=s.reengaged + 1)
         events.append({"type": "reengaged", "seat": seat})
-        return _evolve(state, seats=tuple(seats), steps=state.steps + 1), events
+        return _counted(state, events, seats=tuple(seats), steps=state.steps + 1), events
     r = _turn_seat_check(state, seat)
     opts = state.options
     if isinstance(move, Draw):
@@ -838,7 +857,7 @@ def apply(state: GameState, seat: int, move: Move) -> tuple[GameState, list[Even
         else:  # pragma: no cover - the Move union is closed
             raise TypeError(f"not a move: {move!r}")
     del opts
-    return _evolve(new, steps=state.steps + 1), events
+    return _counted(new, events, steps=state.steps + 1), events
 
 
 def apply_all(state: GameState, seat: int, moves: Sequence[Move]) -> tuple[GameState, list[Event]]:

@@ -69,6 +69,12 @@ class OptionsError(ValueError):
         super().__init__(text)
 
 
+#: Largest ``spectator_delay`` (events): the store keeps each game's latest
+#: ``MAX_EVENTS`` events (24 by default), and a delayed spectator must still find
+#: the events it has yet to see.
+MAX_SPECTATOR_DELAY = 20
+
+
 def _show(value: object) -> str:
     """A value for an error message, cut short (a padded value must not make a long answer)."""
     text = repr(value)
@@ -300,6 +306,10 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
         "first_turn_no_draw", False,
         "the first player is dealt one more card and does not draw on the first turn",
     ),
+    _int(
+        "spectator_delay", 0, MAX_SPECTATOR_DELAY, 0,
+        "events the public view lags behind the game (docs/fairness.md)",
+    ),
 )  # fmt: skip
 
 #: The rows of `OPTION_TABLE` by option name.
@@ -336,6 +346,7 @@ class Options:
     first_meld_min_points: int = _DEFAULT["first_meld_min_points"]
     concealed_rounds: tuple[int, ...] = _DEFAULT["concealed_rounds"]
     first_turn_no_draw: bool = _DEFAULT["first_turn_no_draw"]
+    spectator_delay: int = _DEFAULT["spectator_delay"]
 
     def to_json(self) -> dict[str, Any]:
         """Every option with its JSON value (lists for tuples, string keys for maps)."""

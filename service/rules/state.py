@@ -124,7 +124,9 @@ class GameState:
     explicit first-round deck not yet dealt; ``steps`` counts applied moves.
     ``deal`` says how the cards are dealt (one of :data:`DEALS`); ``game_secret`` (hex)
     is the secret every round secret of a ``random`` deal comes from (docs/fairness.md),
-    ``None`` otherwise."""
+    ``None`` otherwise. ``event_count`` counts the events the game has caused;
+    with ``spectator_delay`` set, ``spectator_views`` keeps the public views
+    (JSON) a spectator may still be shown, each with the event count it was taken at."""
 
     status: str
     preset: str
@@ -139,6 +141,8 @@ class GameState:
     steps: int
     deal: str = "seeded"
     game_secret: str | None = None
+    event_count: int = 0
+    spectator_views: tuple[tuple[int, str], ...] = ()
 
     @property
     def players(self) -> int:
@@ -382,6 +386,8 @@ def encode_state(state: GameState) -> bytes:
         state.steps,
         DEALS.index(state.deal),
         state.game_secret,
+        state.event_count,
+        [list(v) for v in state.spectator_views] if state.spectator_views else 0,
     ]
     return orjson.dumps(doc)
 
@@ -470,9 +476,22 @@ def _dec_seat(
 READABLE_VERSIONS = (2, FORMAT_VERSION)
 
 
+def _spectator_views(value: object) -> tuple[tuple[int, str], ...]:
+    if value == 0:
+        return ()
+    if not isinstance(value, list):
+        raise StateDecodeError("bad spectator views")
+    views = []
+    for item in value:
+        if not isinstance(item, list) or len(item) != 2 or type(item[1]) is not str:
+            raise StateDecodeError("bad spectator view")
+        views.append((_int(item[0]), item[1]))
+    return tuple(views)
+
+
 def _decode(doc: list[Any]) -> GameState:
     old = doc[0] == 2
-    if len(doc) != (12 if old else 14):
+    if len(doc) != (12 if old else 16):
         raise StateDecodeError("wrong number of fields")
     deal = "seeded" if old else DEALS[_int(doc[12])]
     game_secret = None if old else _str_or_none(doc[13])
@@ -525,4 +544,6 @@ def _decode(doc: list[Any]) -> GameState:
         steps=_int(doc[11]),
         deal=deal,
         game_secret=game_secret,
+        event_count=0 if old else _int(doc[14]),
+        spectator_views=() if old else _spectator_views(doc[15]),
     )

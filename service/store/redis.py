@@ -417,6 +417,7 @@ class RedisStore:
         retries: int = 2,
         max_connections: int | None = None,
         pool_timeout: float = 0.5,
+        password: str | None = None,
         max_subscribers: int = DEFAULT_MAX_SUBSCRIBERS,
         pipelining: bool = True,
     ) -> None:
@@ -439,6 +440,8 @@ class RedisStore:
             "socket_connect_timeout": connect_timeout,
             "retry": _retry(retries),
         }
+        if password:
+            common["password"] = password  # a password in the URL wins
         #: Seconds a command waits for a free connection of a full pool
         #: (then `StoreUnavailable`: a 503, not an immediate failure).
         self.pool_timeout = pool_timeout

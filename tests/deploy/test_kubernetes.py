@@ -120,5 +120,39 @@ def test_worker_deployment_runs_the_runner_with_the_web_settings() -> None:
     assert container["command"] == ["python", "-m", "service.runner"]
     web = res["Deployment/rummy-web"]["spec"]["template"]["spec"]["containers"][0]
     assert container["image"] == web["image"]
-    assert container["envFrom"] == web["envFrom"]  # the same STORE_URL and settings
+    # The same STORE_URL, settings and Redis password.
+    assert container["envFrom"] == web["envFrom"] and container["env"] == web["env"]
     assert worker["spec"]["template"]["spec"]["securityContext"]["runAsNonRoot"] is True
+
+
+def test_redis_requires_the_secret_password_and_only_the_service_reaches_it() -> None:
+    res = resources()
+    conf = (DEPLOY / "redis.conf").read_text().splitlines()
+    assert "protected-mode yes" in conf
+    assert not any(line.startswith(("requirepass", "masterauth")) for line in conf)
+    (redis,) = res["StatefulSet/rummy-redis"]["spec"]["template"]["spec"]["containers"]
+    args = redis["args"]
+    password = args[args.index("--requirepass") + 1]
+    assert password == "$(REDIS_PASSWORD)"
+    secret = {"name": "rummy-redis", "key": "password"}
+    redis_env = {item["name"]: item["valueFrom"]["secretKeyRef"] for item in redis["env"]}
+    assert redis_env["REDIS_PASSWORD"] == secret == redis_env["REDISCLI_AUTH"]
+    (web,) = res["Deployment/rummy-web"]["spec"]["template"]["spec"]["containers"]
+    web_env = {item["name"]: item["valueFrom"]["secretKeyRef"] for item in web["env"]}
+    assert web_env["STORE_PASSWORD"] == secret
+    # Only pods of the web and worker components may open a connection to Redis.
+    policy = res["NetworkPolicy/rummy-redis"]["spec"]
+    redis_labels = res["StatefulSet/rummy-redis"]["spec"]["template"]["metadata"]["labels"]
+    assert policy["podSelector"]["matchLabels"].items() <= redis_labels.items()
+    assert policy["policyTypes"] == ["Ingress"]
+    (rule,) = policy["ingress"]
+    assert rule["ports"] == [{"protocol": "TCP", "port": 6379}]
+    (source,) = rule["from"]
+    assert set(source) == {"podSelector"}
+    expressions = {e["key"]: set(e["values"]) for e in source["podSelector"]["matchExpressions"]}
+    assert expressions == {
+        "app.kubernetes.io/name": {"rummy"},
+        "app.kubernetes.io/component": {"web", "worker"},
+    }
+    web_labels = res["Deployment/rummy-web"]["spec"]["template"]["metadata"]["labels"]
+    assert web_labels["app.kubernetes.io/component"] in expressions["app.kubernetes.io/component"]

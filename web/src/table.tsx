@@ -251,6 +251,7 @@ export function GamePage(props: { gameId: string }) {
           send={(m) => void send(m)}
         />
       )}
+      {view.rounds.length > 0 && <ScoreSheet view={view} name={name} />}
       <section class="panel log" aria-label="Recent events">
         <h2>Recent events</h2>
         <ul aria-live="polite">
@@ -558,6 +559,22 @@ function Hand(props: {
           ))}
         </div>
       )}
+      {offers.swapOptions.length > 0 && (
+        <div class="suggestions">
+          <span>Jokers you can take:</span>
+          {offers.swapOptions.map((option) => (
+            <button
+              type="button"
+              class="suggestion swap-suggestion"
+              key={`${option.meld}:${option.card}`}
+              aria-label={`Select ${cardLabel(option.card)} to swap for the joker of meld ${option.meld}`}
+              onClick={() => props.onSelect([option.card])}
+            >
+              {cardText(option.card)} ⇄ ★ #{option.meld}
+            </button>
+          ))}
+        </div>
+      )}
       {offers.melds.length > 0 && (
         <div class="suggestions">
           <span>Melds you can make:</span>
@@ -664,5 +681,41 @@ function GameOver(props: {
         </button>
       )}
     </section>
+  );
+}
+
+/** Points of every finished round and the totals. */
+function ScoreSheet(props: { view: GameView; name: (seat: number) => string }) {
+  const { view } = props;
+  return (
+    <details class="panel score-sheet">
+      <summary>Score sheet</summary>
+      <table>
+        <thead>
+          <tr>
+            <th>Round</th>
+            {view.seats.map((seat) => (
+              <th key={seat.seat}>{props.name(seat.seat)}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {view.rounds.map((round) => (
+            <tr key={round.number}>
+              <td>{round.number}</td>
+              {view.seats.map((seat) => (
+                <td key={seat.seat}>{round.points[seat.seat] ?? 0}</td>
+              ))}
+            </tr>
+          ))}
+          <tr class="total">
+            <td>Total</td>
+            {view.seats.map((seat) => (
+              <td key={seat.seat}>{seat.score}</td>
+            ))}
+          </tr>
+        </tbody>
+      </table>
+    </details>
   );
 }
