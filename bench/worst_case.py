@@ -21,6 +21,7 @@ Results and the machine they ran on: docs/performance.md.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import random
 import statistics
 import sys
@@ -93,10 +94,8 @@ def cpu_ms(work: Callable[[], object], repeat: int, clear: bool) -> list[float]:
 
 def validate(state: GameState, move: Move) -> None:
     """`apply` of one move (refused or not): the validation a move request pays for."""
-    try:
+    with contextlib.suppress(IllegalMove):
         engine.apply(state, 0, move)
-    except IllegalMove:
-        pass
 
 
 def measure(name: str, overrides: dict[str, object], hand: Sequence[str], repeat: int) -> str:
