@@ -248,6 +248,7 @@ def new_game(
             kind=spec.kind,
             bot=spec.bot if spec.kind == "bot" else None,
             token_hash=spec.token_hash,
+            host=spec.kind == "human" and spec.name is not None,
             client_seed=spec.client_seed if spec.kind == "human" else None,
         )
         for spec in seats
@@ -318,6 +319,30 @@ def take_seat(
     if not any(s.is_open for s in state.seats):
         state = _start(state, events)
     return _counted(state, events), events
+
+
+#: The strategy that plays, from then on, the seat of a player who left an active game.
+LEAVER_BOT = "greedy"
+
+
+def leave_seat(state: GameState, seat: int) -> tuple[GameState, list[Event]]:
+    """The player of ``seat`` leaves: a waiting game's seat is open again; in an
+    active game the `LEAVER_BOT` plays it to the end (its token no longer counts).
+    Emits ``seat_left``; a finished game cannot be left (``game_not_active``)."""
+    if not 0 <= seat < state.players or state.seats[seat].kind != "human":
+        raise IllegalMove("invalid_seat", f"seat {seat} has no player to leave")
+    seats = list(state.seats)
+    if state.status == "waiting":
+        seats[seat] = Seat(name=None, kind="human")
+        event: Event = {"type": "seat_left", "seat": seat, "kind": "human"}
+    elif state.status == "active":
+        seats[seat] = _evolve(
+            seats[seat], kind="bot", bot=LEAVER_BOT, token_hash=None, away=False, timeouts=0
+        )
+        event = {"type": "seat_left", "seat": seat, "kind": "bot", "bot": LEAVER_BOT}
+    else:
+        raise IllegalMove("game_not_active", "the game is over")
+    return _evolve(state, seats=tuple(seats)), [event]
 
 
 def _start(state: GameState, events: list[Event]) -> GameState:

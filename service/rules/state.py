@@ -39,7 +39,9 @@ class Seat:
     entropy the player added to the deals (docs/fairness.md). ``rejoining`` marks a
     seat that re-engaged and is dealt in again from the next deal; ``carried`` is
     what re-engaging added to its total (so ``score`` is ``carried`` plus the points
-    of its rounds).
+    of its rounds). ``host`` marks a seat taken by the game's creator (its token may
+    delete the game while it waits); ``away`` a seat the server plays until its
+    player is back; ``timeouts`` the seat's turns in a row that its clock ran out.
     """
 
     name: str | None
@@ -52,6 +54,9 @@ class Seat:
     rejoining: bool = False
     carried: int = 0
     client_seed: str | None = None
+    host: bool = False
+    away: bool = False
+    timeouts: int = 0
 
     @property
     def is_open(self) -> bool:
@@ -198,7 +203,7 @@ def _enc_meld(m: TableMeld) -> list[Any]:
 
 @functools.lru_cache(maxsize=8192)
 def _enc_seat(s: Seat) -> list[Any]:
-    return [
+    fields = [
         s.name,
         s.kind,
         s.bot,
@@ -210,6 +215,11 @@ def _enc_seat(s: Seat) -> list[Any]:
         s.carried,
         s.client_seed,
     ]
+    # Host, away and timeouts share one trailing integer, left out while all unset.
+    flags = int(s.host) | int(s.away) << 1 | s.timeouts << 2
+    if flags:
+        fields.append(flags)
+    return fields
 
 
 def _enc_round(r: RoundState) -> list[Any]:
@@ -452,6 +462,7 @@ def _dec_seat(
     rejoining: object,
     carried: object,
     client_seed: object = None,
+    flags: object = 0,
 ) -> Seat:
     if kind not in ("human", "bot"):
         raise StateDecodeError("bad seat")
@@ -468,6 +479,9 @@ def _dec_seat(
         rejoining=bool(_int(rejoining)),
         carried=_any_int(carried),
         client_seed=_str_or_none(client_seed),
+        host=bool(_int(flags) & 1),
+        away=bool(_int(flags) & 2),
+        timeouts=_int(flags) >> 2,
     )
 
 
@@ -505,7 +519,7 @@ def _decode(doc: list[Any]) -> GameState:
     if not isinstance(doc[4], list) or not 2 <= len(doc[4]) <= 6:
         raise StateDecodeError("bad seats")
     for s in doc[4]:
-        if not isinstance(s, list) or len(s) != (9 if old else 10):
+        if not isinstance(s, list) or len(s) not in ((9,) if old else (10, 11)):
             raise StateDecodeError("bad seat")
         seats.append(_dec_seat(*s))
     n = len(seats)

@@ -32,8 +32,12 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 #: Long-polls of generated requests are kept short; the served document says so.
 LONGPOLL_MAX = 0.2
+#: Event streams of generated requests end soon (their answer is read whole).
+STREAM_LIFETIME = 0.2
 
-APP: Flask = create_app(replace(TestConfig(), LONGPOLL_MAX=LONGPOLL_MAX))
+APP: Flask = create_app(
+    replace(TestConfig(), LONGPOLL_MAX=LONGPOLL_MAX, STREAM_LIFETIME=STREAM_LIFETIME)
+)
 SCHEMA = from_wsgi(
     "/openapi.json", APP, config=SchemathesisConfig.from_path(str(ROOT / "schemathesis.toml"))
 )

@@ -112,6 +112,12 @@ def check_hand_controls(page: Any, me: TablePlayer) -> None:
     expect(first).to_have_attribute("aria-pressed", "true")
     page.keyboard.press("Enter")
     expect(first).to_have_attribute("aria-pressed", "false")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Space")
+    second = page.locator(".hand-cards .card").nth(1)
+    expect(second).to_have_attribute("aria-pressed", "true")
+    page.keyboard.press("Space")
+    expect(second).to_have_attribute("aria-pressed", "false")
     label = first.get_attribute("aria-label") or ""
     assert re.fullmatch(r"(ace|king|queen|jack|\d+) of (clubs|diamonds|hearts|spades)|joker", label)
 

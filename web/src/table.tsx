@@ -369,6 +369,14 @@ function Players(props: { view: GameView; name: (seat: number) => string }) {
               {seat.has_melded === true && <span class="tag">melded</span>}
               {seat.eliminated === true && <span class="tag warn">eliminated</span>}
             </div>
+            {(seat.known_cards ?? []).length > 0 && (
+              <div
+                class="known"
+                aria-label={`known to hold ${(seat.known_cards ?? []).map(cardLabel).join(", ")}`}
+              >
+                holds {(seat.known_cards ?? []).map(cardText).join(" ")}
+              </div>
+            )}
           </div>
         );
       })}
@@ -515,7 +523,7 @@ function Hand(props: {
           suit
         </button>
       </div>
-      <div class="cards hand-cards">
+      <div class="cards hand-cards" role="group" aria-label="Cards in your hand" onKeyDown={moveFocus}>
         {sorted.map(({ card, index }) => (
           <CardButton
             key={index}
@@ -718,4 +726,18 @@ function ScoreSheet(props: { view: GameView; name: (seat: number) => string }) {
       </table>
     </details>
   );
+}
+
+/** Left and right arrows move between the cards of a row (Space or Enter selects). */
+function moveFocus(event: KeyboardEvent): void {
+  const step = event.key === "ArrowRight" ? 1 : event.key === "ArrowLeft" ? -1 : 0;
+  if (step === 0) return;
+  const row = event.currentTarget as HTMLElement;
+  const cards = Array.from(row.querySelectorAll<HTMLButtonElement>("button.card"));
+  const at = cards.indexOf(document.activeElement as HTMLButtonElement);
+  const next = cards[Math.min(cards.length - 1, Math.max(0, at + step))];
+  if (next !== undefined) {
+    next.focus();
+    event.preventDefault();
+  }
 }
