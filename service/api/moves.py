@@ -20,6 +20,7 @@ from service.api import auth
 from service.api.fastpath import MoveHeadersSchema, MoveRequestSchema
 from service.api.gamestore import (
     LEGAL_MOVES,
+    LoadedGame,
     busy,
     encode,
     game_view,
@@ -143,7 +144,9 @@ class Moves(MethodView):
         that follow it. `If-Match: "<version>"` makes the move conditional
         (stale → 412, nothing changes); without it a move that loses a race
         is applied again to the new state. A retry with the same
-        `Idempotency-Key` and body replays the first answer.
+        `Idempotency-Key` and body applies nothing again and answers the
+        seat's view with `Idempotency-Replayed: true`: the first answer while
+        the game has not moved on since.
         """
         check_game_id(game_id)
         token = auth.bearer_token()
@@ -165,11 +168,11 @@ class Moves(MethodView):
                 if record is not None:
                     if record.fingerprint != fp:
                         raise key_reused()
-                    return raw_json_response(
-                        record.body,
-                        record.status,
-                        {"Idempotency-Replayed": "true", **_etag_of_body(record.body)},
-                    )
+                    if game.version < recorded_version(record.body):
+                        # The move was saved between this load and the read of
+                        # its record: the answer shows the game it made.
+                        game = load_game(game_id)
+                    return replay(game, seat, record.status)
             check_if_match(expected, game.version)
             if len(moves) == 1:
                 state, events = engine.apply(game.state, seat, moves[0])
@@ -182,7 +185,11 @@ class Moves(MethodView):
             last_event = game.last_event + len(events)
             view = game_view(game_id, state, version, last_event, seat)
             answer = orjson.dumps(view)
-            idempotency = IdempotencyRecord(seat, key, fp, 200, answer) if key is not None else None
+            idempotency = (
+                IdempotencyRecord(seat, key, fp, 200, str(version).encode())
+                if key is not None
+                else None
+            )
             result = store.save(
                 game_id,
                 game.version,
@@ -230,9 +237,25 @@ def _refuse_duplicate_cards(move: Move, index: int | None) -> None:
         )
 
 
-def _etag_of_body(body: bytes) -> dict[str, str]:
+def recorded_version(body: bytes) -> int:
+    """The version an idempotency record points to (0 for a record of another form)."""
     try:
-        version = orjson.loads(body).get("version")
-    except (orjson.JSONDecodeError, AttributeError):
-        return {}
-    return {"ETag": etag(version)} if isinstance(version, int) else {}
+        return int(body)
+    except ValueError:
+        return 0
+
+
+def replay(game: LoadedGame, seat: int, status: int) -> Response:
+    """The answer to a move retried with its `Idempotency-Key`: the seat's view,
+    rebuilt from the game as loaded.
+
+    The record holds only the status and the version the move produced (a
+    few bytes for 24 h, not a whole view): while the game is still at that
+    version the rebuilt view is the first answer byte for byte; once it has
+    moved on, the answer is the seat's view now (the move was applied once,
+    and the client sees what followed).
+    """
+    view = game_view(game.game_id, game.state, game.version, game.last_event, seat)
+    return raw_json_response(
+        orjson.dumps(view), status, {"Idempotency-Replayed": "true", "ETag": etag(game.version)}
+    )
