@@ -19,6 +19,7 @@ from flask.views import MethodView
 from service.api import auth
 from service.api.fastpath import MoveHeadersSchema, MoveRequestSchema
 from service.api.gamestore import (
+    LEGAL_MOVES,
     LoadedGame,
     busy,
     encode,
@@ -28,7 +29,7 @@ from service.api.gamestore import (
     play_bots,
 )
 from service.api.idempotency import fingerprint, idempotency_key, key_reused
-from service.api.jsonio import json_response, raw_json_response, request_body
+from service.api.jsonio import raw_json_response, request_body
 from service.api.paths import (
     ETAG_HEADER,
     GAME_ID_PARAMETER,
@@ -109,16 +110,13 @@ class LegalMoves(MethodView):
         token = auth.bearer_token()
         game = load_game(game_id)
         headers = {"ETag": etag(game.version), "Vary": "Authorization"}
-        if token is None:
-            moves: list[dict[str, Any]] = []
-        else:
-            seat = auth.seat_of(game.state.seats, token)
-            moves = [move.to_json() for move in engine.legal_moves(game.state, seat)]
+        seat = auth.seat_of(game.state.seats, token) if token is not None else None
+        # Answered before any listing: the client has this version's moves.
         if not_modified(game.version):
             response = Response(status=304)
             response.headers.update(headers)
             return response
-        return json_response({"version": game.version, "moves": moves}, 200, headers)
+        return raw_json_response(LEGAL_MOVES.answer(game, seat), 200, headers)
 
 
 @blp.route("/<string:game_id>/moves", parameters=[GAME_ID_PARAMETER, _BEARER])
