@@ -342,7 +342,7 @@ def leave_seat(state: GameState, seat: int) -> tuple[GameState, list[Event]]:
         event = {"type": "seat_left", "seat": seat, "kind": "bot", "bot": LEAVER_BOT}
     else:
         raise IllegalMove("game_not_active", "the game is over")
-    return _evolve(state, seats=tuple(seats)), [event]
+    return _counted(state, [event], seats=tuple(seats)), [event]
 
 
 def _start(state: GameState, events: list[Event]) -> GameState:
