@@ -15,21 +15,13 @@ from service.api.jsonio import json_response
 from service.api.paths import GAME_ID_PARAMETER, check_game_id
 from service.api.problems import Problem
 from service.api.schemas import EventsQuerySchema, EventsSchema
-from service.api.smorest import Blueprint, common_errors
+from service.api.smorest import SEAT_OPTIONAL, Blueprint, common_errors
 from service.rules import views
 
 blp = Blueprint("events", __name__, url_prefix="/games", description="Events")
 
-_BEARER = {
-    "in": "header",
-    "name": "Authorization",
-    "required": False,
-    "description": "`Bearer <seat token>`: that seat's cards are shown; else the public events",
-    "schema": {"type": "string"},
-}
 
-
-@blp.route("/<string:game_id>/events", parameters=[GAME_ID_PARAMETER, _BEARER])
+@blp.route("/<string:game_id>/events", parameters=[GAME_ID_PARAMETER])
 class Events(MethodView):
     """The event log of a game."""
 
@@ -39,7 +31,7 @@ class Events(MethodView):
     @blp.problem(404, "No such game (`game_not_found`)")
     @blp.problem(422, "`after` or `wait` out of range (wait: 0 to 30 s)")
     @common_errors(blp, 400, 429, 503)
-    @blp.doc(operationId="getEvents")
+    @blp.doc(operationId="getEvents", security=SEAT_OPTIONAL)
     def get(self, query: dict[str, Any], game_id: str) -> Response:
         """List events after `after`, long-polling up to `wait` seconds
 

@@ -37,7 +37,7 @@ from service.api.schemas import (
     LobbyPageSchema,
     LobbyQuerySchema,
 )
-from service.api.smorest import Blueprint, common_errors
+from service.api.smorest import SEAT_OPTIONAL, Blueprint, common_errors
 from service.rules import engine
 from service.rules.options import resolve_options
 from service.store import KEEP, LobbyUpdate
@@ -75,13 +75,6 @@ _JOIN_LINKS = {
         ("MakeMoveAsSeat", "makeMove"),
         ("GetEventsAsSeat", "getEvents"),
     )
-}
-_AUTH_PARAMETER = {
-    "in": "header",
-    "name": "Authorization",
-    "required": False,
-    "description": "`Bearer <seat token>`: the seat's view; without it, the public view",
-    "schema": {"type": "string"},
 }
 _IF_NONE_MATCH = IF_NONE_MATCH_PARAMETER
 
@@ -174,7 +167,7 @@ def _lobby_for_create(state: Any, created_at: str) -> Any:
     return lobby_summary("", state, created_at)
 
 
-@blp.route("/<string:game_id>", parameters=[GAME_ID_PARAMETER, _AUTH_PARAMETER, _IF_NONE_MATCH])
+@blp.route("/<string:game_id>", parameters=[GAME_ID_PARAMETER, _IF_NONE_MATCH])
 class Game(MethodView):
     """One game."""
 
@@ -183,7 +176,7 @@ class Game(MethodView):
     @blp.problem(401, "The token is not a seat token of this game")
     @blp.problem(404, "No such game (`game_not_found`)")
     @common_errors(blp, 400, 429, 503)
-    @blp.doc(operationId="getGame")
+    @blp.doc(operationId="getGame", security=SEAT_OPTIONAL)
     def get(self, game_id: str) -> Response:
         """View a game
 

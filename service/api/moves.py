@@ -8,7 +8,6 @@ view dict serialised directly, with the version as `ETag`.
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 import orjson
@@ -28,23 +27,15 @@ from service.api.paths import (
     game_not_found,
 )
 from service.api.preconditions import check_if_match, etag, not_modified, parse_if_match
-from service.api.problems import Problem
 from service.api.schemas import GameViewSchema, LegalMovesSchema
-from service.api.smorest import Blueprint, common_errors
+from service.api.smorest import SEAT_REQUIRED, Blueprint, common_errors
 from service.observability import request_log
 from service.rules import engine
-from service.rules.moves import Move, parse_move
+from service.rules.moves import parse_request
 from service.store import KEEP, IdempotencyRecord
 
 blp = Blueprint("moves", __name__, url_prefix="/games", description="Moves")
 
-_BEARER = {
-    "in": "header",
-    "name": "Authorization",
-    "required": False,
-    "description": "`Bearer <seat token>` (required to move)",
-    "schema": {"type": "string"},
-}
 _SAME_SEAT = "$request.header.Authorization"
 _MOVE_LINKS = {
     "NextMove": {
@@ -79,32 +70,35 @@ _LEGAL_MOVES_LINKS = {
 
 @blp.route(
     "/<string:game_id>/legal-moves",
-    parameters=[GAME_ID_PARAMETER, _BEARER, IF_NONE_MATCH_PARAMETER],
+    parameters=[GAME_ID_PARAMETER, IF_NONE_MATCH_PARAMETER],
 )
 class LegalMoves(MethodView):
     """The moves a seat may make now."""
 
     @blp.response(200, LegalMovesSchema, headers=ETAG_HEADER)
     @blp.alt_response(304, description="Not modified since the ETag in If-None-Match")
-    @blp.problem(401, "The token is not a seat token of this game")
+    @blp.problem(401, "Missing seat token, or not a seat token of this game")
     @blp.problem(404, "No such game (`game_not_found`)")
     @common_errors(blp, 400, 429, 503)
-    @blp.doc(operationId="getLegalMoves", responses={200: {"links": _LEGAL_MOVES_LINKS}})
+    @blp.doc(
+        operationId="getLegalMoves",
+        security=SEAT_REQUIRED,
+        responses={200: {"links": _LEGAL_MOVES_LINKS}},
+    )
     def get(self, game_id: str) -> Response:
         """List the moves the caller may make now
 
-        Empty when it is not the caller's turn (and for a caller without a
-        token, who has no seat).
+        Empty when it is not the caller's turn. A caller without a seat token
+        has no moves to make: `401 missing_token`.
         """
         check_game_id(game_id)
         token = auth.bearer_token()
+        if token is None:
+            raise auth.missing_token()
         game = load_game(game_id)
         headers = {"ETag": etag(game.version), "Vary": "Authorization"}
-        if token is None:
-            moves: list[dict[str, Any]] = []
-        else:
-            seat = auth.seat_of(game.state.seats, token)
-            moves = [move.to_json() for move in engine.legal_moves(game.state, seat)]
+        seat = auth.seat_of(game.state.seats, token)
+        moves = [move.to_json() for move in engine.legal_moves(game.state, seat)]
         if not_modified(game.version):
             response = Response(status=304)
             response.headers.update(headers)
@@ -112,7 +106,7 @@ class LegalMoves(MethodView):
         return json_response({"version": game.version, "moves": moves}, 200, headers)
 
 
-@blp.route("/<string:game_id>/moves", parameters=[GAME_ID_PARAMETER, _BEARER])
+@blp.route("/<string:game_id>/moves", parameters=[GAME_ID_PARAMETER])
 class Moves(MethodView):
     """Moves of a game."""
 
@@ -129,7 +123,9 @@ class Moves(MethodView):
     @blp.problem(422, "Body does not match the schema, or Idempotency-Key reused")
     @blp.problem(503, "Store unavailable or busy; see Retry-After")
     @common_errors(blp, 413, 415, 429)
-    @blp.doc(operationId="makeMove", responses={200: {"links": _MOVE_LINKS}})
+    @blp.doc(
+        operationId="makeMove", security=SEAT_REQUIRED, responses={200: {"links": _MOVE_LINKS}}
+    )
     def post(self, headers: dict[str, Any], body: dict[str, Any], game_id: str) -> Response:
         """Make a move, or several all-or-nothing
 
@@ -145,7 +141,7 @@ class Moves(MethodView):
             raise auth.missing_token()
         expected = parse_if_match(headers.get("if_match"))
         key = idempotency_key()
-        moves = _parse_moves(body)
+        moves = parse_request(body)
         # The fingerprint covers the body as sent, not as the schema loaded it.
         fp = fingerprint(request_body()) if key is not None else ""
         store = get_store()
@@ -189,33 +185,6 @@ class Moves(MethodView):
                 # (a stale answer carries the game's current version).
                 check_if_match(expected, result.version)
         raise busy()
-
-
-def _parse_moves(body: dict[str, Any]) -> list[Move]:
-    """The engine's moves for the request body (422 for a bad shape or card)."""
-    raw = body.get("actions", [body])
-    moves = []
-    for index, item in enumerate(raw):
-        move = parse_move(item)
-        _refuse_duplicate_cards(move, index if "actions" in body else None)
-        moves.append(move)
-    return moves
-
-
-def _refuse_duplicate_cards(move: Move, index: int | None) -> None:
-    """A natural card named twice in one move is a malformed request (422)."""
-    cards = getattr(move, "cards", None)
-    if not cards:
-        return
-    repeated = sorted(card for card, count in Counter(cards).items() if count > 1 and card != "JK")
-    if repeated:
-        field = "cards" if index is None else f"actions.{index}.cards"
-        raise Problem(
-            422,
-            "validation_error",
-            f"Card {repeated[0]} is named more than once in one move.",
-            errors={field: [f"duplicate card {code}" for code in repeated]},
-        )
 
 
 def _etag_of_body(body: bytes) -> dict[str, str]:

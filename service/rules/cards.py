@@ -82,6 +82,13 @@ for (_s, _r), _c in _CODE.items():
         _INPUT_FORMS[_spelling + _s] = _c
 
 
+#: Every accepted input form of a card code, as a regular expression (for
+#: documents such as the OpenAPI contract; :func:`parse_card` decides).
+CARD_PATTERN = (
+    r"^([Jj][Kk]|[CDHScdhs]([2-9]|1[0-3]?|[AJQKTajqkt])|([2-9]|1[0-3]?|[AJQKTajqkt])[CDHScdhs])$"
+)
+
+
 class CardCodeError(ValueError):
     """A card code that is not one of the accepted forms; ``text`` is the bad input."""
 

@@ -23,7 +23,7 @@ from schemathesis.openapi import from_wsgi
 
 from service.app import create_app
 from service.config import TestConfig
-from tests.contract.pool import Pool, make_games
+from tests.contract.pool import Pool, declare_auth, make_games
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Long-polls of generated requests are kept short; the served document says so.
@@ -63,6 +63,10 @@ def test_every_operation_answers_as_documented(case: Case) -> None:
 
 class LinkedWorkflow(SCHEMA.as_state_machine()):  # type: ignore[misc]
     """Sequences of calls that follow the declared links from `POST /games`."""
+
+    def before_call(self, case: Case) -> None:
+        """A seat token from a link is a real one (see `declare_auth`)."""
+        declare_auth(case)
 
 
 TestLinkedWorkflow = LinkedWorkflow.TestCase
