@@ -13,6 +13,7 @@ from service.api import (
     errors,
     events,
     games,
+    headers,
     health,
     jsonio,
     moves,
@@ -70,6 +71,7 @@ def create_app(config: Config | None = None) -> Flask:
     register_fallback(app)
     docs.install(app)
     cors.install(app)
+    headers.install(app)
 
     # Extensions (request logs, /metrics, rate limiting) hook in here, each an
     # `init_app(app)` that adds its own before/after-request handlers or routes.

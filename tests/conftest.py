@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import settings
 
+from tests.support.browser import browser, page_log  # noqa: F401  (fixtures)
 from tests.support.redis_server import RedisCluster, RedisServer
 
 # Property tests draw the same examples on every run, so a run that passed

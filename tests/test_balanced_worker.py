@@ -26,6 +26,9 @@ from service.balanced_worker import (
 )
 from tests.support.gunicorn import GunicornServer
 
+# Real gunicorn masters and workers.
+pytestmark = pytest.mark.slow
+
 WORKER_CLASS = {k: v for k, v in os.environ.items() if k == "GUNICORN_WORKER_CLASS"}
 
 

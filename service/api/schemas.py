@@ -13,6 +13,7 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import fields, validate
 
+from service.api.names import PlayerName
 from service.api.problems import PROBLEM_CODES
 from service.rules.cards import CARD_PATTERN
 from service.rules.events import EVENTS
@@ -30,24 +31,6 @@ SEAT_KINDS = ("human", "bot")
 _card = fields.String(
     validate=validate.Length(min=1, max=8), metadata={"example": "H10", "pattern": CARD_PATTERN}
 )
-
-
-class FullMatch(validate.Regexp):
-    """`validate.Regexp` that matches the whole string (`$` would accept a final newline)."""
-
-    def __call__(self, value: Any) -> Any:
-        """Return `value` if the pattern matches all of it, else raise `ValidationError`."""
-        if self.regex.fullmatch(value) is None:
-            raise ma.ValidationError(self._format_error(value))
-        return value
-
-
-#: A player's name: 1 to 64 characters, none of them a control character
-#: (names are shown to every player and written to logs).
-NAME = [
-    validate.Length(min=1, max=64),
-    FullMatch(r"^[^\x00-\x1f\x7f-\x9f]*$", error="must not contain control characters"),
-]
 
 
 class WholeNumber(fields.Integer):
@@ -113,7 +96,7 @@ class PresetListSchema(_Response):
 class SeatSpecSchema(ma.Schema):
     """A seat of a new game: `{"name": "Ann"}`, `{"name": null}` (open) or `{"bot": "greedy"}`."""
 
-    name = fields.String(allow_none=True, validate=NAME)
+    name = PlayerName(allow_none=True)
     bot = fields.String(validate=validate.OneOf(BOT_STRATEGIES))
 
     @ma.validates_schema
@@ -193,7 +176,7 @@ class LobbyPageSchema(_Response):
 class JoinSchema(ma.Schema):
     """Body of `POST /games/{id}/join`."""
 
-    name = fields.String(required=True, validate=NAME)
+    name = PlayerName(required=True)
     seat = WholeNumber(validate=validate.Range(min=0, max=5))
 
 

@@ -18,6 +18,9 @@ from service.bots.client import BotClient, ClientError
 from service.bots.http import Answer, Api
 from tests.support.gunicorn import ROOT
 
+# Bot clients play whole games over HTTP against a real gunicorn.
+pytestmark = pytest.mark.slow
+
 
 def _create(url: str, body: dict[str, Any]) -> dict[str, Any]:
     answer = Api(url).post("/games", body)

@@ -6,8 +6,13 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from service.bots.selfplay import percentile, run_selfplay
 from tests.support.gunicorn import ROOT
+
+# Whole games over HTTP against a real gunicorn.
+pytestmark = pytest.mark.slow
 
 
 def test_twenty_self_played_games_over_http_have_no_error(service_url: str) -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import hypothesis
+import pytest
 from flask import Flask
 from hypothesis import HealthCheck, settings
 from schemathesis import Case
@@ -24,6 +25,9 @@ from schemathesis.openapi import from_wsgi
 from service.app import create_app
 from service.config import TestConfig
 from tests.contract.pool import Pool, declare_auth, make_games
+
+# Thousands of generated requests: part of the full suite, not the edit loop.
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Long-polls of generated requests are kept short; the served document says so.

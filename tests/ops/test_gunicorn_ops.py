@@ -22,6 +22,9 @@ from tests.ops.webclient import Game, call
 from tests.support.gunicorn import GunicornServer
 from tests.support.redis_server import RedisServer, find_free_port
 
+# Each test starts a real gunicorn.
+pytestmark = pytest.mark.slow
+
 TOKEN_LIMIT = 60
 MOVE_ROUTE = "/games/<string:game_id>/moves"
 

@@ -20,6 +20,9 @@ from tests.deploy.conftest import DEPLOY
 from tests.ops.webclient import Answer, Game, to_app
 from tests.support.redis_server import RedisServer, find_free_port
 
+# redis-server is killed and restarted.
+pytestmark = pytest.mark.slow
+
 
 class ProductionRedis(RedisServer):
     """redis-server reading deploy/redis.conf, on the test's own port and directory."""

@@ -11,6 +11,8 @@ import random
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import pytest
+
 from tests.e2e.http import Client
 from tests.robustness.cards import (
     assert_all_cards_accounted_for,
@@ -73,6 +75,7 @@ def _play(live: Live, number: int, presets: dict[str, tuple[int, int]]) -> dict[
     return {"moves": moves, "finished": int(live.state(game).status == "finished")}
 
 
+@pytest.mark.slow
 def test_random_games_never_leak_a_hidden_card(live: Live) -> None:
     presets = {
         p["name"]: tuple(p["options"]["players"])

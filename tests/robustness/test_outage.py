@@ -25,6 +25,9 @@ from tests.e2e.http import Answer, Client
 from tests.support.gunicorn import GunicornServer
 from tests.support.redis_server import RedisServer
 
+# Redis restarts under real gunicorn take seconds each.
+pytestmark = pytest.mark.slow
+
 #: The longest a client waits for the 503 while Redis is down (seconds).
 ANSWER_WITHIN = 2.0
 

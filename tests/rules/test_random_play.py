@@ -31,6 +31,7 @@ import random
 from collections import Counter
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -39,6 +40,7 @@ from hypothesis.stateful import (
     invariant,
     precondition,
     rule,
+    run_state_machine_as_test,
 )
 
 from service.rules.cards import JOKER, NATURAL_CARDS, build_deck, rank, suit
@@ -358,17 +360,18 @@ class RandomGames(RuleBasedStateMachine):
             assert decode_state(encode_state(self.state)) == self.state
 
 
-RandomGames.TestCase.settings = settings(
+RANDOM_GAMES_SETTINGS = settings(
     max_examples=300,
     stateful_step_count=12,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
-TestRandomGames = RandomGames.TestCase
 
 
-def test_every_preset_was_played() -> None:
-    """Runs after the state machine in this module: every preset got games."""
+@pytest.mark.slow
+def test_random_games_keep_every_invariant_and_cover_every_preset() -> None:
+    """The state machine's games keep the invariants, and every preset got games."""
+    GAMES_PLAYED.clear()
+    run_state_machine_as_test(RandomGames, settings=RANDOM_GAMES_SETTINGS)
     print(f"random games played: {sum(GAMES_PLAYED.values())} {dict(GAMES_PLAYED)}")
-    if sum(GAMES_PLAYED.values()) >= 200:
-        assert set(GAMES_PLAYED) == set(PRESETS)
+    assert set(GAMES_PLAYED) == set(PRESETS)

@@ -254,6 +254,7 @@ def test_an_outage_is_reported_and_the_same_store_recovers(prefix: str) -> None:
         server.cleanup()
 
 
+@pytest.mark.slow
 def test_a_cluster_node_outage_is_reported_and_the_same_store_recovers(prefix: str) -> None:
     # fsync before every answer: a SIGKILLed node must not lose acknowledged writes.
     cluster = RedisCluster(appendonly=True, extra_args=("--appendfsync", "always")).start()

@@ -1,0 +1,37 @@
+"""Headers every answer carries for safety: no sniffing, no caching of secrets.
+
+- ``X-Content-Type-Options: nosniff`` on every answer: a browser never reads
+  a JSON answer (which may hold a player's chosen name) as HTML or script.
+- ``Cache-Control: private, no-store`` on every answer that may carry a seat
+  token or a hand: answers to requests that send a seat token (a seat's view,
+  its legal moves, its events, its moves) and to every ``POST`` (a created
+  game's and a joined seat's tokens). No shared or browser cache keeps them.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from flask import Flask, Response, request
+
+#: The ``Cache-Control`` of answers that may carry a token or a hand.
+SECRET_CACHE_CONTROL: Final = "private, no-store"
+
+
+def may_carry_secrets() -> bool:
+    """Whether the current request's answer may hold a seat token or a hand."""
+    return request.method == "POST" or "Authorization" in request.headers
+
+
+def add_security_headers(response: Response) -> Response:
+    """``after_request`` hook: the headers of the module docstring."""
+    headers = response.headers
+    headers["X-Content-Type-Options"] = "nosniff"
+    if may_carry_secrets():
+        headers["Cache-Control"] = SECRET_CACHE_CONTROL
+    return response
+
+
+def install(app: Flask) -> None:
+    """Add the security headers to every answer of ``app``."""
+    app.after_request(add_security_headers)
