@@ -124,11 +124,6 @@ def _parse_cards(value: Any, path: str) -> tuple[Card, ...]:
         cards = tuple([parse_card(c) for c in value])
     except CardCodeError as exc:
         raise MoveFormatError(str(exc), path) from None
-    if len(set(cards)) < len(cards):
-        counts = Counter(cards)
-        repeated = sorted(c for c, n in counts.items() if n > 1 and c != JOKER)
-        if repeated:
-            raise MoveFormatError(f"card {repeated[0]} is named more than once in one move", path)
     return cards
 
 
@@ -332,19 +327,35 @@ def parse_move(obj: Any, path: str = "") -> Move:
 
 def parse_request(body: Any) -> list[Move]:
     """The moves of a move request body: one move, or ``{"actions": [move, ...]}``
-    (1 to :data:`MAX_ACTIONS` moves, applied all or nothing)."""
+    (1 to :data:`MAX_ACTIONS` moves, applied all or nothing).
+
+    A request naming one natural card twice in a move is malformed (two
+    spellings of a card count as the same card); :func:`parse_move` alone lets
+    the rules refuse such a move (`invalid_meld`).
+    """
     if isinstance(body, Mapping) and "actions" in body:
         if len(body) > 1:
             raise MoveFormatError("`actions` stands alone", "actions")
         actions = body["actions"]
         if type(actions) is not list or not 1 <= len(actions) <= MAX_ACTIONS:
             raise MoveFormatError(f"must be a list of 1 to {MAX_ACTIONS} moves", "actions")
-        return [parse_move(item, f"actions.{index}.") for index, item in enumerate(actions)]
-    return [parse_move(body)]
+        paths = [f"actions.{index}." for index in range(len(actions))]
+        moves = [parse_move(item, path) for item, path in zip(actions, paths, strict=True)]
+    else:
+        paths, moves = [""], [parse_move(body)]
+    for move, path in zip(moves, paths, strict=True):
+        cards = getattr(move, "cards", ())
+        if len(set(cards)) < len(cards):
+            counts = Counter(cards)
+            repeated = sorted(c for c, n in counts.items() if n > 1 and c != JOKER)
+            if repeated:
+                detail = f"card {repeated[0]} is named more than once in one move"
+                raise MoveFormatError(detail, path + "cards")
+    return moves
 
 
 def is_canonical_move(body: Any) -> bool:
-    """Whether `body` is one move that :func:`parse_move` would return unchanged in
+    """Whether `body` is one move that :func:`parse_request` would return unchanged in
     its JSON shape (every field present, card codes canonical), checked without
     parsing it."""
     if type(body) is not dict:
