@@ -137,7 +137,7 @@ def play_bots(state: GameState) -> tuple[GameState, list[dict[str, Any]]]:
 def game_view(
     game_id: str, state: GameState, version: int, last_event: int, seat: int | None
 ) -> dict[str, Any]:
-    """The API.md view of a game: a seat's view, or the public view for `None`."""
+    """The docs/api.md view of a game: a seat's view, or the public view for `None`."""
     body = views.seat_view(state, seat) if seat is not None else views.public_view(state)
     view: dict[str, Any] = {"id": game_id, "version": version}
     view.update(body)

@@ -1,4 +1,4 @@
-"""Card codes: parsing, canonical form, rank, suit, points and decks (RULES.md §1).
+"""Card codes: parsing, canonical form, rank, suit, points and decks (docs/rules.md §1).
 
 A card is its canonical code string (``Card = str``): the suit letter then the
 rank, ``"HA"``, ``"H8"``, ``"H10"``, ``"SK"``; a joker is ``"JK"``.

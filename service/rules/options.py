@@ -1,4 +1,4 @@
-"""Game options (RULES.md §7), the named presets (RULES.md §8) and validation of overrides.
+"""Game options (docs/rules.md §7), the named presets (§8) and validation of overrides.
 
 An :class:`Options` value fixes every rule of a game. A game is created from a
 preset plus overrides; :func:`resolve_options` checks every value and refuses
@@ -50,7 +50,7 @@ class OptionsError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Options:
-    """Every option of RULES.md §7, one field each."""
+    """Every option of docs/rules.md §7, one field each."""
 
     players: tuple[int, int] = (2, 6)
     hand_size: int | None = None
@@ -91,7 +91,7 @@ class Options:
         return out
 
     def hand_size_for(self, players: int) -> int:
-        """Cards dealt to each player when ``players`` are dealt in (RULES.md §3)."""
+        """Cards dealt to each player when ``players`` are dealt in (docs/rules.md §3)."""
         if self.hand_size is not None:
             return self.hand_size
         if players <= 2:

@@ -18,7 +18,7 @@ from service.rules.state import GameState, TableMeld
 
 
 def meld_json(m: TableMeld) -> dict[str, Any]:
-    """A table meld as API.md shows it (``jokers`` maps positions to the cards they stand for)."""
+    """A table meld as docs/api.md shows it (``jokers``: each joker's position → its card)."""
     out: dict[str, Any] = {
         "id": m.id,
         "type": m.shape.kind,
@@ -39,7 +39,7 @@ def options_json(options: Options) -> dict[str, Any]:
 
 
 def public_view(state: GameState) -> dict[str, Any]:
-    """The spectator's view: API.md's view without ``id``, ``version``, ``last_event``,
+    """The spectator's view: docs/api.md's view without ``id``, ``version``, ``last_event``,
     ``you`` and ``hand``."""
     r = state.round
     seats = [

@@ -34,7 +34,7 @@ __all__ = [
 
 #: Seconds after its last write that an idle game may be forgotten (7 days).
 DEFAULT_IDLE_TTL = 7 * 24 * 3600
-#: Seconds an idempotency record is kept (API.md: at least 24 h).
+#: Seconds an idempotency record is kept (docs/api.md: at least 24 h).
 DEFAULT_IDEMPOTENCY_TTL = 24 * 3600
 #: This many of a game's latest events are kept (older ones are dropped): sized
 #: so that a 4-player game in progress stays within about 3.5 KB in Redis

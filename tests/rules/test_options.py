@@ -1,4 +1,4 @@
-"""Options, presets (RULES.md §7-§8) and the validation of overrides."""
+"""Options, presets (docs/rules.md §7-§8) and the validation of overrides."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Views and event redaction: exactly API.md's fields, and nothing hidden leaks."""
+"""Views and event redaction: exactly docs/api.md's fields, and nothing hidden leaks."""
 
 from __future__ import annotations
 
