@@ -6,7 +6,7 @@ from typing import Any
 
 from flask import Flask
 
-from service import ratelimit
+from service import ratelimit, webui
 from service.api import (
     cors,
     docs,
@@ -70,6 +70,7 @@ def create_app(config: Config | None = None) -> Flask:
     errors.register(app)
     register_fallback(app)
     docs.install(app)
+    webui.install(app)
     cors.install(app)
     headers.install(app)
 

@@ -1,0 +1,19 @@
+"""A real gunicorn on a real redis-server for the web front end's browser tests."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.support.gunicorn import GunicornServer
+
+
+@pytest.fixture(scope="module")
+def play_server(redis_url: str) -> Iterator[GunicornServer]:
+    """The service with two workers on the session's Redis, under its own key prefix."""
+    server = GunicornServer(
+        env={"STORE_URL": redis_url, "STORE_PREFIX": "webtest", "ACCESS_LOG": "0"}, workers=2
+    ).start()
+    yield server
+    server.stop()

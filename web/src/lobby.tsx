@@ -1,0 +1,346 @@
+/** The lobby: create a game (preset, seats, options), open games to join, my games. */
+
+import { useEffect, useState } from "preact/hooks";
+import {
+  type CreateGame,
+  type LobbyGame,
+  type Preset,
+  type SeatSpec,
+  api,
+  problemText,
+} from "./api/client";
+import { Alert } from "./components";
+import { navigate } from "./router";
+import { saveName, saveSeat, savedGames, savedName } from "./storage";
+
+/** What a seat of the create form holds. */
+export type SeatChoice = "me" | "greedy" | "random" | "open";
+
+const SEAT_CHOICES: { value: Exclude<SeatChoice, "me">; label: string }[] = [
+  { value: "greedy", label: "Bot (greedy)" },
+  { value: "random", label: "Bot (random)" },
+  { value: "open", label: "Open for a friend" },
+];
+
+/** The seats of a create request for the form's choices. */
+export function seatSpecs(choices: readonly SeatChoice[], name: string): SeatSpec[] {
+  return choices.map((choice): SeatSpec => {
+    switch (choice) {
+      case "me":
+        return { name };
+      case "open":
+        return { name: null };
+      default:
+        return { bot: choice };
+    }
+  });
+}
+
+type OptionValue = unknown;
+
+/** Options worth editing in a form: the scalar ones (lists and maps keep the preset's). */
+function editable(value: OptionValue): boolean {
+  return value === null || ["boolean", "number", "string"].includes(typeof value);
+}
+
+/** The overrides to send: only what differs from the preset. */
+export function overrides(
+  preset: Record<string, unknown>,
+  edited: Record<string, unknown>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(edited)) {
+    if (value !== preset[key]) out[key] = value;
+  }
+  return out;
+}
+
+/** Create a game and go to its table; the token is kept for this browser. */
+export async function createAndOpen(request: CreateGame): Promise<string | null> {
+  const { data, error } = await api.POST("/games", { body: request });
+  if (data === undefined) {
+    const problem = error as { errors?: Record<string, unknown> } | undefined;
+    const fields = problem?.errors ? ` (${JSON.stringify(problem.errors)})` : "";
+    return problemText(error) + fields;
+  }
+  const mine = data.seats.find((seat) => typeof seat.token === "string");
+  if (mine?.token !== undefined) {
+    saveSeat(data.id, { token: mine.token, seat: mine.seat, created: request });
+  }
+  navigate(`/games/${data.id}`);
+  return null;
+}
+
+function CreateForm(props: { name: string }) {
+  const [presets, setPresets] = useState<Preset[]>([]);
+  const [presetName, setPresetName] = useState("express");
+  const [seats, setSeats] = useState<SeatChoice[]>(["me", "greedy"]);
+  const [edited, setEdited] = useState<Record<string, unknown>>({});
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    void api.GET("/presets").then(({ data, error: problem }) => {
+      if (data !== undefined) setPresets(data.presets);
+      else setError(problemText(problem, "The presets could not be loaded."));
+    });
+  }, []);
+
+  const preset = presets.find((p) => p.name === presetName);
+  const presetOptions = (preset?.options ?? {}) as Record<string, unknown>;
+  const options = { ...presetOptions, ...edited };
+
+  const submit = async (event: Event): Promise<void> => {
+    event.preventDefault();
+    const name = props.name.trim();
+    if (name === "") {
+      setError("Enter your name first.");
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    const request: CreateGame = {
+      preset: presetName as CreateGame["preset"],
+      seats: seatSpecs(seats, name),
+    };
+    const changed = overrides(presetOptions, edited);
+    if (Object.keys(changed).length > 0) request.options = changed;
+    const problem = await createAndOpen(request);
+    setBusy(false);
+    setError(problem);
+  };
+
+  const setSeat = (index: number, value: SeatChoice): void =>
+    setSeats(seats.map((choice, i) => (i === index ? value : choice)));
+
+  return (
+    <form class="panel create" onSubmit={(e) => void submit(e)} aria-label="Create a game">
+      <h2>New game</h2>
+      <label>
+        Rules{" "}
+        <select
+          value={presetName}
+          onChange={(e) => {
+            setPresetName(e.currentTarget.value);
+            setEdited({});
+          }}
+        >
+          {presets.map((p) => (
+            <option key={p.name} value={p.name}>
+              {p.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      {preset !== undefined && <p class="muted">{preset.description}</p>}
+      <fieldset>
+        <legend>Seats</legend>
+        <ol class="seats">
+          {seats.map((choice, index) =>
+            choice === "me" ? (
+              <li key={index}>You{props.name.trim() !== "" ? ` (${props.name.trim()})` : ""}</li>
+            ) : (
+              <li key={index}>
+                <select
+                  aria-label={`Seat ${index + 1}`}
+                  value={choice}
+                  onChange={(e) => setSeat(index, e.currentTarget.value as SeatChoice)}
+                >
+                  {SEAT_CHOICES.map((c) => (
+                    <option key={c.value} value={c.value}>
+                      {c.label}
+                    </option>
+                  ))}
+                </select>
+                {seats.length > 2 && (
+                  <button
+                    type="button"
+                    class="link"
+                    aria-label={`Remove seat ${index + 1}`}
+                    onClick={() => setSeats(seats.filter((_, i) => i !== index))}
+                  >
+                    ✕
+                  </button>
+                )}
+              </li>
+            ),
+          )}
+        </ol>
+        {seats.length < 6 && (
+          <button type="button" onClick={() => setSeats([...seats, "greedy"])}>
+            Add a seat
+          </button>
+        )}
+      </fieldset>
+      <details>
+        <summary>Options</summary>
+        <div class="options">
+          {Object.entries(options)
+            .filter(([key]) => editable(presetOptions[key]))
+            .map(([key, value]) => (
+              <OptionInput
+                key={key}
+                name={key}
+                value={value}
+                presetValue={presetOptions[key]}
+                onChange={(v) => setEdited({ ...edited, [key]: v })}
+              />
+            ))}
+        </div>
+      </details>
+      <Alert text={error} />
+      <button type="submit" class="primary" disabled={busy || preset === undefined}>
+        Create game
+      </button>
+    </form>
+  );
+}
+
+function OptionInput(props: {
+  name: string;
+  value: unknown;
+  presetValue: unknown;
+  onChange: (value: unknown) => void;
+}) {
+  const { name, value, presetValue } = props;
+  const label = name.replace(/_/g, " ");
+  if (typeof presetValue === "boolean") {
+    return (
+      <label class="option">
+        <input
+          type="checkbox"
+          checked={value === true}
+          onChange={(e) => props.onChange(e.currentTarget.checked)}
+        />{" "}
+        {label}
+      </label>
+    );
+  }
+  if (typeof presetValue === "string") {
+    return (
+      <label class="option">
+        {label}{" "}
+        <input
+          type="text"
+          value={String(value ?? "")}
+          onChange={(e) => props.onChange(e.currentTarget.value)}
+        />
+      </label>
+    );
+  }
+  return (
+    <label class="option">
+      {label}{" "}
+      <input
+        type="number"
+        value={typeof value === "number" ? value : ""}
+        placeholder={presetValue === null ? "auto" : ""}
+        onChange={(e) => {
+          const text = e.currentTarget.value;
+          props.onChange(text === "" ? presetValue : Number(text));
+        }}
+      />
+    </label>
+  );
+}
+
+function OpenGames() {
+  const [games, setGames] = useState<LobbyGame[]>([]);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [loaded, setLoaded] = useState(false);
+
+  const load = async (from: string | null): Promise<void> => {
+    const query = from === null ? { status: "waiting" as const, limit: 10 } : { status: "waiting" as const, limit: 10, cursor: from };
+    const { data, error: problem } = await api.GET("/games", { params: { query } });
+    setLoaded(true);
+    if (data === undefined) {
+      setError(problemText(problem, "The open games could not be loaded."));
+      return;
+    }
+    setError(null);
+    setGames((before) => (from === null ? data.games : [...before, ...data.games]));
+    setCursor(data.next_cursor ?? null);
+  };
+
+  useEffect(() => {
+    void load(null);
+  }, []);
+
+  return (
+    <section class="panel" aria-label="Open games">
+      <h2>
+        Open games{" "}
+        <button type="button" class="link" onClick={() => void load(null)}>
+          Refresh
+        </button>
+      </h2>
+      <Alert text={error} />
+      {loaded && games.length === 0 && <p class="muted">No game is waiting for players.</p>}
+      <ul class="games">
+        {games.map((game) => (
+          <li key={game.id}>
+            <span>
+              <strong>{game.preset}</strong>{" "}
+              {game.seats
+                .map((seat) => (seat.open ? "open seat" : (seat.name ?? seat.kind)))
+                .join(", ")}
+            </span>
+            <a class="button" href={`#/games/${game.id}`}>
+              Join
+            </a>
+          </li>
+        ))}
+      </ul>
+      {cursor !== null && (
+        <button type="button" onClick={() => void load(cursor)}>
+          More
+        </button>
+      )}
+    </section>
+  );
+}
+
+function MyGames() {
+  const ids = savedGames();
+  if (ids.length === 0) return null;
+  return (
+    <section class="panel" aria-label="Your games">
+      <h2>Your games</h2>
+      <ul class="games">
+        {ids.map((id) => (
+          <li key={id}>
+            <a href={`#/games/${id}`}>{id}</a>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+export function Lobby() {
+  const [name, setName] = useState(savedName());
+  return (
+    <main class="lobby">
+      <label class="name">
+        Your name{" "}
+        <input
+          value={name}
+          maxLength={64}
+          autoComplete="nickname"
+          onInput={(e) => {
+            setName(e.currentTarget.value);
+            saveName(e.currentTarget.value);
+          }}
+        />
+      </label>
+      <div class="columns">
+        <CreateForm name={name} />
+        <div>
+          <OpenGames />
+          <MyGames />
+        </div>
+      </div>
+    </main>
+  );
+}

@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import type { LegalMove } from "./api/client";
+import { offer } from "./moves";
+
+const legal: LegalMove[] = [
+  { type: "draw", source: "stock" },
+  { type: "meld", cards: ["H5", "JK", "H7"] },
+  { type: "meld", cards: ["S9", "D9", "C9"] },
+  { type: "layoff", meld: 2, cards: ["H8"] },
+  { type: "layoff", meld: 3, cards: ["H8", "H9"] },
+  { type: "swap_joker", meld: 4, card: "D4" },
+  { type: "discard", card: "H8" },
+  { type: "discard", card: "D4" },
+];
+
+describe("offer: buttons enabled from legal moves only", () => {
+  it("enables the meld of exactly the selected cards, in the service's order", () => {
+    expect(offer(legal, ["H7", "H5", "JK"]).meld).toEqual({ type: "meld", cards: ["H5", "JK", "H7"] });
+    expect(offer(legal, ["H7", "H5"]).meld).toBeNull();
+    expect(offer(legal, []).melds).toEqual([
+      ["H5", "JK", "H7"],
+      ["S9", "D9", "C9"],
+    ]);
+  });
+
+  it("offers lay-offs per meld and discards for one selected card", () => {
+    const one = offer(legal, ["H8"]);
+    expect([...one.layoffs.keys()]).toEqual([2]);
+    expect(one.discard).toEqual({ type: "discard", card: "H8" });
+    const two = offer(legal, ["H9", "H8"]);
+    expect([...two.layoffs.keys()]).toEqual([3]);
+    expect(two.discard).toBeNull();
+    expect(offer(legal, ["D4"]).swaps.get(4)).toEqual({ type: "swap_joker", meld: 4, card: "D4" });
+  });
+
+  it("offers no draw from the discard pile unless listed", () => {
+    const o = offer(legal, []);
+    expect(o.drawStock).toEqual({ type: "draw", source: "stock" });
+    expect(o.drawDiscard).toBeNull();
+    expect(o.reengage).toBeNull();
+    expect(offer([], ["H8"]).discard).toBeNull();
+  });
+});

@@ -1,0 +1,102 @@
+/**
+ * What the table offers, read from `GET /games/{id}/legal-moves` only: a button
+ * is enabled when the list holds the move it would send.
+ */
+
+import type { LegalMove, Move } from "./api/client";
+import { type Card, sameCards } from "./cards";
+
+/** The legal move as a move body (every legal move is one). */
+export function toMove(legal: LegalMove): Move | null {
+  switch (legal.type) {
+    case "draw":
+      return legal.source === "stock" || legal.source === "discard"
+        ? { type: "draw", source: legal.source }
+        : null;
+    case "meld":
+      return Array.isArray(legal.cards) ? { type: "meld", cards: [...legal.cards] } : null;
+    case "layoff":
+      return typeof legal.meld === "number" && Array.isArray(legal.cards)
+        ? { type: "layoff", meld: legal.meld, cards: [...legal.cards] }
+        : null;
+    case "discard":
+      return typeof legal.card === "string" ? { type: "discard", card: legal.card } : null;
+    case "swap_joker":
+      return typeof legal.meld === "number" && typeof legal.card === "string"
+        ? { type: "swap_joker", meld: legal.meld, card: legal.card }
+        : null;
+    case "reengage":
+      return { type: "reengage" };
+    default:
+      return null;
+  }
+}
+
+/** The moves the buttons of the table may send, given the selected cards. */
+export interface Offer {
+  drawStock: Move | null;
+  drawDiscard: Move | null;
+  /** The meld of exactly the selected cards (in the order the service lists it). */
+  meld: Move | null;
+  /** Meld id → the lay-off of exactly the selected cards on it. */
+  layoffs: Map<number, Move>;
+  /** Meld id → the swap of the one selected card for a joker of it. */
+  swaps: Map<number, Move>;
+  /** The discard of the one selected card. */
+  discard: Move | null;
+  reengage: Move | null;
+  /** Every meld the hand could make now (suggestions to select). */
+  melds: Card[][];
+  /** Every lay-off the hand could make now (suggestions to select). */
+  layoffOptions: { meld: number; cards: Card[] }[];
+  /** Cards that may be discarded now. */
+  discardable: Set<Card>;
+}
+
+export function offer(legalMoves: readonly LegalMove[], selected: readonly Card[]): Offer {
+  const result: Offer = {
+    drawStock: null,
+    drawDiscard: null,
+    meld: null,
+    layoffs: new Map(),
+    swaps: new Map(),
+    discard: null,
+    reengage: null,
+    melds: [],
+    layoffOptions: [],
+    discardable: new Set(),
+  };
+  for (const legal of legalMoves) {
+    const move = toMove(legal);
+    if (move === null) continue;
+    switch (move.type) {
+      case "draw":
+        if (move.source === "stock") result.drawStock = move;
+        else result.drawDiscard = move;
+        break;
+      case "meld":
+        result.melds.push(move.cards);
+        if (result.meld === null && sameCards(move.cards, selected)) result.meld = move;
+        break;
+      case "layoff":
+        result.layoffOptions.push({ meld: move.meld, cards: move.cards });
+        if (!result.layoffs.has(move.meld) && sameCards(move.cards, selected)) {
+          result.layoffs.set(move.meld, move);
+        }
+        break;
+      case "swap_joker":
+        if (!result.swaps.has(move.meld) && sameCards([move.card], selected)) {
+          result.swaps.set(move.meld, move);
+        }
+        break;
+      case "discard":
+        result.discardable.add(move.card);
+        if (sameCards([move.card], selected)) result.discard = move;
+        break;
+      case "reengage":
+        result.reengage = move;
+        break;
+    }
+  }
+  return result;
+}
