@@ -2,7 +2,12 @@ import { describe, expect, it } from "vitest";
 import type { GameEvent } from "./api/client";
 import { follow } from "./live";
 
-const event = (seq: number, type = "discarded"): GameEvent => ({ seq, version: seq, type, at: "" });
+const event = (seq: number, type: GameEvent["type"] = "discarded"): GameEvent => ({
+  seq,
+  version: seq,
+  type,
+  at: "",
+});
 
 describe("follow", () => {
   it("asks for the events after the last one seen and hands each batch on", async () => {

@@ -37,7 +37,7 @@ function loadSort(): SortOrder {
 
 /** A seat is open while nobody holds it. */
 export function isOpenSeat(seat: GameView["seats"][number]): boolean {
-  return seat.kind === "open" || (seat.kind === "human" && seat.name === null);
+  return seat.kind === "human" && seat.name === null;
 }
 
 /** Seats for "play again": the same bots, me, and open seats for the other people. */
