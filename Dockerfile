@@ -34,15 +34,17 @@ COPY deploy/gunicorn.conf.py /app/deploy/gunicorn.conf.py
 WORKDIR /app
 # PORT and WEB_CONCURRENCY are read by deploy/gunicorn.conf.py. Set STORE_URL
 # (redis://…): without it games live in memory and gunicorn runs one worker.
-# PROMETHEUS_MULTIPROC_DIR lets /metrics sum every worker's counters.
+# PROMETHEUS_MULTIPROC_DIR lets /metrics sum every worker's counters, served on
+# METRICS_PORT only (keep that port off the public network).
 ENV PATH=/opt/venv/bin:$PATH \
     PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \
     PORT=8000 \
     WEB_CONCURRENCY=2 \
+    METRICS_PORT=9100 \
     PROMETHEUS_MULTIPROC_DIR=/tmp/prometheus
 USER 10001:10001
-EXPOSE 8000
+EXPOSE 8000 9100
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
     CMD ["python", "-c", "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:%s/healthz' % os.environ.get('PORT', '8000'), timeout=2)"]
 ENTRYPOINT ["gunicorn", "--config", "/app/deploy/gunicorn.conf.py"]

@@ -55,7 +55,11 @@ def on_exit(server):
     multiproc.remove_private_dir()
 
 
-bind = f"{os.environ.get('HOST', '0.0.0.0')}:{os.environ.get('PORT', '8000')}"
+bind = [f"{os.environ.get('HOST', '0.0.0.0')}:{os.environ.get('PORT', '8000')}"]
+# With METRICS_PORT set, /metrics is served on that port only (for the
+# scraper; keep it off the public network), the API on PORT.
+if int(os.environ.get("METRICS_PORT") or 0):
+    bind.append(f"{os.environ.get('HOST', '0.0.0.0')}:{os.environ['METRICS_PORT']}")
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 if os.environ.get("STORE_URL", "memory://").startswith("memory:"):
     workers = 1  # the memory store lives in one process: more would split the games

@@ -26,10 +26,20 @@ connections, all measured with the moves benchmark (docs/performance.md,
   (service/store/pipelining.py), so the requests of a worker advance together,
   one write and one read of Redis per turn of the loop, and a limit only
   spreads them over more turns (docs/performance.md, "Pipelining").
+
+It also bounds how long a client may take to send a request, so that slow
+senders cannot hold every connection slot of a worker (docs/security.md):
+gunicorn's `keepalive` (5 s) bounds the wait for a request's headers, and
+`read_body_within` reads the whole body, up to ``MAX_CONTENT_LENGTH + 1``
+bytes, before the app runs, within ``BODY_READ_TIMEOUT`` seconds (default
+10); a client that takes longer is answered 408 and disconnected. A body
+longer than the limit (chunked bodies included) is cut at one byte past it:
+the app answers 413 and the connection is closed.
 """
 
 from __future__ import annotations
 
+import io
 import mmap
 import os
 import struct
@@ -40,10 +50,12 @@ from typing import Any, Final
 import gevent
 from gevent.pool import Pool
 from gevent.server import StreamServer
+from gunicorn.http.body import LengthReader
 from gunicorn.sock import ssl_context
 from gunicorn.workers.ggevent import GeventWorker
 
 from service.admission import Admission
+from service.config import Config
 
 #: Workers a board has room for; a worker's slot is its age (gunicorn numbers
 #: the workers it starts) modulo this, so live workers never share one unless
@@ -100,6 +112,66 @@ def should_accept(connections: int, fewest_elsewhere: int | None) -> bool:
     return fewest_elsewhere is None or connections <= fewest_elsewhere + MARGIN
 
 
+#: The answer to a client too slow to send its body (then the connection closes).
+_BODY_TIMEOUT_BODY: Final = (
+    b'{"type":"https://rummy.example/problems/body_timeout","title":"Request Timeout",'
+    b'"status":408,"detail":"The request body did not arrive in time.","code":"body_timeout"}'
+)
+BODY_TIMEOUT_ANSWER: Final = (
+    b"HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n"
+    b"Content-Type: application/problem+json\r\n"
+    b"Content-Length: " + str(len(_BODY_TIMEOUT_BODY)).encode() + b"\r\n\r\n" + _BODY_TIMEOUT_BODY
+)
+
+
+#: How much of a body past the limit is read and dropped before the 413.
+DRAINED_PAST_LIMIT: Final = 1024 * 1024
+
+
+def has_no_body(req: Any) -> bool:
+    """Whether gunicorn's request `req` has no body to read (most GETs)."""
+    reader = getattr(req.body, "reader", None)
+    return isinstance(reader, LengthReader) and reader.length == 0
+
+
+def read_body_within(req: Any, seconds: float, limit: int) -> bool:
+    """Read the body of gunicorn's request `req` into memory within `seconds`,
+    at most ``limit + 1`` bytes (one past the limit: enough for the app's 413).
+
+    Returns False when the time ran out (the caller drops the connection).
+    The rest of a body past the limit is read and dropped, up to
+    `DRAINED_PAST_LIMIT` bytes within the same time, so that the client
+    reads the 413 rather than a reset connection; the connection then closes.
+    """
+    if req.body is None or has_no_body(req):
+        return True
+    chunks: list[bytes] = []
+    size = 0
+    timer = gevent.Timeout(seconds)
+    timer.start()
+    try:
+        while size <= limit:
+            data = req.body.read(min(64 * 1024, limit + 1 - size))
+            if not data:
+                break
+            chunks.append(data)
+            size += len(data)
+        if size > limit:
+            req.must_close = True
+            drained = 0
+            while drained < DRAINED_PAST_LIMIT and (data := req.body.read(64 * 1024)):
+                drained += len(data)
+    except gevent.Timeout as expired:
+        if expired is not timer:
+            raise
+        if size <= limit:
+            return False
+    finally:
+        timer.close()
+    req.body = io.BytesIO(b"".join(chunks))
+    return True
+
+
 #: The board of the master this module was imported in (inherited by its workers).
 BOARD: Final = ConnectionBoard()
 
@@ -116,6 +188,11 @@ class BalancedGeventWorker(GeventWorker):  # type: ignore[misc]  # gunicorn is u
         #: The fewest connections of another live worker, as last read from the board.
         self.fewest_elsewhere: int | None = None
         self._servers: list[StreamServer] = []
+        settings = Config.from_env()
+        #: Seconds a client has to send a request's body (``BODY_READ_TIMEOUT``).
+        self.body_timeout = settings.BODY_READ_TIMEOUT
+        #: Largest body the app accepts (``MAX_CONTENT_LENGTH``).
+        self.body_limit = settings.MAX_CONTENT_LENGTH
 
     @staticmethod
     def forget(worker: Any) -> None:
@@ -210,7 +287,12 @@ class BalancedGeventWorker(GeventWorker):  # type: ignore[misc]  # gunicorn is u
             self.rebalance(look=False)
 
     def handle_request(self, listener_name: Any, req: Any, sock: Any, addr: Any) -> Any:
-        """Serve one request, then let every connection that is ready run first."""
+        """Serve one request whose body arrived in time (else answer 408 and
+        close), then let every connection that is ready run first."""
+        if not read_body_within(req, self.body_timeout, self.body_limit):
+            with gevent.Timeout(1.0, False):
+                sock.sendall(BODY_TIMEOUT_ANSWER)
+            raise StopIteration  # gunicorn closes the connection
         result = super().handle_request(listener_name, req, sock, addr)
         gevent.sleep(YIELD_SECONDS)
         return result

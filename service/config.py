@@ -34,6 +34,9 @@ class Config:
     STORE_PREFIX: str = "rummy"
     #: Largest request body accepted, in bytes; larger bodies answer 413.
     MAX_CONTENT_LENGTH: int = 64 * 1024
+    #: Seconds a client has to send a request's body once its headers arrived
+    #: (gunicorn's balanced gevent worker; slower clients get 408 and are dropped).
+    BODY_READ_TIMEOUT: float = 10.0
     #: Origins allowed by CORS (``*`` for any); empty: no CORS headers.
     CORS_ORIGINS: tuple[str, ...] = ()
     #: Seconds after its last change that a game may be forgotten by the store.
@@ -49,6 +52,14 @@ class Config:
     #: Whether a gevent worker's store commands share one pipelined Redis
     #: connection, a loop turn's commands in one write (service/store/pipelining.py).
     STORE_PIPELINING: bool = True
+    #: Redis connections a worker process may open for requests (its pool; the
+    #: long-polls' Pub/Sub connections are `LONGPOLL_SUBSCRIBERS` more). Default:
+    #: ``GUNICORN_WORKER_CONNECTIONS``, the requests a worker serves at once,
+    #: so a request never waits for a connection unless Redis is slow.
+    STORE_MAX_CONNECTIONS: int = 1000
+    #: Seconds a request waits for a free connection of a full pool before the
+    #: answer is 503 (store, with ``Retry-After``) rather than failing at once.
+    STORE_POOL_TIMEOUT: float = 0.5
     #: How many times a move that lost a race is reloaded and applied again.
     SAVE_RETRIES: int = 8
     #: Largest page of the lobby listing.
@@ -69,6 +80,9 @@ class Config:
     #: Trusted proxies in front of the service: the client address is that many
     #: entries from the right of ``X-Forwarded-For`` (0: the connection's peer).
     RATELIMIT_PROXY_HOPS: int = 0
+    #: Port that alone serves ``GET /metrics`` (gunicorn listens on it too, see
+    #: deploy/gunicorn.conf.py); 0: ``/metrics`` on the service's own port.
+    METRICS_PORT: int = 0
     #: One JSON line per request on stderr.
     ACCESS_LOG: bool = True
     #: Level of the service's logs (``WARNING`` also silences the request lines).
@@ -88,6 +102,8 @@ class Config:
             changes["STORE_PREFIX"] = env["STORE_PREFIX"]
         if "MAX_CONTENT_LENGTH" in env:
             changes["MAX_CONTENT_LENGTH"] = int(env["MAX_CONTENT_LENGTH"])
+        if "BODY_READ_TIMEOUT" in env:
+            changes["BODY_READ_TIMEOUT"] = max(0.1, float(env["BODY_READ_TIMEOUT"]))
         if "CORS_ORIGINS" in env:
             changes["CORS_ORIGINS"] = _split_origins(env["CORS_ORIGINS"])
         if "IDLE_TTL" in env:
@@ -98,6 +114,11 @@ class Config:
             changes["MAX_EVENTS"] = max(1, int(env["MAX_EVENTS"]))
         if "LONGPOLL_SUBSCRIBERS" in env:
             changes["LONGPOLL_SUBSCRIBERS"] = max(1, int(env["LONGPOLL_SUBSCRIBERS"]))
+        if "STORE_MAX_CONNECTIONS" in env or "GUNICORN_WORKER_CONNECTIONS" in env:
+            connections = env.get("STORE_MAX_CONNECTIONS") or env["GUNICORN_WORKER_CONNECTIONS"]
+            changes["STORE_MAX_CONNECTIONS"] = max(1, int(connections))
+        if "STORE_POOL_TIMEOUT" in env:
+            changes["STORE_POOL_TIMEOUT"] = max(0.0, float(env["STORE_POOL_TIMEOUT"]))
         if "SAVE_RETRIES" in env:
             changes["SAVE_RETRIES"] = max(1, int(env["SAVE_RETRIES"]))
         for name in ("RATELIMIT_ENABLED", "ACCESS_LOG", "STORE_PIPELINING"):
@@ -111,6 +132,8 @@ class Config:
         ):
             if name in env:
                 changes[name] = env[name]
+        if "METRICS_PORT" in env:
+            changes["METRICS_PORT"] = max(0, int(env["METRICS_PORT"] or 0))
         if "RATELIMIT_PROXY_HOPS" in env:
             changes["RATELIMIT_PROXY_HOPS"] = max(0, int(env["RATELIMIT_PROXY_HOPS"]))
         return replace(base, **changes)

@@ -15,8 +15,10 @@ the script that loads the game (there ``INCR key``, and ``PEXPIRE`` when the
 count is 1) (`service.store.redis.ride_next_load`) and is
 refused right after it, before anything is written: no round trip of its own.
 Every other request (and one of those that ends before loading) sends them
-alone in one pipeline. If Redis cannot be reached the request is let through
-(the store then answers 503 on its own).
+alone in one pipeline. The limiter fails **closed**: a request it cannot
+count (Redis unreachable, or no free connection in its pool within
+``STORE_POOL_TIMEOUT``) is answered ``503 rate_limit_unavailable`` with
+``Retry-After``, never let through uncounted.
 
 Settings (see deploy/README.md): ``RATELIMIT_ENABLED``,
 ``RATELIMIT_STORAGE_URL`` (default: ``STORE_URL``), ``RATELIMIT_PER_TOKEN``,
@@ -55,6 +57,8 @@ DEFAULT_PER_ADDRESS: Final = "6000/60"
 RIDING_ENDPOINTS: Final = frozenset(
     {"games.Game", "games.Join", "moves.LegalMoves", "moves.Moves", "events.Events"}
 )
+#: The problem code of a request refused because it could not be counted.
+UNAVAILABLE_CODE: Final = "rate_limit_unavailable"
 #: The counters' keys are ``<STORE_PREFIX>:rl:<a|t>:<address or token hash>:<window>``.
 KEY_INFIX: Final = ":rl:"
 
@@ -132,9 +136,18 @@ class MemoryCounters:
 class RedisCounters:
     """Counts in Redis, shared by every process that uses the same server."""
 
-    def __init__(self, url: str, prefix: str = "rummy") -> None:
+    def __init__(
+        self,
+        url: str,
+        prefix: str = "rummy",
+        *,
+        max_connections: int = 1000,
+        pool_timeout: float = 0.5,
+    ) -> None:
         self.url = url
         self.key_prefix = prefix + KEY_INFIX
+        self.max_connections = max_connections
+        self.pool_timeout = pool_timeout
         self._client: Any = None
         self._lock = threading.Lock()
 
@@ -145,7 +158,7 @@ class RedisCounters:
         if self._client is None:
             with self._lock:
                 if self._client is None:
-                    self._client = redis_client(self.url)
+                    self._client = redis_client(self.url, self.max_connections, self.pool_timeout)
         return self._client
 
     def keys(self, hits: Sequence[Hit], now: float) -> list[tuple[str, int]]:
@@ -170,8 +183,10 @@ class RedisCounters:
 _REDIS_SCHEMES: Final = ("redis", "rediss", "unix", "redis+cluster", "rediss+cluster")
 
 
-def redis_client(url: str) -> Any:
-    """A client for the limiter: short timeouts, no retries (it fails open).
+def redis_client(url: str, max_connections: int = 1000, pool_timeout: float = 0.5) -> Any:
+    """A client for the limiter: short timeouts, no retries (it fails closed),
+    a pool of ``max_connections`` where a command waits up to ``pool_timeout``
+    seconds for a free connection.
 
     The URL's query (the store's own settings, such as ``prefix``) is ignored.
     """
@@ -184,15 +199,24 @@ def redis_client(url: str) -> Any:
     }
     if scheme.lower().endswith("+cluster"):
         base = scheme.lower().removesuffix("+cluster")
-        return redis.cluster.RedisCluster.from_url(f"{base}://{rest}", **options)
-    return redis.Redis.from_url(f"{scheme}://{rest}", **options)
+        return redis.cluster.RedisCluster.from_url(
+            f"{base}://{rest}", max_connections=max_connections, **options
+        )
+    pool = redis.BlockingConnectionPool.from_url(
+        f"{scheme}://{rest}", max_connections=max_connections, timeout=pool_timeout, **options
+    )
+    return redis.Redis(connection_pool=pool)
 
 
-def open_counters(url: str, prefix: str = "rummy") -> Counters:
+def open_counters(
+    url: str, prefix: str = "rummy", *, max_connections: int = 1000, pool_timeout: float = 0.5
+) -> Counters:
     """Counters for a storage URL: in Redis (keys under ``prefix``) for the
     Redis schemes of ``STORE_URL``, else in this process's memory."""
     if url.partition("://")[0].lower() in _REDIS_SCHEMES:
-        return RedisCounters(url, prefix)
+        return RedisCounters(
+            url, prefix, max_connections=max_connections, pool_timeout=pool_timeout
+        )
     return MemoryCounters()
 
 
@@ -296,7 +320,7 @@ class RateLimiter:
             counts = self.counters.incr(hits, now)
         except (redis.RedisError, redis.exceptions.RedisClusterException) as error:
             self._report_failure(error, now)
-            return None
+            return self.unavailable()
         for hit, count in zip(hits, counts, strict=True):
             if count > hit.limit.count:
                 return self.refuse(hit, now)
@@ -325,11 +349,21 @@ class RateLimiter:
             headers=problem.extra_headers,
         )
 
+    def unavailable(self) -> Response:
+        """The 503 answer for a request that could not be counted (fail closed)."""
+        metrics.record_rate_limited("unavailable")
+        return problem_response(
+            503,
+            UNAVAILABLE_CODE,
+            "Requests cannot be counted against the rate limits right now; retry shortly.",
+            headers={"Retry-After": "1"},
+        )
+
     def _report_failure(self, error: Exception, now: float) -> None:
-        # Fail open, and say so at most every 30 s instead of once per request.
+        # Fail closed, and say so at most every 30 s instead of once per request.
         if now - self._failing_since > 30:
             self._failing_since = now
-            log.warning("rate limiter storage unreachable, not limiting: %s", error)
+            log.warning("rate limiter storage unreachable, refusing requests: %s", error)
 
 
 def init_app(app: Flask) -> RateLimiter | None:
@@ -344,7 +378,12 @@ def init_app(app: Flask) -> RateLimiter | None:
     per_token = str(config.get("RATELIMIT_PER_TOKEN") or DEFAULT_PER_TOKEN)
     per_address = str(config.get("RATELIMIT_PER_ADDRESS") or DEFAULT_PER_ADDRESS)
     limiter = RateLimiter(
-        open_counters(url, str(config.get("STORE_PREFIX") or "rummy")),
+        open_counters(
+            url,
+            str(config.get("STORE_PREFIX") or "rummy"),
+            max_connections=int(config.get("STORE_MAX_CONNECTIONS") or 1000),
+            pool_timeout=float(config.get("STORE_POOL_TIMEOUT") or 0.5),
+        ),
         None if per_token.strip() in {"0", "off"} else Limit.parse(per_token),
         None if per_address.strip() in {"0", "off"} else Limit.parse(per_address),
         proxy_hops=int(config.get("RATELIMIT_PROXY_HOPS", 0) or 0),

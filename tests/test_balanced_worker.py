@@ -10,6 +10,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 from unittest import mock
 
@@ -86,6 +87,7 @@ def bare_worker(slot: int, board: ConnectionBoard, servers: list[Any]) -> Balanc
     worker = object.__new__(BalancedGeventWorker)
     worker.slot, worker.connections, worker._servers = slot, 0, servers
     worker.fewest_elsewhere, worker.alive = None, True
+    worker.body_timeout, worker.body_limit = 10.0, 64 * 1024
     return worker
 
 
@@ -185,7 +187,8 @@ def test_a_worker_yields_through_a_timer_after_every_request() -> None:
         ) as served,
         mock.patch.object(balanced_worker.gevent, "sleep", side_effect=calls.append),
     ):
-        assert worker.handle_request("listener", "req", "sock", "addr") == "served"
+        request = SimpleNamespace(body=None)  # nothing to read before the app runs
+        assert worker.handle_request("listener", request, "sock", "addr") == "served"
     served.assert_called_once()
     # Not sleep(0): that queues the greenlet ahead of every socket that is ready.
     assert calls == [YIELD_SECONDS] and YIELD_SECONDS > 0

@@ -34,6 +34,8 @@ def init_store(app: Flask) -> None:
         max_events=app.config["MAX_EVENTS"],
         max_subscribers=app.config["LONGPOLL_SUBSCRIBERS"],
         pipelining=app.config["STORE_PIPELINING"],
+        max_connections=app.config["STORE_MAX_CONNECTIONS"],
+        pool_timeout=app.config["STORE_POOL_TIMEOUT"],
     )
 
 

@@ -29,9 +29,9 @@ class Ready(MethodView):
     """Readiness."""
 
     @blp.response(200, HealthSchema)
-    @blp.problem(503, "The store does not answer (`store_unavailable`)")
+    @blp.problem(503, "The store does not answer or refuses writes (`store_unavailable`)")
     @blp.doc(operationId="getReadiness")
     def get(self) -> Response:
-        """Readiness: the store answers"""
+        """Readiness: the store answers and accepts writes"""
         get_store().ping()
         return json_response({"status": "ready"})

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-from flask import Flask, Response, g, request
+from flask import Flask, Response, current_app, g, request
 from flask.json.provider import JSONProvider
+from werkzeug.exceptions import RequestEntityTooLarge
 
 from service.api.problems import Problem
 
@@ -62,13 +63,25 @@ def request_body() -> Any:
     """The request's JSON body, parsed once per request with orjson.
 
     Answers 415 for a body that is not JSON, 413 for one over
-    `MAX_CONTENT_LENGTH` (raised by Werkzeug while reading) and 400 for
+    `MAX_CONTENT_LENGTH` (raised by Werkzeug while reading, or here for a
+    chunked body) and 400 for
     malformed JSON (too deep nesting included). An empty body is `None`.
     """
     cached = g.get("json_body", _NO_BODY)
     if cached is not _NO_BODY:
         return cached
     data = request.get_data(cache=True)
+    limit = current_app.config.get("MAX_CONTENT_LENGTH")
+    # A chunked body is cut at the limit by Werkzeug without a word: one byte
+    # more in the server's stream means it was longer (413, not a silently
+    # truncated body).
+    if (
+        request.content_length is None
+        and limit is not None
+        and len(data) >= limit
+        and request.environ["wsgi.input"].read(1)
+    ):
+        raise RequestEntityTooLarge()
     if not data:
         g.json_body = None
         return None

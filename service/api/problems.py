@@ -58,6 +58,7 @@ API_PROBLEM_CODES: dict[str, tuple[int, str]] = {
     "not_found": (404, "no such resource"),
     "method_not_allowed": (405, "the resource does not answer this method (see `Allow`)"),
     "not_acceptable": (406, "the answer cannot be given in an accepted media type"),
+    "body_timeout": (408, "the request body did not arrive in time (the connection is closed)"),
     "conflict": (409, "another conflict with the game's state"),
     "version_mismatch": (412, "If-Match names another version than the game's current one"),
     "body_too_large": (413, "the body is larger than MAX_CONTENT_LENGTH"),
@@ -74,6 +75,11 @@ API_PROBLEM_CODES: dict[str, tuple[int, str]] = {
     "internal_error": (500, "the service failed (a bug: it is logged)"),
     "store_unavailable": (503, "the game store does not answer; see Retry-After"),
     "busy": (503, "the game changed too often while the move was applied; see Retry-After"),
+    "rate_limit_unavailable": (
+        503,
+        "the request cannot be counted against its rate limit "
+        "(the limiter's store does not answer); see Retry-After",
+    ),
     "service_unavailable": (503, "the service cannot answer now; see Retry-After"),
     "error": (0, "any other HTTP error status"),
 }

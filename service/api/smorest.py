@@ -121,7 +121,10 @@ COMMON_ERRORS: dict[int, str] = {
     413: "Body larger than MAX_CONTENT_LENGTH (`body_too_large`)",
     415: "Body is not JSON (`unsupported_media_type`)",
     429: "Rate limited (`rate_limited`), see Retry-After",
-    503: "Store unavailable (`store_unavailable`), see Retry-After",
+    503: (
+        "Store unavailable (`store_unavailable`) or requests cannot be counted "
+        "(`rate_limit_unavailable`), see Retry-After"
+    ),
 }
 
 

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any, Final, TypeVar
 
 import orjson
-from flask import Flask, Response, g, request
+from flask import Flask, Response, abort, current_app, g, request
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
@@ -86,14 +86,19 @@ RATE_LIMITED: Final = Counter(
     registry=REGISTRY,
 )
 
-#: Label value for requests that matched no route (404s), so that random
-#: paths cannot create unbounded label values.
-UNMATCHED_ROUTE: Final = "<unmatched>"
+#: Label value for requests that matched no route (404s) and for methods
+#: outside `KNOWN_METHODS`: labels come from fixed sets, so that random paths
+#: and method names cannot create new series.
+OTHER: Final = "other"
+UNMATCHED_ROUTE: Final = OTHER
+#: Methods counted under their own name; any other is counted as `OTHER`.
+KNOWN_METHODS: Final = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 # The counters are created per label set on first use; caching the children
 # keeps the move path to one dict lookup and one increment.
 _move_children: dict[tuple[str, str, str], Any] = {}
-#: Request-duration children by (method, route, status): `labels()` locks and looks up.
+#: Request-duration children by (method, route, status): `labels()` locks and
+#: looks up. Every label comes from a fixed set, so this stays small.
 _request_children: dict[tuple[str, str, int], Any] = {}
 
 
@@ -167,8 +172,25 @@ def render() -> tuple[bytes, str]:
     return generate_latest(REGISTRY), CONTENT_TYPE_LATEST
 
 
+def local_port() -> int | None:
+    """The port of this server that the current request arrived on (the
+    listening socket's, not the client's ``Host`` header), if known."""
+    sock = request.environ.get("gunicorn.socket")
+    if sock is not None:
+        try:
+            return int(sock.getsockname()[1])
+        except (OSError, IndexError, TypeError, ValueError):
+            return None
+    port = request.environ.get("SERVER_PORT")  # a development or test server's
+    return int(port) if port and str(port).isdigit() else None
+
+
 def metrics_view() -> Response:
-    """``GET /metrics``: the Prometheus text format."""
+    """``GET /metrics``: the Prometheus text format; with ``METRICS_PORT`` set,
+    only on that port (404 on the service's own)."""
+    metrics_port = int(current_app.config.get("METRICS_PORT") or 0)
+    if metrics_port and local_port() != metrics_port:
+        abort(404)
     body, content_type = render()
     return Response(body, status=200, headers={"Content-Type": content_type})
 
@@ -182,12 +204,13 @@ def _observe_request(response: Response) -> Response:
     if start is not None:
         rule = request.url_rule
         route = rule.rule if rule is not None else UNMATCHED_ROUTE
-        key = (request.method, route, response.status_code)
+        method = request.method if request.method in KNOWN_METHODS else OTHER
+        key = (method, route, response.status_code)
         child = _request_children.get(key)
         if child is None:
-            child = HTTP_REQUEST_DURATION.labels(key[0], route, str(key[2]))
-            if len(_request_children) < 1000:  # methods are the client's words
-                _request_children[key] = child
+            child = _request_children[key] = HTTP_REQUEST_DURATION.labels(
+                method, route, str(key[2])
+            )
         child.observe(time.perf_counter() - start)
     # A move request is known by the move type its handler noted for the log.
     fields = g.get("log_fields")

@@ -173,7 +173,8 @@ class GameStore(Protocol):
         ...
 
     def ping(self) -> None:
-        """Return if the store answers; else raise `StoreUnavailable`."""
+        """Return if the store answers and accepts writes (a full Redis does
+        not); else raise `StoreUnavailable`."""
         ...
 
     def close(self) -> None:

@@ -20,7 +20,7 @@ def open_store(url: str | None = None, **settings: Any) -> GameStore:
     node). ``settings`` go to the store: ``idle_ttl``, ``idempotency_ttl``,
     ``max_events``, ``max_wait`` (seconds or counts) for both; ``prefix``,
     ``socket_timeout``, ``connect_timeout``, ``retries``, ``max_connections``,
-    ``max_subscribers``, ``pipelining`` for Redis. No connection is made here:
+    ``pool_timeout``, ``max_subscribers``, ``pipelining`` for Redis. No connection is made here:
     Redis may still be down.
     """
     if url is None:
@@ -36,6 +36,7 @@ def open_store(url: str | None = None, **settings: Any) -> GameStore:
             "connect_timeout",
             "retries",
             "max_connections",
+            "pool_timeout",
             "max_subscribers",
             "pipelining",
         }

@@ -27,12 +27,14 @@ scored by the wall-clock ms of its last listing), ``P:{lobby}:sum`` (hash, game
 id -> ``<version>|<summary JSON>``) and ``P:{lobby}:gone`` (recent removals).
 In a cluster these live in another slot than the game, so a save that changes
 the listing (``lobby`` not `KEEP`: create, join, a waiting game starting or
-ending) sends `LOBBY_SCRIPT` as a second round trip after a successful CAS;
-ordinary moves pass `KEEP` and stay at one round trip. The listing carries the
+ending) sends `LOBBY_SCRIPT` as a second round trip after a successful CAS
+(retried a few times if it fails: it is idempotent by version); ordinary
+moves pass `KEEP` and stay at one round trip. The listing carries the
 game version and older updates are ignored, so two racing saves cannot leave a
 stale listing behind. The same two-step path is used on a single server. If
-that second step fails, the save still counts (it is logged, not raised): the
-listing lags until the game's next listing update or its idle TTL.
+that second step still fails after its retries (about 0.75 s), the save
+still counts (it is logged, not raised): the listing lags until the game's
+next listing update or its TTL.
 
 A save that appends events publishes the last sequence number on the channel
 named like the list (``PUBLISH P:{id}:el <seq>``, broadcast to every node of a
@@ -250,6 +252,15 @@ _log = logging.getLogger(__name__)
 
 _LOAD_FIELDS = ("state", "version", "last_event")
 
+#: Pauses (s) before each retry of a lobby update that failed.
+_LOBBY_RETRY_PAUSES = (0.05, 0.2, 0.5)
+
+#: Room a Redis with a ``maxmemory`` must have left to count as ready (bytes).
+MIN_FREE_MEMORY = 1024 * 1024
+
+# The readiness probe's key lives this long (ms): one small key per prefix.
+_PROBE_TTL_MS = 60_000
+
 # How long an unlisting is remembered, to refuse a late, older listing (ms).
 _REMOVAL_MEMORY_MS = 3600 * 1000
 
@@ -301,6 +312,7 @@ class RedisStore:
         connect_timeout: float = 1.0,
         retries: int = 2,
         max_connections: int | None = None,
+        pool_timeout: float = 0.5,
         max_subscribers: int = DEFAULT_MAX_SUBSCRIBERS,
         pipelining: bool = True,
     ) -> None:
@@ -318,11 +330,19 @@ class RedisStore:
             "socket_connect_timeout": connect_timeout,
             "retry": _retry(retries),
         }
-        if max_connections is not None:
-            common["max_connections"] = max_connections
+        #: Seconds a command waits for a free connection of a full pool
+        #: (then `StoreUnavailable`: a 503, not an immediate failure).
+        self.pool_timeout = pool_timeout
         self._options = {**common, "socket_timeout": socket_timeout}
-        # Blocking reads get a socket timeout longer than the longest block.
-        self._poll_options = {**common, "socket_timeout": max_wait + max(socket_timeout, 2.0)}
+        if max_connections is not None:
+            self._options["max_connections"] = max_connections
+        # Blocking reads get a socket timeout longer than the longest block;
+        # each waiting long-poll holds one connection, at most max_subscribers.
+        self._poll_options = {
+            **common,
+            "socket_timeout": max_wait + max(socket_timeout, 2.0),
+            "max_connections": max(max_subscribers, 1) + 8,
+        }
         self._lock = threading.Lock()
         # Each waiting long-poll holds one Pub/Sub connection; past this many in
         # this process, further waiters poll the event list instead.
@@ -337,6 +357,7 @@ class RedisStore:
         #: The hot path's connections (not for a cluster client; see leancall).
         self._lean: leancall.LeanConnections | None = None
         self._lobby_keys = [f"{prefix}:{{lobby}}:{name}" for name in ("idx", "sum", "gone")]
+        self._probe_key = f"{prefix}:{{probe}}:ready"
 
     def __repr__(self) -> str:
         return f"RedisStore({self.url!r}, cluster={self.cluster}, prefix={self.prefix!r})"
@@ -346,7 +367,13 @@ class RedisStore:
     def _connect(self, options: Mapping[str, Any]) -> Client:
         if self.cluster:
             return redis.cluster.RedisCluster.from_url(self.url, **options)
-        return redis.Redis.from_url(self.url, **options)
+        if "max_connections" not in options:
+            return redis.Redis.from_url(self.url, **options)
+        # A full pool makes a command wait up to pool_timeout for a connection
+        # (redis-py's default pool fails at once: long-polls past its size
+        # answered 503 while Redis was healthy).
+        pool = redis.BlockingConnectionPool.from_url(self.url, timeout=self.pool_timeout, **options)
+        return redis.Redis(connection_pool=pool)
 
     @property
     def client(self) -> Client:
@@ -442,13 +469,21 @@ class RedisStore:
             self.idle_ttl_ms,
             _REMOVAL_MEMORY_MS,
         ]
-        try:
-            self._lobby_update(keys=self._lobby_keys, args=args)
-        except REDIS_ERRORS as exc:
-            # The game is saved: answering "unavailable" now would make the
-            # client repeat a move that happened. Only the listing lags; the
-            # game's next listing update, or the idle TTL, repairs it.
-            _log.warning("lobby listing of game %s not updated: %s", game_id, exc)
+        # The listing carries the game's version and the script ignores older
+        # ones, so sending it again is safe: a failure (no free connection, a
+        # dropped one) is retried after a short pause rather than lost.
+        for pause in (*_LOBBY_RETRY_PAUSES, None):
+            try:
+                self._lobby_update(keys=self._lobby_keys, args=args)
+                return
+            except REDIS_ERRORS as exc:
+                if pause is None:
+                    # The game is saved: answering "unavailable" now would make
+                    # the client repeat a move that happened. Only the listing
+                    # lags; the game's next listing update or its TTL repairs it.
+                    _log.warning("lobby listing of game %s not updated: %s", game_id, exc)
+                    return
+                time.sleep(pause)
 
     def create(
         self,
@@ -657,11 +692,25 @@ class RedisStore:
     # -- health ----------------------------------------------------------------
 
     def ping(self) -> None:
-        """Return if Redis answers a ``PING``; else raise `StoreUnavailable`."""
+        """Return if Redis accepts a write (a short-lived ``SET`` of a probe
+        key) and has `MIN_FREE_MEMORY` left below its ``maxmemory`` (``INFO
+        memory``); else raise `StoreUnavailable`. A Redis past its ``maxmemory``
+        (``noeviction``), a read-only replica or one whose snapshots fail
+        refuses writes while it still answers ``PING``: every move would then
+        fail, so the instance must not count as ready."""
         try:
-            self.client.ping()
+            client = self.client
+            client.set(self._probe_key, b"1", px=_PROBE_TTL_MS)
+            # A refused write frees its own buffer: a Redis that has just
+            # refused one is a few hundred bytes under its maxmemory and takes
+            # a tiny probe. Less room than a few games' saves is full too.
+            memory: dict[str, Any] = {} if self.cluster else client.info("memory")
         except REDIS_ERRORS as exc:
-            raise StoreUnavailable(f"ping failed: {exc}") from exc
+            raise StoreUnavailable(f"write probe failed: {exc}") from exc
+        limit = int(memory.get("maxmemory") or 0)
+        used = int(memory.get("used_memory") or 0)
+        if limit and used + MIN_FREE_MEMORY >= limit:
+            raise StoreUnavailable(f"Redis is full: used_memory {used} of maxmemory {limit}")
 
     def close(self) -> None:
         """Close both clients' connections."""

@@ -299,9 +299,15 @@ def test_every_problem_code_the_code_answers_is_in_the_catalogue() -> None:
 
     from service.api.problems import HTTP_CODES, PROBLEM_CODES
 
-    pattern = re.compile(r"(?:Problem|problem_response)\(\s*\d+,\s*\"([a-z_]+)\"")
+    patterns = [
+        re.compile(r"(?:Problem|problem_response)\(\s*\d+,\s*\"([a-z_]+)\""),
+        re.compile(r"\"code\": ?\"([a-z_]+)\""),  # a body written out as JSON
+        re.compile(r"_CODE(?:: *\w+)? *= *\"([a-z_]+)\""),  # a code named by a constant
+    ]
     used = set(HTTP_CODES.values())
     for source in (ROOT / "service").rglob("*.py"):
-        used |= set(pattern.findall(source.read_text()))
+        text = source.read_text()
+        for pattern in patterns:
+            used |= set(pattern.findall(text))
     assert len(used) > 15
     assert used - set(PROBLEM_CODES) == set(), "add these codes to API_PROBLEM_CODES"

@@ -138,10 +138,14 @@ def test_redis_counts_are_shared_by_every_process_and_expire(redis_server: Redis
     assert b"shared" not in keys[0]
 
 
-def test_redis_down_lets_requests_through() -> None:
+def test_redis_down_refuses_requests_with_503_and_retry_after() -> None:
+    # Fails closed: a request that cannot be counted is not let through.
     dead = f"redis://127.0.0.1:{find_free_port()}/0"
-    client = make_app(STORE_URL=dead, RATELIMIT_PER_ADDRESS="1/60").test_client()
-    assert [client.get("/thing").status_code for _ in range(3)] == [200, 200, 200]
+    client = make_app(STORE_URL=dead, RATELIMIT_PER_ADDRESS="100/60").test_client()
+    answers = [client.get("/thing") for _ in range(3)]
+    assert [answer.status_code for answer in answers] == [503, 503, 503]
+    assert all(answer.headers["Retry-After"] == "1" for answer in answers)
+    assert answers[0].get_json()["code"] == ratelimit.UNAVAILABLE_CODE
 
 
 def test_redis_client_ignores_store_settings_in_the_url() -> None:

@@ -359,6 +359,25 @@ def test_a_failed_lobby_update_does_not_undo_a_save(
     assert "not updated" in caplog.text
 
 
+def test_a_lobby_update_that_fails_once_is_retried_not_lost(
+    store: RedisStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game = warm(store)
+    real = store._lobby_update
+    failures = [redis.exceptions.ConnectionError("No connection available.")]
+
+    def flaky(**kwargs: Any) -> Any:
+        if failures:
+            raise failures.pop()
+        return real(**kwargs)
+
+    monkeypatch.setattr(store, "_lobby_update", flaky)
+    summary = {"id": game, "preset": "standard", "seats": [], "created": "now"}
+    assert store.save(game, 2, b"listed", [{"type": "listed"}], lobby=summary).saved
+    assert not failures
+    assert game in [item["id"] for item in store.lobby(100)[0]]
+
+
 # -- the lean command path (service/store/leancall.py) -------------------------------
 
 
