@@ -23,6 +23,7 @@ from service.api import (
 from service.api.gamestore import STORE_EXTENSION
 from service.api.problems import register_fallback
 from service.api.smorest import Api
+from service.bots import expert
 from service.config import Config
 from service.flaskapp import ServiceFlask
 from service.observability import init_app as init_observability
@@ -62,6 +63,9 @@ def create_app(config: Config | None = None) -> Flask:
     from service.api.gamestore import init_store
 
     init_store(app)
+    # The expert bot's budgets are per process (bots play in the process that
+    # applies the move).
+    expert.configure(expert.Budget(config.BOT_EXPERT_NODES, config.BOT_EXPERT_SECONDS or None))
 
     api = Api(app)
     for blueprint in (presets.blp, games.blp, moves.blp, events.blp, health.blp):

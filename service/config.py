@@ -41,6 +41,15 @@ class Config:
     CORS_ORIGINS: tuple[str, ...] = ()
     #: Seconds after its last change that a game may be forgotten by the store.
     IDLE_TTL: int = 7 * 24 * 3600
+    #: Seconds a game waiting for players is kept after its last change.
+    WAITING_TTL: int = 3600
+    #: Seconds a finished game is kept (to read its result).
+    FINISHED_TTL: int = 24 * 3600
+    #: Games waiting for players that one client (address, as the rate limiter
+    #: sees it) may have created and not seen joined at once (0: no quota).
+    QUOTA_WAITING_GAMES: int = 20
+    #: Games in play (not finished) that one client may have created (0: no quota).
+    QUOTA_ACTIVE_GAMES: int = 100
     #: Longest ``wait`` a client may ask of the events long-poll, in seconds.
     LONGPOLL_MAX: float = 30.0
     #: How many of a game's latest events the store keeps (a client further
@@ -87,6 +96,12 @@ class Config:
     ACCESS_LOG: bool = True
     #: Level of the service's logs (``WARNING`` also silences the request lines).
     LOG_LEVEL: str = "INFO"
+    #: Simulated turns the ``expert`` bot may spend on one decision (its node budget:
+    #: the search's result depends on it, not on the machine's speed).
+    BOT_EXPERT_NODES: int = 600
+    #: Wall-clock cap of one ``expert`` decision, in seconds (0: no cap); when it cuts
+    #: a search short the bot plays on what it found (see docs/bots.md).
+    BOT_EXPERT_SECONDS: float = 0.05
     #: Extra Flask settings, applied last.
     EXTRA: Mapping[str, Any] = field(default_factory=dict)
 
@@ -108,6 +123,9 @@ class Config:
             changes["CORS_ORIGINS"] = _split_origins(env["CORS_ORIGINS"])
         if "IDLE_TTL" in env:
             changes["IDLE_TTL"] = int(env["IDLE_TTL"])
+        for name in ("WAITING_TTL", "FINISHED_TTL", "QUOTA_WAITING_GAMES", "QUOTA_ACTIVE_GAMES"):
+            if name in env:
+                changes[name] = max(0, int(env[name]))
         if "LONGPOLL_MAX" in env:
             changes["LONGPOLL_MAX"] = min(float(env["LONGPOLL_MAX"]), 30.0)
         if "MAX_EVENTS" in env:
@@ -132,6 +150,10 @@ class Config:
         ):
             if name in env:
                 changes[name] = env[name]
+        if "BOT_EXPERT_NODES" in env:
+            changes["BOT_EXPERT_NODES"] = min(max(1, int(env["BOT_EXPERT_NODES"])), 100_000)
+        if "BOT_EXPERT_SECONDS" in env:
+            changes["BOT_EXPERT_SECONDS"] = min(max(0.0, float(env["BOT_EXPERT_SECONDS"])), 5.0)
         if "METRICS_PORT" in env:
             changes["METRICS_PORT"] = max(0, int(env["METRICS_PORT"] or 0))
         if "RATELIMIT_PROXY_HOPS" in env:

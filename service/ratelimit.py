@@ -180,6 +180,18 @@ class RedisCounters:
         return [int(reply) for reply in replies[1::2]]
 
 
+def client_address(proxy_hops: int) -> str:
+    """The current request's client address: the connection's peer, or with
+    ``proxy_hops`` trusted proxies in front, the address the outermost of them
+    saw (``X-Forwarded-For``; see docs/security.md on ``RATELIMIT_PROXY_HOPS``)."""
+    if proxy_hops > 0:
+        forwarded = request.headers.get("X-Forwarded-For", "")
+        chain = [part.strip() for part in forwarded.split(",") if part.strip()]
+        if len(chain) >= proxy_hops:
+            return chain[-proxy_hops]
+    return request.remote_addr or "unknown"
+
+
 _REDIS_SCHEMES: Final = ("redis", "rediss", "unix", "redis+cluster", "rediss+cluster")
 
 
@@ -251,14 +263,8 @@ class RateLimiter:
         self._failing_since = 0.0
 
     def client_address(self) -> str:
-        """The client's address: the connection's peer, or with ``proxy_hops``
-        trusted proxies in front, the address the outermost of them saw."""
-        if self.proxy_hops > 0:
-            forwarded = request.headers.get("X-Forwarded-For", "")
-            chain = [part.strip() for part in forwarded.split(",") if part.strip()]
-            if len(chain) >= self.proxy_hops:
-                return chain[-self.proxy_hops]
-        return request.remote_addr or "unknown"
+        """The current request's client address (`client_address`)."""
+        return client_address(self.proxy_hops)
 
     def hits(self) -> list[Hit]:
         """The counters the current request adds to."""

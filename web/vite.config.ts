@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { contract } from "./contract.config";
 
 // Node's `process`, typed here rather than with @types/node (one more dependency).
 declare const process: { env: Record<string, string | undefined> };
@@ -7,6 +8,7 @@ declare const process: { env: Record<string, string | undefined> };
 // service; hashed file names let the service cache them for a year.
 export default defineConfig({
   base: "/play/",
+  define: { __CONTRACT__: JSON.stringify(contract) },
   esbuild: { jsx: "automatic", jsxImportSource: "preact" },
   build: {
     outDir: process.env.WEB_OUT_DIR ?? "../service/webui/static",

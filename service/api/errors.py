@@ -6,6 +6,7 @@ from flask import Flask, Response
 
 from service.api.problems import problem_response
 from service.rules.cards import CardCodeError
+from service.rules.engine import FixedDealRefused
 from service.rules.moves import IllegalMove, MoveFormatError
 from service.rules.options import OptionsError
 from service.store import GameNotFound, StoreUnavailable
@@ -24,6 +25,10 @@ def _options(error: OptionsError) -> Response:
     return problem_response(
         422, "validation_error", "The preset or options are not valid.", errors=error.errors
     )
+
+
+def _fixed_deal(error: FixedDealRefused) -> Response:
+    return problem_response(422, "fixed_deal_refused", error.detail, errors=error.errors)
 
 
 def _card_code(error: CardCodeError) -> Response:
@@ -52,6 +57,7 @@ def register(app: Flask) -> None:
     app.register_error_handler(IllegalMove, _illegal_move)
     app.register_error_handler(MoveFormatError, _move_format)
     app.register_error_handler(OptionsError, _options)
+    app.register_error_handler(FixedDealRefused, _fixed_deal)
     app.register_error_handler(CardCodeError, _card_code)
     app.register_error_handler(GameNotFound, _game_not_found)
     app.register_error_handler(StoreUnavailable, _store_unavailable)

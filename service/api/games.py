@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response
+from flask import Response, current_app
 from flask.views import MethodView
 
 from service.api import auth
@@ -38,6 +38,7 @@ from service.api.schemas import (
     LobbyQuerySchema,
 )
 from service.api.smorest import SEAT_OPTIONAL, Blueprint, common_errors
+from service.ratelimit import client_address
 from service.rules import engine
 from service.rules.options import resolve_options
 from service.store import KEEP, LobbyUpdate
@@ -114,7 +115,11 @@ class Games(MethodView):
             else:
                 token, token_hash = auth.new_token()
                 tokens[index] = token
-                specs.append(engine.SeatSpec(seat["name"], "human", None, token_hash))
+                specs.append(
+                    engine.SeatSpec(
+                        seat["name"], "human", None, token_hash, seat.get("client_seed")
+                    )
+                )
         state, events = engine.new_game(
             options,
             body["preset"],
@@ -126,8 +131,11 @@ class Games(MethodView):
         state, bot_events = play_bots(state)
         created_at = now_iso()
         store = get_store()
+        owner = quota_owner()
+        if owner is not None:
+            check_quotas(store.open_games(owner), state.status)
         created = store.create(
-            encode(state), events + bot_events, _lobby_for_create(state, created_at)
+            encode(state), events + bot_events, _lobby_for_create(state, created_at), owner
         )
         game_id = created.game_id
         answer_seats = []
@@ -160,6 +168,35 @@ class Games(MethodView):
         """
         games, next_cursor = get_store().lobby(query["limit"], query.get("cursor"))
         return json_response({"games": games, "next_cursor": next_cursor})
+
+
+def quota_owner() -> str | None:
+    """Whom a new game counts against: the client's address as the rate
+    limiter sees it; ``None`` when quotas do not apply (both 0, or the rate
+    limiter off: a deployment that limits clients at its ingress instead)."""
+    config = current_app.config
+    if not config["RATELIMIT_ENABLED"]:
+        return None
+    if not (config["QUOTA_WAITING_GAMES"] or config["QUOTA_ACTIVE_GAMES"]):
+        return None
+    return "a:" + client_address(int(config["RATELIMIT_PROXY_HOPS"]))
+
+
+def check_quotas(open_games: dict[str, int], status: str) -> None:
+    """Refuse (429 ``game_quota_exceeded``) a game whose status the client
+    already has its quota of."""
+    config = current_app.config
+    quotas = {"waiting": config["QUOTA_WAITING_GAMES"], "active": config["QUOTA_ACTIVE_GAMES"]}
+    quota = quotas.get(status, 0)
+    if quota and open_games.get(status, 0) >= quota:
+        setting = "QUOTA_WAITING_GAMES" if status == "waiting" else "QUOTA_ACTIVE_GAMES"
+        raise Problem(
+            429,
+            "game_quota_exceeded",
+            f"This client already has {quota} {status} games ({setting}); finish or "
+            "join those first (unjoined games expire after WAITING_TTL).",
+            headers={"Retry-After": "60"},
+        )
 
 
 def _lobby_for_create(state: Any, created_at: str) -> Any:
@@ -217,7 +254,9 @@ class Join(MethodView):
         store = get_store()
         for _attempt in range(_retries()):
             game = load_game(game_id)
-            state, events = engine.take_seat(game.state, body.get("seat"), body["name"], token_hash)
+            state, events = engine.take_seat(
+                game.state, body.get("seat"), body["name"], token_hash, body.get("client_seed")
+            )
             seat = auth.seat_of(state.seats, token)
             state, bot_events = play_bots(state)
             events = events + bot_events

@@ -30,6 +30,8 @@ def init_store(app: Flask) -> None:
         app.config["STORE_URL"],
         prefix=app.config["STORE_PREFIX"],
         idle_ttl=app.config["IDLE_TTL"],
+        waiting_ttl=max(app.config["WAITING_TTL"], 1),
+        finished_ttl=max(app.config["FINISHED_TTL"], 1),
         max_wait=app.config["LONGPOLL_MAX"],
         max_events=app.config["MAX_EVENTS"],
         max_subscribers=app.config["LONGPOLL_SUBSCRIBERS"],
@@ -160,4 +162,10 @@ def lobby_summary(game_id: str, state: GameState, created: str) -> dict[str, Any
     for index, seat in enumerate(state.seats):
         is_open = seat.kind == "human" and seat.name is None
         seats.append({"seat": index, "name": seat.name, "kind": seat.kind, "open": is_open})
-    return {"id": game_id, "preset": state.preset, "seats": seats, "created": created}
+    return {
+        "id": game_id,
+        "preset": state.preset,
+        "deal": state.deal,
+        "seats": seats,
+        "created": created,
+    }

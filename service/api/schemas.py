@@ -17,11 +17,12 @@ from service.api.names import PlayerName
 from service.api.problems import PROBLEM_CODES
 from service.rules.cards import CARD_PATTERN
 from service.rules.events import EVENTS
+from service.rules.fairness import CLIENT_SEED_PATTERN
 from service.rules.moves import MAX_CARDS, MoveFormatError, parse_request
 from service.rules.options import PRESETS
-from service.rules.state import PHASES, REASONS, STATUSES
+from service.rules.state import DEALS, PHASES, REASONS, STATUSES
 
-BOT_STRATEGIES = ("random", "greedy")
+BOT_STRATEGIES = ("random", "greedy", "expert")
 #: A seat is played by a person (`human`, holding a token, or open while nobody
 #: holds it) or by the server (`bot`).
 SEAT_KINDS = ("human", "bot")
@@ -93,16 +94,31 @@ class PresetListSchema(_Response):
 # --- games: create, lobby, join ---------------------------------------------
 
 
+#: A player's entropy for the deals (docs/fairness.md).
+CLIENT_SEED = validate.Regexp(CLIENT_SEED_PATTERN, error="1 to 64 of A-Z a-z 0-9 _ -")
+CLIENT_SEED_METADATA = {
+    "description": "your entropy, mixed into every round secret of a game dealt at random "
+    "(docs/fairness.md); shown in views",
+    "pattern": CLIENT_SEED_PATTERN,
+}
+
+
 class SeatSpecSchema(ma.Schema):
-    """A seat of a new game: `{"name": "Ann"}`, `{"name": null}` (open) or `{"bot": "greedy"}`."""
+    """A seat of a new game: `{"name": "Ann"}`, `{"name": null}` (open) or `{"bot": "expert"}`."""
 
     name = PlayerName(allow_none=True)
     bot = fields.String(validate=validate.OneOf(BOT_STRATEGIES))
+    client_seed = fields.String(validate=CLIENT_SEED, metadata=CLIENT_SEED_METADATA)
 
     @ma.validates_schema
     def _one_kind(self, data: dict[str, Any], **kwargs: Any) -> None:
         if "bot" in data and data.get("name") is not None:
             raise ma.ValidationError("a seat has either a name or a bot", "bot")
+        if "client_seed" in data and data.get("name") is None:
+            raise ma.ValidationError(
+                "a client_seed belongs to a named seat (an open seat gives it when joining)",
+                "client_seed",
+            )
 
 
 class CreateGameSchema(ma.Schema):
@@ -148,6 +164,15 @@ class LobbyQuerySchema(ma.Schema):
     cursor = fields.String(validate=validate.Length(min=1, max=200))
 
 
+#: How a game's cards are dealt, as views, lobby summaries and `game_created` say.
+DEAL_METADATA = {
+    "enum": list(DEALS),
+    "description": "`random`: from secrets committed before each round and revealed after "
+    "it (docs/fairness.md); `seeded`: from the creator's `seed`; `explicit`: the first "
+    "round from the creator's `deck`. Games with an open seat are always `random`.",
+}
+
+
 class LobbySeatSchema(_Response):
     """A seat in a lobby summary."""
 
@@ -162,6 +187,7 @@ class LobbyGameSchema(_Response):
 
     id = fields.String(required=True)
     preset = fields.String(required=True)
+    deal = fields.String(required=True, metadata=DEAL_METADATA)
     seats = fields.List(fields.Nested(LobbySeatSchema), required=True)
     created = fields.String(required=True)
 
@@ -178,6 +204,7 @@ class JoinSchema(ma.Schema):
 
     name = PlayerName(required=True)
     seat = WholeNumber(validate=validate.Range(min=0, max=5))
+    client_seed = fields.String(validate=CLIENT_SEED, metadata=CLIENT_SEED_METADATA)
 
 
 # --- views ------------------------------------------------------------------
@@ -218,6 +245,12 @@ class RoundSchema(_Response):
     discard_pile = fields.List(fields.String(), required=True)
     taken_discard = fields.String(allow_none=True)
     melds = fields.List(fields.Nested(MeldSchema), required=True)
+    deal_commitment = fields.String(
+        allow_none=True,
+        metadata={
+            "description": "SHA-256 of the round's secret (hex); null unless dealt at random"
+        },
+    )
 
 
 class FinishedRoundSchema(_Response):
@@ -229,6 +262,11 @@ class FinishedRoundSchema(_Response):
     rummy = fields.Boolean()
     points = fields.List(fields.Integer(), required=True)
     hands = fields.List(fields.List(fields.String()), required=True)
+    deal_commitment = fields.String(allow_none=True)
+    secret = fields.String(
+        allow_none=True,
+        metadata={"description": "the round's secret (hex), revealed now the round is over"},
+    )
 
 
 class ViewSeatSchema(_Response):
@@ -241,6 +279,14 @@ class ViewSeatSchema(_Response):
     score = fields.Integer(required=True)
     has_melded = fields.Boolean()
     eliminated = fields.Boolean()
+    client_seed = fields.String(allow_none=True)
+    known_cards = fields.List(
+        fields.String(),
+        metadata={
+            "description": "cards everybody saw this seat take this round (from the discard "
+            "pile, or a joker swapped off the table) and not yet played"
+        },
+    )
 
 
 class GameViewSchema(_Response):
@@ -251,6 +297,14 @@ class GameViewSchema(_Response):
     status = fields.String(required=True, metadata={"enum": list(STATUSES)})
     preset = fields.String(required=True)
     options = fields.Dict(keys=fields.String(), values=fields.Raw(), required=True)
+    deal = fields.String(required=True, metadata=DEAL_METADATA)
+    game_commitment = fields.String(
+        allow_none=True,
+        metadata={"description": "SHA-256 of the game secret (hex); null unless dealt at random"},
+    )
+    game_secret = fields.String(
+        allow_none=True, metadata={"description": "the game secret (hex), once the game is over"}
+    )
     you = fields.Integer()
     hand = fields.List(fields.String())
     seats = fields.List(fields.Nested(ViewSeatSchema), required=True)

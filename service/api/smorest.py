@@ -120,7 +120,10 @@ COMMON_ERRORS: dict[int, str] = {
     404: "No such game (`game_not_found`)",
     413: "Body larger than MAX_CONTENT_LENGTH (`body_too_large`)",
     415: "Body is not JSON (`unsupported_media_type`)",
-    429: "Rate limited (`rate_limited`), see Retry-After",
+    429: (
+        "Rate limited (`rate_limited`), or a per-client game quota reached "
+        "(`game_quota_exceeded`, creating a game); see Retry-After"
+    ),
     503: (
         "Store unavailable (`store_unavailable`) or requests cannot be counted "
         "(`rate_limit_unavailable`), see Retry-After"

@@ -237,6 +237,15 @@ def _discard(me: _Seat, split: Split, discards: Sequence[Discard], rng: random.R
     deadwood = [d for d in discards if d.card in split.deadwood and d.card != JOKER]
     if deadwood and me.refills and rng.random() < _RANDOM_AFTER_REFILL:
         return rng.choice(deadwood)
+    scored = _discard_scores(me, split, discards)
+    top = max(s for s, _ in scored)
+    return rng.choice([d for s, d in scored if s == top])
+
+
+def _discard_scores(
+    me: _Seat, split: Split, discards: Sequence[Discard]
+) -> list[tuple[float, Discard]]:
+    """Each discard with its score (higher: better to throw)."""
     if me.threat <= 2:
         out_weight = _OUT_WEIGHT_DUMP
     elif me.threat <= 4:
@@ -258,8 +267,18 @@ def _discard(me: _Seat, split: Split, discards: Sequence[Discard], rng: random.R
         if card == JOKER:
             score -= _JOKER_KEEP
         scored.append((score, d))
-    top = max(s for s, _ in scored)
-    return rng.choice([d for s, d in scored if s == top])
+    return scored
+
+
+def discard_ranking(
+    view: View, discards: Sequence[Discard], memory: Memory | None = None
+) -> list[Discard]:
+    """``discards`` from the one greedy likes best to throw to the one it likes least."""
+    if not discards:
+        return []
+    me = _read(view, memory)
+    scored = _discard_scores(me, best_split(me.hand, me.scoring), discards)
+    return [d for _, d in sorted(scored, key=lambda sd: -sd[0])]
 
 
 def _danger(me: _Seat, card: Card) -> float:
@@ -285,4 +304,4 @@ def _near(a: int, b: int, ace: str) -> bool:
     return any(a in w and b in w for w in run_windows(ace))
 
 
-__all__ = ["greedy_move"]
+__all__ = ["discard_ranking", "greedy_move"]

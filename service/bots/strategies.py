@@ -1,7 +1,9 @@
 """Built-in players for bot seats, by name: each picks one of the legal moves.
 
 - ``random``: any legal move, uniformly (a baseline, and for fuzzing);
-- ``greedy``: the strong one (service/bots/greedy.py);
+- ``greedy``: fast and sound (service/bots/greedy.py);
+- ``expert``: the strongest, a determinized Monte Carlo search over the seat's
+  view with greedy-like rollouts (service/bots/expert.py);
 - ``basic``: the first simple greedy player, kept as a yardstick (service/bots/basic.py).
 
 A strategy is a function ``(view, legal_moves, rng, memory) -> move``. It sees
@@ -18,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from service.bots.basic import basic_move
+from service.bots.expert import expert_move
 from service.bots.greedy import greedy_move
 from service.bots.memory import Memory
 from service.rules.moves import Move
@@ -45,6 +48,7 @@ def random_move(
 STRATEGIES: Mapping[str, Strategy] = {
     "random": random_move,
     "greedy": greedy_move,
+    "expert": expert_move,
     "basic": basic_move,
 }
 

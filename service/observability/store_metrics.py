@@ -62,11 +62,12 @@ class InstrumentedStore:
         state: bytes,
         events: Sequence[Mapping[str, Any]] = (),
         lobby: LobbyUpdate = None,
+        owner: str | None = None,
     ) -> Created:
         """`GameStore.create`, measured; counts the game."""
         start = time.perf_counter()
         try:
-            created = self.inner.create(state, events, lobby)
+            created = self.inner.create(state, events, lobby, owner)
         except Exception:
             _ERRORS["create"].inc()
             raise
@@ -75,6 +76,10 @@ class InstrumentedStore:
         GAMES_CREATED.inc()
         _count_finished(events)  # a game of bots only is played to its end at once
         return created
+
+    def open_games(self, owner: str) -> dict[str, int]:
+        """`GameStore.open_games`."""
+        return self.inner.open_games(owner)
 
     def load(self, game_id: str) -> Loaded:
         """`GameStore.load`, measured."""

@@ -9,11 +9,14 @@ meld, while :func:`apply` also accepts any other order that makes the same meld
 joker in a run the order says what the joker stands for, so it is part of the
 move). :func:`apply` refuses everything else with :class:`IllegalMove`.
 
-Randomness: every shuffle and every bot choice uses a ``random.Random`` seeded
-from the game's seed plus what the shuffle is for (``"<seed>/deal/<round>"``,
-``"<seed>/refill/<round>/<n>"``, ``"<seed>/bot/<step>"``). A game created with
-``seed`` is therefore reproducible; without one the seed comes from ``secrets``.
-The seed stays in the state and no view shows it.
+Randomness: a game created without ``seed`` or ``deck`` is dealt at random: its
+shuffles and first dealer come from committed round secrets
+(:mod:`service.rules.fairness`, docs/fairness.md), its bot choices from a seed
+drawn with ``secrets``. In a seeded game every shuffle and every bot choice uses a
+``random.Random`` seeded from the game's seed plus what it is for
+(``"<seed>/deal/<round>"``, ``"<seed>/refill/<round>/<n>"``, ``"<seed>/bot/<step>"``),
+so it is reproducible. The seed and the secrets stay in the state; no view shows
+the seed, and a secret only once its round (or game) is over.
 
 Decisions the rules page leaves open (docs/rules.md lists each with its test):
 
@@ -48,6 +51,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, TypeVar
 
+from service.rules import fairness
 from service.rules.cards import JOKER, NATURAL_CARDS, Card, CardCodeError, build_deck, parse_card
 from service.rules.melds import (
     MeldShape,
@@ -93,6 +97,7 @@ class SeatSpec:
     kind: str = "human"
     bot: str | None = None
     token_hash: str | None = None
+    client_seed: str | None = None
 
 
 _T = TypeVar("_T")
@@ -123,8 +128,37 @@ def _remove(hand: tuple[Card, ...], cards: Sequence[Card]) -> tuple[Card, ...] |
     return tuple(rest)
 
 
+class FixedDealRefused(OptionsError):
+    """A ``seed``, ``deck`` or ``first_dealer`` given for a game with an open seat.
+
+    Whoever fixes the deal knows every hand; a stranger taking the open seat
+    could not tell, so a game others may join is always dealt at random.
+    """
+
+    def __init__(self, fields: Sequence[str]) -> None:
+        self.fields = tuple(fields)
+        why = (
+            "a game with an open seat is always dealt at random: seed, deck and "
+            "first_dealer are only for tables whose every seat is taken or a bot"
+        )
+        super().__init__({name: [why] for name in self.fields})
+        self.detail = f"{', '.join(self.fields)} refused: {why}."
+
+
 def _rng(state: GameState, purpose: str) -> random.Random:
     return random.Random(f"{state.seed}/{purpose}")
+
+
+def round_secret(state: GameState, number: int) -> bytes | None:
+    """Round ``number``'s secret in a game dealt at random (docs/fairness.md); else ``None``."""
+    if state.game_secret is None:
+        return None
+    return _round_secret(state.game_secret, number, tuple(s.client_seed for s in state.seats))
+
+
+@lru_cache(maxsize=1024)
+def _round_secret(game_secret: str, number: int, seeds: tuple[str | None, ...]) -> bytes:
+    return fairness.round_secret(bytes.fromhex(game_secret), number, seeds)
 
 
 # ---------------------------------------------------------------------------
@@ -144,11 +178,19 @@ def new_game(
 
     Raises :class:`OptionsError` for a player count the options do not allow, a
     ``deck`` that is not exactly the game's cards, a bad ``first_dealer`` or an
-    unknown bot strategy.
+    unknown bot strategy, and :class:`FixedDealRefused` for a ``seed``, ``deck`` or
+    ``first_dealer`` in a game with an open seat.
     """
     from service.bots.strategies import STRATEGIES
 
     n = len(seats)
+    fixed = {
+        name: value
+        for name, value in (("seed", seed), ("deck", deck), ("first_dealer", first_dealer))
+        if value is not None
+    }
+    if fixed and any(spec.kind == "human" and spec.name is None for spec in seats):
+        raise FixedDealRefused(sorted(fixed))
     errors = check_options(options, n)
     if errors:
         raise OptionsError(errors)
@@ -158,6 +200,12 @@ def new_game(
         if spec.kind == "bot" and spec.bot not in STRATEGIES:
             raise OptionsError(
                 {"seats": [f"seat {i}: unknown bot {spec.bot!r}; known: {', '.join(STRATEGIES)}"]}
+            )
+        if spec.client_seed is not None and (
+            spec.name is None or not fairness.is_client_seed(spec.client_seed)
+        ):
+            raise OptionsError(
+                {"seats": [f"seat {i}: a client_seed is 1-64 of A-Z a-z 0-9 _ - on a named seat"]}
             )
     if first_dealer is not None and (type(first_dealer) is not int or not 0 <= first_dealer < n):
         raise OptionsError({"first_dealer": [f"must be a seat number 0..{n - 1}"]})
@@ -186,9 +234,11 @@ def new_game(
             kind=spec.kind,
             bot=spec.bot if spec.kind == "bot" else None,
             token_hash=spec.token_hash,
+            client_seed=spec.client_seed if spec.kind == "human" else None,
         )
         for spec in seats
     )
+    deal = "explicit" if parsed_deck is not None else "random" if seed is None else "seeded"
     state = GameState(
         status="waiting",
         preset=preset,
@@ -201,26 +251,41 @@ def new_game(
         deck=parsed_deck,
         first_dealer=first_dealer,
         steps=0,
+        deal=deal,
+        game_secret=secrets.token_hex(fairness.SECRET_BYTES) if deal == "random" else None,
     )
     events: list[Event] = [
         {
             "type": "game_created",
             "preset": preset,
             "players": n,
+            "deal": state.deal,
             "seats": [
                 {"seat": i, "name": s.name, "kind": s.kind} for i, s in enumerate(seat_states)
             ],
         }
     ]
+    if state.game_secret is not None:
+        events[0]["game_commitment"] = fairness.commitment(bytes.fromhex(state.game_secret))
+    if first_dealer is not None:
+        events[0]["first_dealer"] = first_dealer
     if not any(s.is_open for s in seat_states):
         state = _start(state, events)
     return state, events
 
 
 def take_seat(
-    state: GameState, seat: int | None, name: str, token_hash: str | None
+    state: GameState,
+    seat: int | None,
+    name: str,
+    token_hash: str | None,
+    client_seed: str | None = None,
 ) -> tuple[GameState, list[Event]]:
-    """Take an open seat (the lowest open one when ``seat`` is ``None``); deals when full."""
+    """Take an open seat (the lowest open one when ``seat`` is ``None``); deals when full.
+
+    ``client_seed`` is the player's entropy for the deals (docs/fairness.md)."""
+    if client_seed is not None and not fairness.is_client_seed(client_seed):
+        raise OptionsError({"client_seed": ["1 to 64 of A-Z a-z 0-9 _ -"]})
     if state.status != "waiting":
         raise IllegalMove("game_not_active", "the game is not waiting for players")
     if seat is None:
@@ -233,7 +298,7 @@ def take_seat(
     if not state.seats[seat].is_open:
         raise IllegalMove("seat_taken", f"seat {seat} is already taken")
     seats = list(state.seats)
-    seats[seat] = _evolve(seats[seat], name=name, token_hash=token_hash)
+    seats[seat] = _evolve(seats[seat], name=name, token_hash=token_hash, client_seed=client_seed)
     state = _evolve(state, seats=tuple(seats))
     events: list[Event] = [{"type": "seat_taken", "seat": seat, "name": name, "kind": "human"}]
     if not any(s.is_open for s in state.seats):
@@ -271,12 +336,14 @@ def _deal(
             )
             events.append({"type": "seat_rejoined", "seat": i, "score": top})
     dealt = tuple(not s.eliminated for s in seats)
+    secret = round_secret(state, number)
     if prev_dealer is None:
-        dealer = (
-            state.first_dealer
-            if state.first_dealer is not None
-            else _rng(state, "dealer").randrange(n)
-        )
+        if state.first_dealer is not None:
+            dealer = state.first_dealer
+        elif secret is not None:
+            dealer = fairness.first_dealer(secret, n)
+        else:
+            dealer = _rng(state, "dealer").randrange(n)
     else:
         dealer = _next_in(dealt, prev_dealer)
     order = []
@@ -288,6 +355,8 @@ def _deal(
     size = opts.hand_size_for(k)
     if number == 1 and state.deck is not None:
         cards = list(state.deck)
+    elif secret is not None:
+        cards = fairness.shuffled(build_deck(opts.decks, opts.jokers), secret, fairness.DEAL_LABEL)
     else:
         cards = build_deck(opts.decks, opts.jokers)
         _rng(state, f"deal/{number}").shuffle(cards)
@@ -324,6 +393,7 @@ def _deal(
         played=(False,) * n,
         refills=0,
         turns=0,
+        known=((),) * n,
     )
     events.append(
         {
@@ -336,6 +406,8 @@ def _deal(
             "stock_size": len(stock),
         }
     )
+    if secret is not None:
+        events[-1]["deal_commitment"] = fairness.commitment(secret)
     return _evolve(state, seats=tuple(seats), round=rnd, deck=None)
 
 
@@ -730,6 +802,21 @@ def apply_all(state: GameState, seat: int, moves: Sequence[Move]) -> tuple[GameS
     return state, events
 
 
+def _known(
+    r: RoundState, seat: int, gained: Sequence[Card] = (), played: Sequence[Card] = ()
+) -> tuple[tuple[Card, ...], ...]:
+    """``r.known`` after ``seat`` took ``gained`` in sight of all and played ``played``:
+    a played card stops being known (one copy: two decks may hold two alike)."""
+    known = [list(k) for k in r.known] if r.known else [[] for _ in r.hands]
+    mine = known[seat]
+    for card in played:
+        if card in mine:
+            mine.remove(card)
+    mine.extend(gained)
+    known[seat] = sorted(mine, key=_ORDER.__getitem__)
+    return tuple(tuple(k) for k in known)
+
+
 def _set_hand(r: RoundState, seat: int, hand: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...]:
     hands = list(r.hands)
     hands[seat] = hand
@@ -755,6 +842,7 @@ def _apply_draw(
         new_round = _evolve(
             r,
             hands=_set_hand(r, seat, _sorted_hand((*hand, card))),
+            known=_known(r, seat, gained=(card,)),
             discard=r.discard[:-1],
             phase="play",
             taken=card,
@@ -775,7 +863,12 @@ def _apply_draw(
         if not pile:
             return _end_round(state, r, None, "stock_exhausted", seat, events)
         refills += 1
-        if opts.stock_refill == "shuffle":
+        secret = round_secret(state, r.number)
+        if opts.stock_refill == "shuffle" and secret is not None:
+            # The first card of the shuffled pile is drawn first (top = last).
+            label = fairness.refill_label(refills)
+            stock = tuple(reversed(fairness.shuffled(pile, secret, label)))
+        elif opts.stock_refill == "shuffle":
             _rng(state, f"refill/{r.number}/{refills}").shuffle(pile)
             stock = tuple(pile)
         else:
@@ -832,6 +925,7 @@ def _apply_meld(
     new_round = _evolve(
         r,
         hands=_set_hand(r, seat, rest),
+        known=_known(r, seat, played=shape.cards),
         melds=(*r.melds, meld),
         next_meld_id=r.next_meld_id + 1,
         turn_melds=r.turn_melds + 1,
@@ -876,6 +970,7 @@ def _apply_layoff(
     new_round = _evolve(
         r,
         hands=_set_hand(r, seat, rest),
+        known=_known(r, seat, played=move.cards),
         melds=tuple(new_meld if m.id == move.meld else m for m in r.melds),
         turn_acted=True,
     )
@@ -917,6 +1012,7 @@ def _apply_swap(
     new_round = _evolve(
         r,
         hands=_set_hand(r, seat, _sorted_hand((*rest, swapped[1]))),
+        known=_known(r, seat, gained=(swapped[1],), played=(move.card,)),
         melds=tuple(new_meld if m.id == move.meld else m for m in r.melds),
     )
     events.append(
@@ -968,6 +1064,7 @@ def _apply_discard(
     new_round = _evolve(
         r,
         hands=hands,
+        known=_known(r, seat, played=(move.card,)),
         discard=discard,
         turn=_next_in(r.dealt, seat),
         phase="draw",
@@ -1144,6 +1241,11 @@ def _end_round(
             "scores": scores,
         }
     )
+    secret = round_secret(state, r.number)
+    if secret is not None:
+        # The round is over: its secret is revealed (docs/fairness.md).
+        events[-1]["deal_commitment"] = fairness.commitment(secret)
+        events[-1]["secret"] = secret.hex()
     n = state.players
     winners: tuple[int, ...] | None
     if opts.end == "express":
@@ -1158,6 +1260,8 @@ def _end_round(
     state = _evolve(state, seats=tuple(seats), rounds=(*state.rounds, record), round=None)
     if winners is not None:
         events.append({"type": "game_ended", "winners": list(winners), "scores": scores})
+        if state.game_secret is not None:
+            events[-1]["game_secret"] = state.game_secret
         return _evolve(state, status="finished", winners=winners)
     return _deal(state, r.number + 1, events, prev_dealer=r.dealer)
 

@@ -21,9 +21,12 @@ from service.rules.cards import JOKER, NATURAL_CARDS, Card
 from service.rules.melds import MeldShape
 from service.rules.options import PRESETS, Options, OptionsError, options_from_json
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 
 STATUSES = ("waiting", "active", "finished")
+#: How a game's cards are dealt: from committed secrets (docs/fairness.md), from a
+#: seed the creator gave, or from the creator's deck (then seeded).
+DEALS = ("random", "seeded", "explicit")
 PHASES = ("draw", "play")
 REASONS = ("went_out", "stock_exhausted", "blocked")
 
@@ -32,7 +35,8 @@ REASONS = ("went_out", "stock_exhausted", "blocked")
 class Seat:
     """One seat: who plays it and its running total.
 
-    ``token_hash`` is opaque (set by the API) and never shown. ``rejoining`` marks a
+    ``token_hash`` is opaque (set by the API) and never shown. ``client_seed`` is the
+    entropy the player added to the deals (docs/fairness.md). ``rejoining`` marks a
     seat that re-engaged and is dealt in again from the next deal; ``carried`` is
     what re-engaging added to its total (so ``score`` is ``carried`` plus the points
     of its rounds).
@@ -47,6 +51,7 @@ class Seat:
     reengaged: int = 0
     rejoining: bool = False
     carried: int = 0
+    client_seed: str | None = None
 
     @property
     def is_open(self) -> bool:
@@ -73,7 +78,8 @@ class RoundState:
     ``opening`` is the points put down so far this turn by a seat still short of
     ``first_meld_min_points`` (``None`` otherwise). ``melded`` marks seats with a meld
     of their own this round; ``played`` seats that melded or laid off in an earlier turn
-    (for going rummy).
+    (for going rummy). ``known`` holds, per seat, the cards everybody saw it take (from
+    the discard pile, or a joker swapped off the table) and not yet played.
     """
 
     number: int
@@ -95,6 +101,7 @@ class RoundState:
     played: tuple[bool, ...]
     refills: int
     turns: int
+    known: tuple[tuple[Card, ...], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +121,10 @@ class RoundRecord:
 @dataclass(frozen=True, slots=True)
 class GameState:
     """A whole game. ``seed`` drives every shuffle and bot choice; ``deck`` is an
-    explicit first-round deck not yet dealt; ``steps`` counts applied moves."""
+    explicit first-round deck not yet dealt; ``steps`` counts applied moves.
+    ``deal`` says how the cards are dealt (one of :data:`DEALS`); ``game_secret`` (hex)
+    is the secret every round secret of a ``random`` deal comes from (docs/fairness.md),
+    ``None`` otherwise."""
 
     status: str
     preset: str
@@ -127,6 +137,8 @@ class GameState:
     deck: tuple[Card, ...] | None
     first_dealer: int | None
     steps: int
+    deal: str = "seeded"
+    game_secret: str | None = None
 
     @property
     def players(self) -> int:
@@ -192,6 +204,7 @@ def _enc_seat(s: Seat) -> list[Any]:
         s.reengaged,
         int(s.rejoining),
         s.carried,
+        s.client_seed,
     ]
 
 
@@ -216,6 +229,7 @@ def _enc_round(r: RoundState) -> list[Any]:
         _bits(r.played),
         r.refills,
         r.turns,
+        ",".join(pack_cards(k) for k in r.known) if any(r.known) else 0,
     ]
 
 
@@ -265,8 +279,13 @@ def _dec_meld(
 
 
 def _dec_round(d: object, n: int) -> RoundState:
-    if not isinstance(d, list) or len(d) != 19:
+    if not isinstance(d, list) or len(d) not in (19, 20):
         raise StateDecodeError("bad round record")
+    known: tuple[tuple[Card, ...], ...] = ((),) * n
+    if len(d) == 20 and d[19] != 0:
+        if type(d[19]) is not str or d[19].count(",") != n - 1:
+            raise StateDecodeError("bad known cards")
+        known = tuple(unpack_cards(k) for k in d[19].split(","))
     hands = d[4]
     if not isinstance(hands, list) or len(hands) != n:
         raise StateDecodeError("bad hands")
@@ -302,6 +321,7 @@ def _dec_round(d: object, n: int) -> RoundState:
         played=_unbits(d[16], n),
         refills=_int(d[17]),
         turns=_int(d[18]),
+        known=known,
     )
 
 
@@ -360,6 +380,8 @@ def encode_state(state: GameState) -> bytes:
         None if state.deck is None else pack_cards(state.deck),
         state.first_dealer,
         state.steps,
+        DEALS.index(state.deal),
+        state.game_secret,
     ]
     return orjson.dumps(doc)
 
@@ -394,9 +416,9 @@ def decode_state(data: bytes) -> GameState:
         raise StateDecodeError(f"not a serialised game state: {exc}") from None
     if not isinstance(doc, list) or not doc:
         raise StateDecodeError("not a serialised game state")
-    if doc[0] != FORMAT_VERSION or type(doc[0]) is not int:
+    if doc[0] not in READABLE_VERSIONS or type(doc[0]) is not int:
         raise StateDecodeError(
-            f"unknown state format version {doc[0]!r} (this build reads {FORMAT_VERSION})"
+            f"unknown state format version {doc[0]!r} (this build reads {READABLE_VERSIONS})"
         )
     try:
         return _decode(doc)
@@ -423,6 +445,7 @@ def _dec_seat(
     reengaged: object,
     rejoining: object,
     carried: object,
+    client_seed: object = None,
 ) -> Seat:
     if kind not in ("human", "bot"):
         raise StateDecodeError("bad seat")
@@ -438,12 +461,23 @@ def _dec_seat(
         reengaged=_int(reengaged),
         rejoining=bool(_int(rejoining)),
         carried=_any_int(carried),
+        client_seed=_str_or_none(client_seed),
     )
 
 
+#: Format versions this build reads: 2 (before how the cards are dealt was kept;
+#: such games read as seeded) and the current one.
+READABLE_VERSIONS = (2, FORMAT_VERSION)
+
+
 def _decode(doc: list[Any]) -> GameState:
-    if len(doc) != 12:
+    old = doc[0] == 2
+    if len(doc) != (12 if old else 14):
         raise StateDecodeError("wrong number of fields")
+    deal = "seeded" if old else DEALS[_int(doc[12])]
+    game_secret = None if old else _str_or_none(doc[13])
+    if (game_secret is None) != (deal != "random"):
+        raise StateDecodeError("a random deal needs its game secret, and only it")
     status = STATUSES[_int(doc[1])]
     if type(doc[2]) is not str or not isinstance(doc[3], dict):
         raise StateDecodeError("bad preset or options")
@@ -452,7 +486,7 @@ def _decode(doc: list[Any]) -> GameState:
     if not isinstance(doc[4], list) or not 2 <= len(doc[4]) <= 6:
         raise StateDecodeError("bad seats")
     for s in doc[4]:
-        if not isinstance(s, list) or len(s) != 9:
+        if not isinstance(s, list) or len(s) != (9 if old else 10):
             raise StateDecodeError("bad seat")
         seats.append(_dec_seat(*s))
     n = len(seats)
@@ -489,4 +523,6 @@ def _decode(doc: list[Any]) -> GameState:
         deck=None if doc[9] is None else unpack_cards(doc[9]),
         first_dealer=_opt_int(doc[10]),
         steps=_int(doc[11]),
+        deal=deal,
+        game_secret=game_secret,
     )

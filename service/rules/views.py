@@ -1,7 +1,9 @@
 """What a seat, or a spectator, may see: views of the game and redacted events.
 
 A seat's view shows its own hand; the public view shows no hand. Neither ever
-shows another seat's cards, the order of the stock, the seed or a token hash.
+shows another seat's cards, the order of the stock, the seed or a token hash, nor
+a round's secret before the round has ended (or the game secret before the game
+has: docs/fairness.md).
 Finished rounds reveal every hand (that is public). Events are redacted the
 same way: a stock draw shows its card only to the drawer, and ``round_started``
 shows each viewer only their own dealt hand.
@@ -12,6 +14,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from service.rules import fairness
 from service.rules.cards import JOKER
 from service.rules.options import Options
 from service.rules.state import GameState, TableMeld
@@ -51,6 +54,8 @@ def public_view(state: GameState) -> dict[str, Any]:
             "score": s.score,
             "has_melded": r.melded[i] if r is not None else False,
             "eliminated": s.eliminated,
+            "client_seed": s.client_seed,
+            "known_cards": list(r.known[i]) if r is not None and r.known else [],
         }
         for i, s in enumerate(state.seats)
     ]
@@ -66,11 +71,15 @@ def public_view(state: GameState) -> dict[str, Any]:
             "discard_pile": list(r.discard),
             "taken_discard": r.taken,
             "melds": [meld_json(m) for m in r.melds],
+            "deal_commitment": _deal_commitment(state, r.number),
         }
     return {
         "status": state.status,
         "preset": state.preset,
         "options": options_json(state.options),
+        "deal": state.deal,
+        "game_commitment": _game_commitment(state.game_secret),
+        "game_secret": state.game_secret if state.status == "finished" else None,
         "seats": seats,
         "round": round_view,
         "rounds": [
@@ -81,11 +90,34 @@ def public_view(state: GameState) -> dict[str, Any]:
                 "rummy": rec.rummy,
                 "points": list(rec.points),
                 "hands": [list(h) for h in rec.hands],
+                **_revealed(state, rec.number),
             }
             for rec in state.rounds
         ],
         "winners": None if state.winners is None else list(state.winners),
     }
+
+
+@functools.lru_cache(maxsize=1024)
+def _game_commitment(game_secret: str | None) -> str | None:
+    return None if game_secret is None else fairness.commitment(bytes.fromhex(game_secret))
+
+
+def _deal_commitment(state: GameState, number: int) -> str | None:
+    from service.rules.engine import round_secret
+
+    secret = round_secret(state, number)
+    return None if secret is None else fairness.commitment(secret)
+
+
+def _revealed(state: GameState, number: int) -> dict[str, Any]:
+    """A finished round's commitment and its secret, now public."""
+    from service.rules.engine import round_secret
+
+    secret = round_secret(state, number)
+    if secret is None:
+        return {"deal_commitment": None, "secret": None}
+    return {"deal_commitment": fairness.commitment(secret), "secret": secret.hex()}
 
 
 def seat_view(state: GameState, seat: int) -> dict[str, Any]:

@@ -3,8 +3,16 @@
 A store keeps, per game: the state (an opaque ``bytes`` blob), its version (1
 after ``create``, +1 per successful ``save``), the events (JSON-able dicts to
 which the store adds ``seq``, ``version`` and ``at``; ``seq`` is contiguous per
-game from 1), idempotency records, and an optional lobby listing. A game
-untouched for ``idle_ttl`` seconds may be forgotten.
+game from 1), idempotency records, and an optional lobby listing.
+
+Lifetimes (`lifecycle`): a save that lists the game in the lobby (it waits
+for players) keeps it `Lifetimes.waiting` seconds (1 h: an unjoined game
+does not hold storage for a week); a save carrying the ``game_ended`` event
+keeps it `Lifetimes.finished` seconds (24 h, to read the result); any other
+save `Lifetimes.idle` seconds (7 days). Each game also records that status
+(``waiting``, ``active``, ``finished``), and games created for an ``owner``
+(a client) are counted per owner while not finished (`GameStore.open_games`),
+for the API's per-client quotas.
 """
 
 from __future__ import annotations
@@ -15,25 +23,36 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
 
 __all__ = [
+    "DEFAULT_FINISHED_TTL",
     "DEFAULT_IDEMPOTENCY_TTL",
     "DEFAULT_IDLE_TTL",
     "DEFAULT_LOBBY_LIMIT",
     "DEFAULT_MAX_EVENTS",
     "DEFAULT_MAX_SUBSCRIBERS",
     "DEFAULT_MAX_WAIT",
+    "DEFAULT_WAITING_TTL",
+    "GAME_ENDED",
     "KEEP",
     "Created",
     "GameStore",
     "IdempotencyRecord",
     "Keep",
+    "Lifetimes",
     "Loaded",
     "LobbyUpdate",
     "SaveResult",
     "SaveStatus",
+    "lifecycle",
 ]
 
 #: Seconds after its last write that an idle game may be forgotten (7 days).
 DEFAULT_IDLE_TTL = 7 * 24 * 3600
+#: Seconds a game waiting for players is kept after its last change (1 h).
+DEFAULT_WAITING_TTL = 3600
+#: Seconds a finished game is kept, to read its result (24 h).
+DEFAULT_FINISHED_TTL = 24 * 3600
+#: The type of the event that ends a game.
+GAME_ENDED = "game_ended"
 #: Seconds an idempotency record is kept (docs/api.md: at least 24 h).
 DEFAULT_IDEMPOTENCY_TTL = 24 * 3600
 #: This many of a game's latest events are kept (older ones are dropped): sized
@@ -63,6 +82,37 @@ KEEP = Keep.KEEP
 LobbyUpdate: TypeAlias = Mapping[str, Any] | Keep | None
 
 SaveStatus: TypeAlias = Literal["saved", "stale", "not_found"]
+
+
+@dataclass(frozen=True)
+class Lifetimes:
+    """Seconds a game is kept after a save, by what that save says of it."""
+
+    idle: float = DEFAULT_IDLE_TTL
+    waiting: float = DEFAULT_WAITING_TTL
+    finished: float = DEFAULT_FINISHED_TTL
+
+    @classmethod
+    def capped(cls, idle: float, waiting: float, finished: float) -> Lifetimes:
+        """The lifetimes, none longer than the idle TTL (the longest a game is kept)."""
+        idle = float(idle)
+        return cls(idle, min(float(waiting), idle), min(float(finished), idle))
+
+
+def lifecycle(
+    events: Sequence[Mapping[str, Any]], lobby: LobbyUpdate, lifetimes: Lifetimes
+) -> tuple[str, float]:
+    """The status a save gives its game (``""``: unchanged) and its TTL in seconds:
+    ``finished`` when the save carries the ``game_ended`` event, ``waiting``
+    when it lists the game in the lobby, ``active`` when it takes it off,
+    unchanged (with the idle TTL) when it leaves the listing as it is."""
+    if any(event.get("type") == GAME_ENDED for event in events):
+        return "finished", lifetimes.finished
+    if lobby is None:
+        return "active", lifetimes.idle
+    if lobby is KEEP:
+        return "", lifetimes.idle
+    return "waiting", lifetimes.waiting
 
 
 @dataclass(frozen=True)
@@ -130,8 +180,15 @@ class GameStore(Protocol):
         state: bytes,
         events: Sequence[Mapping[str, Any]] = (),
         lobby: LobbyUpdate = None,
+        owner: str | None = None,
     ) -> Created:
-        """Store a new game under a fresh random id (128 bits, URL-safe), version 1."""
+        """Store a new game under a fresh random id (128 bits, URL-safe), version 1;
+        with an ``owner``, count it among that owner's `open_games`."""
+        ...
+
+    def open_games(self, owner: str) -> dict[str, int]:
+        """How many games created for ``owner`` are ``waiting`` and ``active``
+        (games finished or forgotten no longer count)."""
         ...
 
     def load(self, game_id: str) -> Loaded:

@@ -16,17 +16,21 @@ from typing import Any
 import orjson
 
 from service.store.base import (
+    DEFAULT_FINISHED_TTL,
     DEFAULT_IDEMPOTENCY_TTL,
     DEFAULT_IDLE_TTL,
     DEFAULT_LOBBY_LIMIT,
     DEFAULT_MAX_EVENTS,
     DEFAULT_MAX_WAIT,
+    DEFAULT_WAITING_TTL,
     KEEP,
     Created,
     IdempotencyRecord,
+    Lifetimes,
     Loaded,
     LobbyUpdate,
     SaveResult,
+    lifecycle,
 )
 from service.store.codec import (
     decode_cursor,
@@ -52,6 +56,7 @@ class _Game:
     last_event: int
     expires: float
     events: deque[bytes]
+    status: str = ""
     idempotency: dict[tuple[int, str], tuple[IdempotencyRecord, float]] = field(
         default_factory=dict
     )
@@ -70,12 +75,17 @@ class MemoryStore:
         self,
         *,
         idle_ttl: float = DEFAULT_IDLE_TTL,
+        waiting_ttl: float = DEFAULT_WAITING_TTL,
+        finished_ttl: float = DEFAULT_FINISHED_TTL,
         idempotency_ttl: float = DEFAULT_IDEMPOTENCY_TTL,
         max_events: int = DEFAULT_MAX_EVENTS,
         max_wait: float = DEFAULT_MAX_WAIT,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.idle_ttl = float(idle_ttl)
+        #: TTLs by what a save says of its game (`service.store.base.lifecycle`).
+        self.lifetimes = Lifetimes.capped(idle_ttl, waiting_ttl, finished_ttl)
+        self._owned: dict[str, list[str]] = {}
         self.idempotency_ttl = float(idempotency_ttl)
         self.max_events = max_events
         self.max_wait = max_wait
@@ -118,7 +128,11 @@ class MemoryStore:
         tails: list[bytes],
         idempotency: IdempotencyRecord | None,
         lobby: LobbyUpdate,
+        events: Sequence[Mapping[str, Any]] = (),
     ) -> None:
+        status, ttl = lifecycle(events, lobby, self.lifetimes)
+        if status:
+            game.status = status
         version = game.version + 1
         at = now_ms()
         for tail in tails:
@@ -127,7 +141,7 @@ class MemoryStore:
         game.state = state
         game.version = version
         now = self._clock()
-        game.expires = now + self.idle_ttl
+        game.expires = now + ttl
         if idempotency is not None:
             if len(game.idempotency) >= 64:  # bound a long game's records
                 for slot, (_, until) in list(game.idempotency.items()):
@@ -148,6 +162,7 @@ class MemoryStore:
         state: bytes,
         events: Sequence[Mapping[str, Any]] = (),
         lobby: LobbyUpdate = None,
+        owner: str | None = None,
     ) -> Created:
         """Store a new game under a fresh random id, version 1."""
         tails = [event_tail(e) for e in events]
@@ -158,8 +173,26 @@ class MemoryStore:
                 game_id = new_game_id()
             game = _Game(b"", 0, 0, 0.0, deque(maxlen=self.max_events))
             self._games[game_id] = game
-            self._write(game_id, game, bytes(state), tails, None, lobby)
+            self._write(game_id, game, bytes(state), tails, None, lobby, events)
+            if owner is not None:
+                self._owned.setdefault(owner, []).append(game_id)
             return Created(game_id, game.version, game.last_event)
+
+    def open_games(self, owner: str) -> dict[str, int]:
+        """Waiting and active games of ``owner`` (finished or expired ones are forgotten)."""
+        counts = {"waiting": 0, "active": 0}
+        with self._lock:
+            kept = []
+            for game_id in self._owned.get(owner, ()):
+                game = self._live(game_id)
+                if game is not None and game.status in counts:
+                    counts[game.status] += 1
+                    kept.append(game_id)
+            if kept:
+                self._owned[owner] = kept
+            else:
+                self._owned.pop(owner, None)
+        return counts
 
     def load(self, game_id: str) -> Loaded:
         """The stored state and version; raises `GameNotFound`."""
@@ -186,7 +219,7 @@ class MemoryStore:
                 return SaveResult("not_found", 0, 0)
             if game.version != expected_version:
                 return SaveResult("stale", game.version, game.last_event)
-            self._write(game_id, game, bytes(state), tails, idempotency, lobby)
+            self._write(game_id, game, bytes(state), tails, idempotency, lobby, events)
             return SaveResult("saved", game.version, game.last_event)
 
     def events(

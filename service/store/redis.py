@@ -65,18 +65,22 @@ from redis.typing import EncodableT
 
 from service.store import leancall
 from service.store.base import (
+    DEFAULT_FINISHED_TTL,
     DEFAULT_IDEMPOTENCY_TTL,
     DEFAULT_IDLE_TTL,
     DEFAULT_LOBBY_LIMIT,
     DEFAULT_MAX_EVENTS,
     DEFAULT_MAX_SUBSCRIBERS,
     DEFAULT_MAX_WAIT,
+    DEFAULT_WAITING_TTL,
     KEEP,
     Created,
     IdempotencyRecord,
+    Lifetimes,
     Loaded,
     LobbyUpdate,
     SaveResult,
+    lifecycle,
 )
 from service.store.codec import (
     decode_cursor,
@@ -107,9 +111,10 @@ SAVE_SCRIPT = """
 -- Compare-and-set of one game: all or nothing.
 -- KEYS[1] game hash, KEYS[2] event list, KEYS[3] idempotency record (optional)
 -- ARGV[1] expected version (0: create), ARGV[2] state, ARGV[3] event time (epoch ms),
--- ARGV[4] idle TTL ms, ARGV[5] events kept, ARGV[6] nonce of this save,
+-- ARGV[4] TTL ms of the game after this save, ARGV[5] events kept, ARGV[6] nonce of this save,
 -- ARGV[7] idempotency TTL ms, ARGV[8..12] record seat, key, fingerprint, status, body,
--- ARGV[13..] event tails (the caller's fields, compact JSON, to follow seq/version/at)
+-- ARGV[13] the game's lifecycle status ('' = unchanged),
+-- ARGV[14..] event tails (the caller's fields, compact JSON, to follow seq/version/at)
 -- Returns {code, version, last_event}: code 1 saved, 0 stale, -1 not found.
 local cur = redis.call('HMGET', KEYS[1], 'version', 'last_event', 'nonce')
 local expected = tonumber(ARGV[1])
@@ -127,16 +132,19 @@ elseif expected ~= 0 then
 end
 version = version + 1
 local stamp = ' ' .. version .. ' ' .. ARGV[3] .. ' '
-for i = 13, #ARGV do
+for i = 14, #ARGV do
   seq = seq + 1
   redis.call('RPUSH', KEYS[2], seq .. stamp .. ARGV[i])
 end
-if #ARGV >= 13 then
+if #ARGV >= 14 then
   redis.call('LTRIM', KEYS[2], -tonumber(ARGV[5]), -1)
   redis.call('PUBLISH', KEYS[2], seq)
 end
 redis.call('HSET', KEYS[1], 'state', ARGV[2], 'version', version,
            'last_event', seq, 'nonce', ARGV[6])
+if ARGV[13] ~= '' then
+  redis.call('HSET', KEYS[1], 'status', ARGV[13])
+end
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 redis.call('PEXPIRE', KEYS[2], ARGV[4])
 if KEYS[3] then
@@ -305,6 +313,8 @@ class RedisStore:
         cluster: bool = False,
         prefix: str = "rummy",
         idle_ttl: float = DEFAULT_IDLE_TTL,
+        waiting_ttl: float = DEFAULT_WAITING_TTL,
+        finished_ttl: float = DEFAULT_FINISHED_TTL,
         idempotency_ttl: float = DEFAULT_IDEMPOTENCY_TTL,
         max_events: int = DEFAULT_MAX_EVENTS,
         max_wait: float = DEFAULT_MAX_WAIT,
@@ -320,6 +330,11 @@ class RedisStore:
         self.cluster = cluster
         self.prefix = prefix
         self.idle_ttl_ms = int(idle_ttl * 1000)
+        #: TTLs by what a save says of its game (`service.store.base.lifecycle`).
+        self.lifetimes = Lifetimes.capped(idle_ttl, waiting_ttl, finished_ttl)
+        # A listing lives as long as a waiting game: each listing update is a
+        # save of a waiting game, which gives it the waiting TTL.
+        self._listing_ttl_ms = int(min(waiting_ttl, idle_ttl) * 1000)
         self.idempotency_ttl_ms = int(idempotency_ttl * 1000)
         self.max_events = max_events
         self.max_wait = max_wait
@@ -422,8 +437,10 @@ class RedisStore:
         state: bytes,
         events: Sequence[Mapping[str, Any]],
         idempotency: IdempotencyRecord | None,
+        lobby: LobbyUpdate,
     ) -> SaveResult:
         tails = [event_tail(e) for e in events]
+        status, ttl = lifecycle(events, lobby, self.lifetimes)
         keys = [self._game_key(game_id), self._events_key(game_id)]
         record: list[EncodableT] = ["", "", "", "", ""]
         if idempotency is not None:
@@ -439,11 +456,12 @@ class RedisStore:
             expected_version,
             bytes(state),
             now_ms(),
-            self.idle_ttl_ms,
+            int(ttl * 1000),
             self.max_events,
             secrets.token_hex(8),
             self.idempotency_ttl_ms,
             *record,
+            status,
             *tails,
         ]
         try:
@@ -466,7 +484,7 @@ class RedisStore:
             version,
             summary,
             int(time.time() * 1000),
-            self.idle_ttl_ms,
+            self._listing_ttl_ms,
             _REMOVAL_MEMORY_MS,
         ]
         # The listing carries the game's version and the script ignores older
@@ -490,16 +508,62 @@ class RedisStore:
         state: bytes,
         events: Sequence[Mapping[str, Any]] = (),
         lobby: LobbyUpdate = None,
+        owner: str | None = None,
     ) -> Created:
-        """Store a new game under a fresh random id, version 1."""
+        """Store a new game under a fresh random id, version 1 (and note it
+        under its owner: one more round trip)."""
         while True:
             game_id = new_game_id()
-            result = self._cas(game_id, 0, state, events, None)
+            result = self._cas(game_id, 0, state, events, None, lobby)
             if result.saved:
                 break
         if lobby is not None:
             self._set_listing(game_id, result.version, lobby)
+        if owner is not None:
+            self._note_owner(owner, game_id)
         return Created(game_id, result.version, result.last_event)
+
+    def _owner_key(self, owner: str) -> str:
+        return f"{self.prefix}:{{owner:{key_digest(owner)}}}:games"
+
+    def _note_owner(self, owner: str, game_id: str) -> None:
+        key = self._owner_key(owner)
+        try:
+            pipe = self.client.pipeline(transaction=False)
+            pipe.zadd(key, {game_id: now_ms()})
+            pipe.pexpire(key, self.idle_ttl_ms)
+            pipe.execute()
+        except REDIS_ERRORS as exc:
+            # The game is made; only its count against the owner's quota is lost.
+            _log.warning("game %s not counted for its owner: %s", game_id, exc)
+
+    def open_games(self, owner: str) -> dict[str, int]:
+        """Waiting and active games of ``owner`` (two round trips; games
+        finished or expired are dropped from the owner's index on the way)."""
+        key = self._owner_key(owner)
+        counts = {"waiting": 0, "active": 0}
+        try:
+            client = self.client
+            members = cast(list[bytes], client.zrange(key, 0, -1))
+            games = [member.decode() for member in members]
+            if not games:
+                return counts
+            pipe = client.pipeline(transaction=False)
+            for game_id in games:
+                pipe.hget(self._game_key(game_id), "status")
+            statuses = pipe.execute()
+            closed = []
+            for game_id, status in zip(games, statuses, strict=True):
+                name = status.decode() if status is not None else "gone"
+                if name in counts:
+                    counts[name] += 1
+                else:
+                    closed.append(game_id)
+            if closed:
+                client.zrem(key, *closed)
+        except REDIS_ERRORS as exc:
+            raise StoreUnavailable(f"open games read failed: {exc}") from exc
+        return counts
 
     def save(
         self,
@@ -516,7 +580,7 @@ class RedisStore:
         if expected_version < 1:
             # No game is ever at version 0 (and 0 would mean "create" to the script).
             return self._stale(game_id)
-        result = self._cas(game_id, expected_version, state, events, idempotency)
+        result = self._cas(game_id, expected_version, state, events, idempotency, lobby)
         if result.saved:
             self._set_listing(game_id, result.version, lobby)
         return result
@@ -671,7 +735,7 @@ class RedisStore:
         """One page of listed games, least recently listed first."""
         limit = max(int(limit), 0)
         after = decode_cursor(cursor)
-        oldest = int(time.time() * 1000) - self.idle_ttl_ms
+        oldest = int(time.time() * 1000) - self._listing_ttl_ms
         args: list[EncodableT] = [limit, "", "", oldest]
         if after is not None:
             args[1:3] = after

@@ -19,7 +19,7 @@ def test_presets_list_every_option(client: FlaskClient) -> None:
 
 
 def test_create_answers_201_with_location_etag_and_tokens_of_taken_seats(any_api: Api) -> None:
-    answer = any_api.create(seats=[{"name": "Ann"}, {"name": None}, {"bot": "greedy"}], seed=7)
+    answer = any_api.create(seats=[{"name": "Ann"}, {"name": None}, {"bot": "greedy"}])
     assert answer.status_code == 201
     body = answer.json
     assert body is not None
@@ -62,7 +62,7 @@ def test_views_show_a_seat_its_hand_and_nobody_else_any_card(any_api: Api) -> No
     assert "hand" not in public and "you" not in public
     text = any_api.view(game, bob).get_data(as_text=True)
     assert '"SQ"' not in text and '"D10"' not in text  # Ann's cards, not on the table
-    assert "seed" not in text and "token" not in text
+    assert '"seed"' not in text and "token" not in text  # (`client_seed` is public)
 
 
 def test_a_bad_token_is_401_never_a_public_view(any_api: Api) -> None:
@@ -139,7 +139,7 @@ def test_lobby_lists_waiting_games_only_paginated(any_api: Api) -> None:
     listed = {g["id"]: g for g in seen}
     assert set(ids) <= set(listed)
     summary = listed[ids[0]]
-    assert set(summary) == {"id", "preset", "seats", "created"}
+    assert set(summary) == {"id", "preset", "deal", "seats", "created"}
     assert summary["seats"] == [
         {"seat": 0, "name": "Ann", "kind": "human", "open": False},
         {"seat": 1, "name": None, "kind": "human", "open": True},
@@ -160,3 +160,23 @@ def test_an_all_bot_game_is_played_to_its_end_at_once(api: Api) -> None:
     assert body is not None and body["status"] == "finished"
     view = api.view(body["id"]).json
     assert view is not None and view["winners"]
+
+
+def test_an_expert_bot_seat_answers_a_human_move(api: Api) -> None:
+    answer = api.create(preset="express", seats=[{"name": "Ann"}, {"bot": "expert"}], seed=5)
+    assert answer.status_code == 201
+    body = answer.json
+    assert body is not None
+    game, token = body["id"], body["seats"][0]["token"]
+    for _ in range(200):
+        view = api.view(game, token).json
+        assert view is not None
+        if view["status"] == "finished":
+            break
+        assert view["round"]["turn"] == 0  # the expert has always moved already
+        listed = api.legal(game, token).json
+        assert listed is not None
+        moves = listed["moves"]
+        move = next((m for m in moves if m["type"] == "discard"), moves[-1])
+        assert api.move(game, token, move).status_code == 200
+    assert view["status"] == "finished" and view["winners"]

@@ -32,7 +32,15 @@ def _game(preset: str, players: int, seed: int) -> GameState:
     return state
 
 
-@pytest.mark.parametrize("strategy", sorted(STRATEGIES))
+def _strategies() -> list[Any]:
+    """Every strategy; the expert (a search per choice) in the slow tier."""
+    return [
+        pytest.param(name, marks=pytest.mark.slow) if name == "expert" else name
+        for name in sorted(STRATEGIES)
+    ]
+
+
+@pytest.mark.parametrize("strategy", _strategies())
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_every_choice_is_a_listed_legal_move(strategy: str, preset: str) -> None:
     players = 3 if preset != "express" else 2

@@ -42,7 +42,6 @@ def test_a_four_player_game_with_two_bots_is_played_to_its_end(
             "preset": "standard",
             "options": {"target_score": 60},
             "seats": [{"name": "Ann"}, {"bot": "random"}, {"name": None}, {"bot": "greedy"}],
-            "seed": 5,
         },
     )
     assert created.status == 201, created

@@ -7,7 +7,10 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
+import orjson
+
 from service.rules.cards import build_deck
+from service.rules.engine import round_secret
 from service.rules.state import GameState
 
 CARD = re.compile(r"^(JK|[CDHS](A|[2-9]|10|J|Q|K))$")
@@ -49,6 +52,26 @@ def assert_all_cards_accounted_for(state: GameState) -> None:
     assert held == deck, (held - deck, deck - held)
 
 
+def hidden_secrets(state: GameState) -> list[str]:
+    """The secrets (hex) nobody may see yet: the round being played's, and the game
+    secret until the game is over (docs/fairness.md)."""
+    hidden = []
+    if state.round is not None:
+        secret = round_secret(state, state.round.number)
+        if secret is not None:
+            hidden.append(secret.hex())
+    if state.game_secret is not None and state.status != "finished":
+        hidden.append(state.game_secret)
+    return hidden
+
+
+def assert_no_secret_shows(value: Any, state: GameState) -> None:
+    """No secret of :func:`hidden_secrets` appears anywhere in a JSON value."""
+    text = orjson.dumps(value).decode()
+    for secret in hidden_secrets(state):
+        assert secret not in text, ("a secret shows early", value)
+
+
 def assert_view_hides_what_it_must(
     view: dict[str, Any], state: GameState, seat: int | None
 ) -> None:
@@ -60,6 +83,7 @@ def assert_view_hides_what_it_must(
     """
     for path, leaf in walk(view):
         assert leaf not in FORBIDDEN_KEYS or not path.endswith(f".{leaf}"), (path, view)
+    assert_no_secret_shows(view, state)
     places = set(cards_at(view))
     allowed = {
         ".hand[*]",
@@ -67,6 +91,7 @@ def assert_view_hides_what_it_must(
         ".round.melds[*].cards[*]",
         ".round.taken_discard",
         ".rounds[*].hands[*][*]",
+        ".seats[*].known_cards[*]",
     }
     # What melded jokers stand for is public; those are not cards of any hand.
     places = {place for place in places if not place.startswith(".round.melds[*].jokers.")}
@@ -77,6 +102,11 @@ def assert_view_hides_what_it_must(
     elif r is not None and view.get("round") is not None:
         assert Counter(view["hand"]) == Counter(r.hands[seat]), (view["hand"], r.hands[seat])
     if r is not None and view.get("round") is not None:
+        # Known cards: only what the seat took in sight of all (never a stock card),
+        # and still in its hand.
+        for i, seat_shown in enumerate(view["seats"]):
+            assert seat_shown["known_cards"] == list(r.known[i]), (seat_shown, r.known)
+            assert not Counter(seat_shown["known_cards"]) - Counter(r.hands[i])
         shown = view["round"]
         assert shown["discard_pile"] == list(r.discard)
         assert shown["stock_size"] == len(r.stock)

@@ -1,4 +1,5 @@
-"""No view and no event ever shows a card of another hand, the stock order or the seed.
+"""No view and no event ever shows a card of another hand, the stock order, the seed
+or a secret before its round (or game) is over.
 
 At least 200 random games over HTTP (every preset, 2 to 6 seats, people and bots);
 after every move, the mover's answer, another seat's view, the public view and
@@ -17,6 +18,7 @@ from tests.e2e.http import Client
 from tests.robustness.cards import (
     assert_all_cards_accounted_for,
     assert_event_hides_what_it_must,
+    assert_no_secret_shows,
     assert_view_hides_what_it_must,
 )
 from tests.robustness.conftest import Live
@@ -36,6 +38,7 @@ def _check_events(
     assert [event["seq"] for event in seen] == sorted(raw)
     for event in seen:
         assert_event_hides_what_it_must(event, raw[event["seq"]], seat)
+    assert_no_secret_shows(seen, live.state(game))
 
 
 def _play(live: Live, number: int, presets: dict[str, tuple[int, int]]) -> dict[str, int]:
@@ -48,7 +51,9 @@ def _play(live: Live, number: int, presets: dict[str, tuple[int, int]]) -> dict[
     seats: list[dict[str, Any]] = [{"name": f"P{i}"} for i in range(people)]
     seats += [{"bot": rng.choice(["random", "greedy"])} for _ in range(seats_count - people)]
     rng.shuffle(seats)
-    created = client.post("/games", {"preset": preset, "seats": seats, "seed": number})
+    # Half the games are dealt at random (committed secrets), half from a seed.
+    fixed = {"seed": number} if number % 2 else {}
+    created = client.post("/games", {"preset": preset, "seats": seats, **fixed})
     assert created.status == 201, created
     game = created.json["id"]
     tokens = {s["seat"]: s["token"] for s in created.json["seats"] if "token" in s}

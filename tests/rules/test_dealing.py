@@ -157,9 +157,7 @@ def test_bad_seats_first_dealer_and_player_count_are_refused() -> None:
 
 def test_open_seats_wait_for_players_then_the_first_round_is_dealt() -> None:
     opts = resolve_options("standard", {}, 3)
-    state, events = new_game(
-        opts, "standard", [SeatSpec("A"), SeatSpec(None), SeatSpec(None)], seed=1
-    )
+    state, events = new_game(opts, "standard", [SeatSpec("A"), SeatSpec(None), SeatSpec(None)])
     assert state.status == "waiting" and state.round is None and types(events) == ["game_created"]
     assert legal_moves(state, 0) == []
     with pytest.raises(IllegalMove) as err:
@@ -182,7 +180,7 @@ def test_open_seats_wait_for_players_then_the_first_round_is_dealt() -> None:
 
 def test_no_open_seat() -> None:
     opts = resolve_options("standard", {}, 2)
-    state, _ = new_game(opts, "standard", [SeatSpec("A"), SeatSpec(None)], seed=1)
+    state, _ = new_game(opts, "standard", [SeatSpec("A"), SeatSpec(None)])
     state, _ = take_seat(state, None, "B", None)
     assert state.status == "active"
     # every seat is taken; were the game still waiting, no seat would be open

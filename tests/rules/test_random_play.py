@@ -104,6 +104,8 @@ def _allowed_cards(state: GameState, viewer: int | None) -> set[str]:
     for m in r.melds:
         seen.update(m.shape.cards)
         seen.update(m.shape.stands_for)
+    for known in r.known:
+        seen.update(known)  # seen taken from the discard pile by everybody: public
     if viewer is not None:
         seen.update(r.hands[viewer])
     return seen

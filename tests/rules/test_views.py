@@ -14,6 +14,9 @@ SEAT_VIEW_KEYS = {
     "status",
     "preset",
     "options",
+    "deal",
+    "game_commitment",
+    "game_secret",
     "you",
     "hand",
     "seats",
@@ -21,10 +24,13 @@ SEAT_VIEW_KEYS = {
     "rounds",
     "winners",
 }
-SEAT_KEYS = {"seat", "name", "kind", "hand_size", "score", "has_melded", "eliminated"}
+SEAT_KEYS = {
+    "seat", "name", "kind", "hand_size", "score", "has_melded", "eliminated", "client_seed",
+    "known_cards",
+}  # fmt: skip
 ROUND_KEYS = {
     "number", "dealer", "turn", "phase", "stock_size", "refills", "discard_pile",
-    "taken_discard", "melds",
+    "taken_discard", "melds", "deal_commitment",
 }  # fmt: skip
 
 
@@ -44,12 +50,13 @@ def test_seat_view_has_exactly_the_api_fields() -> None:
     assert set(view["seats"][0]) == SEAT_KEYS
     assert view["seats"][0] == {
         "seat": 0, "name": "P0", "kind": "human", "hand_size": 2, "score": 0,
-        "has_melded": True, "eliminated": False,
+        "has_melded": True, "eliminated": False, "client_seed": None, "known_cards": ["SQ"],
     }  # fmt: skip
     assert view["round"] == {
         "number": 1, "dealer": 1, "turn": 0, "phase": "play", "stock_size": 52 - 9,
         "refills": 0, "discard_pile": [], "taken_discard": "SQ",
         "melds": [{"id": 1, "type": "run", "cards": ["H5", "H6", "H7"], "owner": 0}],
+        "deal_commitment": None,
     }  # fmt: skip
     assert set(view["round"]) == ROUND_KEYS
     assert view["options"] == state.options.to_json()
@@ -88,7 +95,7 @@ def test_finished_rounds_reveal_every_hand() -> None:
     view = public_view(state)
     assert view["rounds"] == [
         {"number": 1, "reason": "went_out", "winner": 0, "rummy": True, "points": [60, 0],
-         "hands": [[], ["DQ", "DK", "SK"]]}
+         "hands": [[], ["DQ", "DK", "SK"]], "deal_commitment": None, "secret": None}
     ]  # fmt: skip
     assert view["winners"] == [0] and view["status"] == "finished" and view["round"] is None
 

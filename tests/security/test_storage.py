@@ -70,3 +70,74 @@ def test_a_full_redis_makes_readyz_fail(redis_factory: RedisFactory, serve: Serv
     for key in client.scan_iter("junk:*"):
         client.delete(key)
     assert call(server.url + "/readyz")[0] == 200
+
+
+def _create(url: str, seats: list[dict[str, Any]], client: str) -> tuple[int, dict[str, str], Any]:
+    data = json.dumps({"seats": seats}).encode()
+    request = urllib.request.Request(url + "/games", data=data, method="POST")
+    request.add_header("Content-Type", "application/json")
+    request.add_header("X-Forwarded-For", client)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return answer.status, dict(answer.headers), json.loads(answer.read())
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), json.loads(error.read())
+
+
+WAITING = [{"name": "Ann"}, {"name": None}]
+ACTIVE = [{"name": "Ann"}, {"name": "Bob"}]
+
+
+def test_per_client_quotas_refuse_at_the_edge(
+    redis_factory: RedisFactory, serve: ServeFactory
+) -> None:
+    server = serve(
+        redis_factory(),
+        env={"QUOTA_WAITING_GAMES": "3", "QUOTA_ACTIVE_GAMES": "2", "RATELIMIT_PROXY_HOPS": "1"},
+    )
+    url = server.url
+    assert [_create(url, WAITING, "10.0.0.1")[0] for _ in range(3)] == [201, 201, 201]
+    status, headers, problem = _create(url, WAITING, "10.0.0.1")
+    assert status == 429
+    assert problem["code"] == "game_quota_exceeded"
+    assert "QUOTA_WAITING_GAMES" in problem["detail"]
+    assert headers["Retry-After"]
+    # Games in play have their own quota.
+    assert [_create(url, ACTIVE, "10.0.0.1")[0] for _ in range(2)] == [201, 201]
+    status, _, problem = _create(url, ACTIVE, "10.0.0.1")
+    assert (status, problem["code"]) == (429, "game_quota_exceeded")
+    assert "QUOTA_ACTIVE_GAMES" in problem["detail"]
+    # Another client is not held back by the first one's games.
+    assert _create(url, WAITING, "10.0.0.2")[0] == 201
+    # A waiting game that someone joins is in play: its waiting slot frees.
+    games = call(url + "/games?limit=100")[2]["games"]
+    mine = next(game for game in games if game["seats"][0]["name"] == "Ann")
+    assert call(url + f"/games/{mine['id']}/join", "POST", {"name": "Cy"})[0] == 201
+    assert _create(url, WAITING, "10.0.0.1")[0] == 201
+
+
+def test_unjoined_and_finished_games_live_shorter(
+    redis_factory: RedisFactory, serve: ServeFactory
+) -> None:
+    store = redis_factory()
+    server = serve(store, env={"WAITING_TTL": "2", "FINISHED_TTL": "300", "IDLE_TTL": "900"})
+    client = store.client()
+    prefix = server.env["STORE_PREFIX"]
+    status, _, waiting = call(server.url + "/games", "POST", {"seats": WAITING})
+    assert status == 201
+    status, _, active = call(server.url + "/games", "POST", {"seats": ACTIVE})
+    assert status == 201
+    assert 0 < client.pttl(f"{prefix}:{{{waiting['id']}}}:g") <= 2000
+    assert 300_000 < client.pttl(f"{prefix}:{{{active['id']}}}:g") <= 900_000
+    listed = [game["id"] for game in call(server.url + "/games")[2]["games"]]
+    assert waiting["id"] in listed
+    # Nobody joined: gone within its TTL, from the lobby too.
+    deadline = 50
+    while call(server.url + f"/games/{waiting['id']}")[0] != 404 and deadline:
+        deadline -= 1
+        import time
+
+        time.sleep(0.1)
+    assert call(server.url + f"/games/{waiting['id']}")[0] == 404
+    listed = [game["id"] for game in call(server.url + "/games")[2]["games"]]
+    assert waiting["id"] not in listed

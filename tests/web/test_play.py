@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import re
 import time
+import urllib.error
 import urllib.request
 from typing import Any
 
@@ -12,7 +14,7 @@ from playwright.sync_api import expect
 
 from tests.support.browser import Browser, PageLog, save_screenshot
 from tests.support.gunicorn import GunicornServer
-from tests.web.players import TablePlayer
+from tests.web.players import TablePlayer, rank
 
 pytestmark = pytest.mark.slow
 
@@ -33,19 +35,20 @@ def create_from_lobby(page: Any, name: str, seats: list[str]) -> str:
     return page.url.rsplit("/", 1)[1]
 
 
-def play_until(players: list[TablePlayer], done: Any, *, turns: int = 400) -> None:
-    """Whoever's turn it is plays it, until `done()`."""
-    for _ in range(turns):
-        if done():
-            return
+def play_until(players: list[TablePlayer], done: Any, *, turns: int | None = None) -> int:
+    """Whoever's turn it is plays it, until `done()` (or `turns` turns were played)."""
+    played = 0
+    deadline = time.monotonic() + 600
+    while not done() and (turns is None or played < turns):
+        assert time.monotonic() < deadline, "the game did not end in time"
         for player in players:
             if not player.game_over() and player.is_my_turn():
                 player.play_turn()
+                played += 1
                 break
         else:
             time.sleep(0.05)
-    if not done():
-        raise AssertionError("the game did not end")
+    return played
 
 
 def assert_clean(log: PageLog) -> None:
@@ -74,7 +77,8 @@ def test_a_person_plays_express_against_a_greedy_bot_to_the_end(
     me = TablePlayer(page)
     expect(page.locator(".players .player")).to_have_count(2)
     expect(page.get_by_role("region", name="Your hand")).to_be_visible()
-    play_until([me], lambda: me.game_over() or len(page_log.requests) > 40, turns=3)
+    check_hand_controls(page, me)
+    play_until([me], me.game_over, turns=3)
     save_screenshot(page, "play-table-1280x800")
     play_until([me], me.game_over)
     over = page.get_by_role("region", name="Game over")
@@ -82,4 +86,155 @@ def test_a_person_plays_express_against_a_greedy_bot_to_the_end(
     expect(over.get_by_role("button", name="Play again")).to_be_visible()
     expect(over.locator("table.scores tbody tr")).to_have_count(2)
     assert_clean(page_log)
+
+    # Play again: a new game with the same seats and options.
+    finished = page.url
+    over.get_by_role("button", name="Play again").click()
+    page.wait_for_url(lambda url: url != finished)
+    expect(page.get_by_role("region", name="Your hand")).to_be_visible()
+    expect(page.locator(".players .player")).to_have_count(2)
+    expect(page.locator(".players")).to_contain_text("greedy")
+    assert_clean(page_log)
+    page.context.close()
+
+
+SUIT_ORDER = "SHCD"
+
+
+def check_hand_controls(page: Any, me: TablePlayer) -> None:
+    """Cards are toggled by keyboard as by click; the hand sorts by suit or by rank."""
+    first = page.locator(".hand-cards .card").first
+    first.focus()
+    page.keyboard.press("Space")
+    expect(first).to_have_attribute("aria-pressed", "true")
+    page.keyboard.press("Enter")
+    expect(first).to_have_attribute("aria-pressed", "false")
+    label = first.get_attribute("aria-label") or ""
+    assert re.fullmatch(r"(ace|king|queen|jack|\d+) of (clubs|diamonds|hearts|spades)|joker", label)
+
+    page.get_by_role("button", name="suit", exact=True).click()
+    by_suit = me.cards()
+    assert by_suit == sorted(by_suit, key=lambda c: (SUIT_ORDER.index(c[0]), rank(c)))
+    page.get_by_role("button", name="rank", exact=True).click()
+    by_rank = me.cards()
+    assert by_rank == sorted(by_rank, key=lambda c: (rank(c), SUIT_ORDER.index(c[0])))
+
+
+def test_two_people_join_by_link_play_a_round_and_the_joiner_resumes_after_a_reload(
+    browser: Browser, page_log: PageLog, play_server: GunicornServer
+) -> None:
+    ann = browser.new_page(viewport=DESKTOP)
+    ann.goto(f"{play_server.url}/play")
+    game_id = create_from_lobby(ann, "Ann", ["open"])
+    link = ann.get_by_label("Game link").input_value()
+    assert link == f"{play_server.url}/play#/games/{game_id}"
+
+    bob = browser.new_page(viewport=PHONE)  # another context: no token of Ann's
+    bob.goto(link)
+    join = bob.get_by_role("form", name="Join this game")
+    join.get_by_label("Your name").fill("Bob")
+    join.get_by_role("button", name="Join").click()
+    expect(bob.get_by_role("region", name="Your hand")).to_be_visible()
+    expect(ann.get_by_role("region", name="Your hand")).to_be_visible()  # heard Bob join
+    players = [TablePlayer(ann), TablePlayer(bob)]
+    joiner = players[1]
+
+    play_until(players, lambda: any(p.game_over() for p in players), turns=4)
+    hand = sorted(joiner.cards())
+    bob.reload()
+    expect(bob.get_by_role("region", name="Your hand")).to_be_visible()
+    assert sorted(joiner.cards()) == hand
+    expect(bob.locator(".players .player")).to_have_count(2)
+    save_screenshot(bob, "play-table-375x812")
+
+    play_until(players, lambda: all(p.game_over() for p in players))
+    for page in (ann, bob):
+        expect(page.get_by_role("region", name="Game over")).to_contain_text("won")
+        expect(page.get_by_role("region", name="Round 1 result")).to_be_visible()
+    assert_clean(page_log)
+    ann.context.close()
+    bob.context.close()
+
+
+def test_a_refused_move_shows_the_services_words(
+    browser: Browser, page_log: PageLog, play_server: GunicornServer
+) -> None:
+    page = browser.new_page(viewport=DESKTOP)
+    page.goto(f"{play_server.url}/play")
+    game_id = create_from_lobby(page, "Cy", ["greedy"])
+    expect(page.locator(".hand .status")).to_contain_text("Your turn: draw")
+    # The page stops hearing of moves (a stalled network), then the same seat draws
+    # elsewhere: the page still offers the draw, and the service refuses it.
+    page.route("**/events?**", lambda route: None)
+    page.reload()
+    expect(page.get_by_role("button", name="Draw from stock")).to_be_enabled()
+    saved = json.loads(page.evaluate(f"localStorage.getItem('rummy.seat.{game_id}')"))
+    assert draw(play_server, game_id, saved["token"])[0] == 200
+    status, problem = draw(play_server, game_id, saved["token"])
+    assert status == 409
+
+    page.get_by_role("button", name="Draw from stock").click()
+    expect(page.get_by_role("alert")).to_have_text(problem["detail"] + "✕")
+    # The only console noise is Chromium's note of the refused request.
+    assert all("409" in message for message in page_log.console_errors)
+    assert page_log.outside_requests() == []
+    page.unroute_all(behavior="ignoreErrors")
+    page.context.close()
+
+
+def draw(server: GunicornServer, game_id: str, token: str) -> tuple[int, dict[str, Any]]:
+    """Draw from the stock through the API, as another client of the same seat."""
+    request = urllib.request.Request(
+        f"{server.url}/games/{game_id}/moves",
+        data=json.dumps({"type": "draw", "source": "stock"}).encode(),
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(request) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as refused:
+        return refused.code, json.loads(refused.read())
+
+
+def test_the_page_waits_out_an_unreachable_or_busy_service(
+    browser: Browser, page_log: PageLog, play_server: GunicornServer
+) -> None:
+    page = browser.new_page(viewport=DESKTOP)
+    page.goto(f"{play_server.url}/play")
+    create_from_lobby(page, "Di", ["greedy"])
+    expect(page.get_by_role("region", name="Your hand")).to_be_visible()
+
+    # Unreachable: every API request fails, so the page says it is reconnecting,
+    # and carries on by itself once the service answers again.
+    page.route("**/games/**", lambda route: route.abort("connectionrefused"))
+    page.reload()
+    expect(page.get_by_role("status")).to_have_text("Reconnecting…")
+    page.unroute("**/games/**")
+    expect(page.get_by_role("region", name="Your hand")).to_be_visible()
+    expect(page.get_by_role("status")).to_have_count(0)
+
+    # Busy: a 429 with Retry-After on the view is waited out and the request sent
+    # again (else the page would show the refusal and never load).
+    asked: list[str] = []
+
+    def busy_once(route: Any) -> None:
+        asked.append(route.request.url)
+        if len(asked) == 1:
+            route.fulfill(
+                status=429,
+                headers={"Retry-After": "1", "Content-Type": "application/problem+json"},
+                body=json.dumps({"type": "about:blank", "title": "Too Many Requests",
+                                 "status": 429, "code": "rate_limited", "detail": "slow down"}),
+            )  # fmt: skip
+        else:
+            route.continue_()
+
+    page.route(lambda url: re.search(r"/games/[\w-]+$", url) is not None, busy_once)
+    page.reload()
+    expect(page.get_by_role("button", name="Draw from stock")).to_be_enabled()
+    expect(page.get_by_role("alert")).to_have_count(0)
+    assert len(asked) >= 2 and asked[0] == asked[1]
+    assert page_log.outside_requests() == []
+    assert page_log.page_errors == []
     page.context.close()

@@ -10,17 +10,19 @@ import {
   problemText,
 } from "./api/client";
 import { Alert } from "./components";
+import { type OptionSchema, contract } from "./contract";
 import { navigate } from "./router";
 import { saveName, saveSeat, savedGames, savedName } from "./storage";
 
-/** What a seat of the create form holds. */
-export type SeatChoice = "me" | "greedy" | "random" | "open";
+/** What a seat of the create form holds: me, an open seat, or a bot strategy's name. */
+export type SeatChoice = "me" | "open" | string;
 
-const SEAT_CHOICES: { value: Exclude<SeatChoice, "me">; label: string }[] = [
-  { value: "greedy", label: "Bot (greedy)" },
-  { value: "random", label: "Bot (random)" },
+/** The choices for a seat other than mine: each bot of the contract, or open. */
+const SEAT_CHOICES: { value: SeatChoice; label: string }[] = [
+  ...contract.bots.map((bot) => ({ value: bot, label: `Bot (${bot})` })),
   { value: "open", label: "Open for a friend" },
 ];
+const DEFAULT_BOT = contract.bots.includes("greedy") ? "greedy" : (contract.bots[0] ?? "open");
 
 /** The seats of a create request for the form's choices. */
 export function seatSpecs(choices: readonly SeatChoice[], name: string): SeatSpec[] {
@@ -31,7 +33,7 @@ export function seatSpecs(choices: readonly SeatChoice[], name: string): SeatSpe
       case "open":
         return { name: null };
       default:
-        return { bot: choice };
+        return { bot: choice as NonNullable<SeatSpec["bot"]> };
     }
   });
 }
@@ -74,7 +76,7 @@ export async function createAndOpen(request: CreateGame): Promise<string | null>
 function CreateForm(props: { name: string }) {
   const [presets, setPresets] = useState<Preset[]>([]);
   const [presetName, setPresetName] = useState("express");
-  const [seats, setSeats] = useState<SeatChoice[]>(["me", "greedy"]);
+  const [seats, setSeats] = useState<SeatChoice[]>(["me", DEFAULT_BOT]);
   const [edited, setEdited] = useState<Record<string, unknown>>({});
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -167,7 +169,7 @@ function CreateForm(props: { name: string }) {
           )}
         </ol>
         {seats.length < 6 && (
-          <button type="button" onClick={() => setSeats([...seats, "greedy"])}>
+          <button type="button" onClick={() => setSeats([...seats, DEFAULT_BOT])}>
             Add a seat
           </button>
         )}
@@ -203,10 +205,12 @@ function OptionInput(props: {
   onChange: (value: unknown) => void;
 }) {
   const { name, value, presetValue } = props;
+  const schema: OptionSchema = contract.options[name] ?? {};
   const label = name.replace(/_/g, " ");
+  const title = schema.description;
   if (typeof presetValue === "boolean") {
     return (
-      <label class="option">
+      <label class="option" title={title}>
         <input
           type="checkbox"
           checked={value === true}
@@ -216,9 +220,24 @@ function OptionInput(props: {
       </label>
     );
   }
+  const choices = (schema.enum ?? []).filter((v): v is string => typeof v === "string");
+  if (choices.length > 0 && (typeof presetValue === "string" || presetValue === null)) {
+    return (
+      <label class="option" title={title}>
+        {label}{" "}
+        <select value={String(value ?? "")} onChange={(e) => props.onChange(e.currentTarget.value)}>
+          {choices.map((choice) => (
+            <option key={choice} value={choice}>
+              {choice.replace(/_/g, " ")}
+            </option>
+          ))}
+        </select>
+      </label>
+    );
+  }
   if (typeof presetValue === "string") {
     return (
-      <label class="option">
+      <label class="option" title={title}>
         {label}{" "}
         <input
           type="text"
@@ -229,11 +248,13 @@ function OptionInput(props: {
     );
   }
   return (
-    <label class="option">
+    <label class="option" title={title}>
       {label}{" "}
       <input
         type="number"
         value={typeof value === "number" ? value : ""}
+        min={schema.minimum}
+        max={schema.maximum}
         placeholder={presetValue === null ? "auto" : ""}
         onChange={(e) => {
           const text = e.currentTarget.value;
@@ -326,7 +347,7 @@ export function Lobby() {
         Your name{" "}
         <input
           value={name}
-          maxLength={64}
+          maxLength={contract.nameMaxLength}
           autoComplete="nickname"
           onInput={(e) => {
             setName(e.currentTarget.value);

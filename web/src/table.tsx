@@ -17,6 +17,7 @@ import {
 } from "./api/client";
 import { type Card, type SortOrder, cardLabel, cardText, sortHand } from "./cards";
 import { Alert, CardBack, CardButton } from "./components";
+import { contract } from "./contract";
 import { type EventLike, describeEvent } from "./events";
 import { follow } from "./live";
 import { createAndOpen } from "./lobby";
@@ -330,7 +331,7 @@ function Waiting(props: {
             Your name{" "}
             <input
               value={name}
-              maxLength={64}
+              maxLength={contract.nameMaxLength}
               required
               onInput={(e) => setName(e.currentTarget.value)}
             />

@@ -1,0 +1,656 @@
+"""The ``expert`` strategy: determinized Monte Carlo over what the seat knows.
+
+At the decisions where greedy's rules of thumb can be wrong (which card to
+throw; whether to put a meld down now or hold it) the expert:
+
+1. lists a few **candidates**: greedy's choice (service/bots/greedy.py) and the
+   discards greedy ranks best;
+2. **samples a world** consistent with everything public: the cards it cannot
+   see (the game's cards less its hand, the discard pile and the table) are
+   dealt at random to the other seats' hands (their public sizes) and the
+   stock (its public size), except the cards a seat is known to hold because
+   it took them from the discard pile (the view's ``known_cards`` when the
+   view lists them, else the :class:`~service.bots.memory.Memory` of public
+   events), which stay in that seat's hand;
+3. plays each candidate out in that world with a fast greedy-like **rollout**
+   (:class:`_Sim`: every seat takes the discard when it completes a meld,
+   puts down its best split, lays off, throws its highest deadwood card while
+   keeping pairs and suit neighbours) until the round ends (its real points
+   under the game's scoring) or the horizon (then the deadwood each seat
+   still holds);
+4. repeats with fresh worlds, every candidate on the same world and the same
+   rollout dice (common random numbers, so candidates are compared on equal
+   luck), and plays the candidate whose world-by-world gain over greedy's
+   choice is the largest of those clearly above zero; else greedy's choice.
+
+Draws, lay-offs and joker swaps are greedy's.
+
+Budgets (:class:`Budget`): ``nodes`` simulated turns per decision and a
+``seconds`` cap. The node budget decides: a seeded game replays exactly when
+the cap never cuts a search short. The cap is a safety net for a loaded
+machine; when it cuts a search, the choice rests on fewer worlds (and may
+differ from an unhurried replay); when no world fits at all, the expert plays
+greedy's choice. The service sets both from its settings
+(``BOT_EXPERT_NODES``, ``BOT_EXPERT_SECONDS``) via :func:`configure`.
+
+The rollout is a model, not the rules: it may let a simulated seat do what the
+rules would refuse in a corner case. Only the real legal moves are ever played.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import orjson
+
+from service.bots.greedy import discard_ranking, greedy_move
+from service.bots.hand import Scoring, Split, best_split
+from service.bots.masks import fast_split
+from service.bots.memory import Memory
+from service.rules.cards import JOKER, NATURAL_CARDS, Card, rank, suit
+from service.rules.melds import MeldShape, extend_meld, make_meld, meld_points, swap_joker
+from service.rules.moves import Discard, Draw, LayOff, Meld, Move, Reengage, SwapJoker
+from service.rules.options import Options, options_from_json
+from service.rules.scoring import round_points
+
+View = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How long the expert may think about one decision.
+
+    ``nodes``: simulated turns (every candidate's rollout turns count);
+    ``seconds``: wall-clock cap, ``None`` for none. ``horizon``: turns a
+    rollout plays before the deadwood decides; ``discards``: how many of
+    greedy's best discards are candidates.
+    """
+
+    nodes: int = 600
+    seconds: float | None = 0.05
+    horizon: int = 3
+    discards: int = 2
+
+
+DEFAULT_BUDGET = Budget()
+_budget = DEFAULT_BUDGET
+
+#: A candidate must beat greedy's choice by this many points on average.
+_MARGIN = 0.5
+#: ... and by this many standard errors of the world-by-world differences,
+_Z = 2.0
+#: ... over at least this many worlds.
+_MIN_WORLDS = 4
+#: Weight of a card that fits a table meld when a rollout seat picks its discard.
+_FEEDS_TABLE = 4
+
+
+def configure(new: Budget) -> Budget:
+    """Make ``new`` the budget of every ``expert`` choice from now on; return the previous one."""
+    global _budget
+    if new.nodes < 1:
+        raise ValueError("the expert's node budget must be at least 1")
+    previous, _budget = _budget, new
+    return previous
+
+
+def current_budget() -> Budget:
+    """The budget ``expert`` choices use now."""
+    return _budget
+
+
+@contextmanager
+def budget(b: Budget) -> Iterator[Budget]:
+    """Use ``b`` inside the ``with`` block, then restore the previous budget."""
+    previous = configure(b)
+    try:
+        yield b
+    finally:
+        configure(previous)
+
+
+@dataclass
+class Search:
+    """What the last search did (for tests and the benchmark)."""
+
+    worlds: int = 0
+    nodes: int = 0
+    candidates: int = 0
+    cut_by_time: bool = False
+
+
+#: The latest search's statistics (per process; bots play one choice at a time).
+last_search = Search()
+
+
+def expert_move(
+    view: View, moves: Sequence[Move], rng: random.Random, memory: Memory | None = None
+) -> Move:
+    """The candidate with the best average outcome over sampled worlds (module docstring)."""
+    global last_search
+    last_search = Search()
+    for move in moves:
+        if isinstance(move, Reengage):
+            return move
+    if len(moves) == 1 or not view.get("round"):
+        return moves[0]
+    settings = _budget
+    started = time.perf_counter()
+    choice = greedy_move(view, moves, random.Random(rng.getrandbits(32)), memory)
+    candidates = _candidates(view, moves, choice, memory, settings)
+    if len(candidates) < 2:
+        return choice
+    deadline = None if settings.seconds is None else started + settings.seconds
+    rules = _rules(view)
+    me = view["you"]
+    values: list[list[float]] = [[] for _ in candidates]
+    search = Search(candidates=len(candidates))
+    last_search = search
+    while search.nodes < settings.nodes:
+        if deadline is not None and time.perf_counter() >= deadline:
+            search.cut_by_time = True
+            break
+        world = _sample_world(view, memory, rng, rules)
+        dice = rng.getrandbits(32)
+        for i, move in enumerate(candidates):
+            sim = world.copy()
+            value, turns = sim.rollout(me, move, rules, random.Random(dice), settings.horizon)
+            values[i].append(value)
+            search.nodes += turns
+        search.worlds += 1
+    return candidates[_significant_best(values)]
+
+
+def _significant_best(values: Sequence[Sequence[float]]) -> int:
+    """The candidate whose gain over candidate 0 (greedy's choice), world by world, is
+    the largest of those clearly above zero (:data:`_Z` standard errors); else 0."""
+    n = len(values[0])
+    if n < _MIN_WORLDS:
+        return 0
+    best, best_gain = 0, 0.0
+    for i in range(1, len(values)):
+        diffs = [a - b for a, b in zip(values[i], values[0], strict=True)]
+        mean = sum(diffs) / n
+        spread = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1))
+        if mean > _MARGIN and mean > _Z * spread / math.sqrt(n) and mean > best_gain:
+            best, best_gain = i, mean
+    return best
+
+
+def _candidates(
+    view: View, moves: Sequence[Move], choice: Move, memory: Memory | None, settings: Budget
+) -> list[Move]:
+    """Greedy's ``choice`` first, then the alternatives worth a search."""
+    out: list[Move] = [choice]
+    if isinstance(choice, Draw):
+        return out  # greedy's draw: searching it gained nothing measurable (docs/bots.md)
+    discards = [m for m in moves if isinstance(m, Discard)]
+    # Holding a meld back (a discard instead) is weighed against one discard only.
+    keep = settings.discards if isinstance(choice, Discard) else 1
+    for d in discard_ranking(view, discards, memory)[:keep]:
+        if d not in out:
+            out.append(d)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# The rules a rollout needs, read once per decision
+
+
+@dataclass(frozen=True)
+class _Rules:
+    options: Options
+    scoring: Scoring
+    concealed: bool
+    min_points: int
+    layoff_own: bool
+    one_meld: bool
+    refill: str
+    keeps_top: bool
+    max_refills: int | None
+    sign: int  # +1: points are good (winner takes all), -1: points are penalties
+    decks: int
+    jokers: int
+
+    def split(self, hand: Sequence[Card]) -> Split:
+        """The hand's best split (the fast one for a one-deck, joker-free game)."""
+        if self.decks == 1 and not self.jokers:
+            return fast_split(hand, self.scoring.ace, self.scoring.ace_points)
+        return best_split(hand, self.scoring)
+
+
+@lru_cache(maxsize=64)
+def _options(text: bytes) -> Options:
+    return options_from_json(orjson.loads(text))
+
+
+def _rules(view: View) -> _Rules:
+    raw = view["options"]
+    opts = _options(orjson.dumps(raw, option=orjson.OPT_SORT_KEYS))
+    number = view["round"]["number"]
+    return _Rules(
+        options=opts,
+        scoring=Scoring(opts.ace, opts.ace_points, opts.joker_points),
+        concealed=number in opts.concealed_rounds,
+        min_points=opts.first_meld_min_points,
+        layoff_own=opts.layoff_requires_own_meld,
+        one_meld=opts.melds_per_turn is not None,
+        refill=opts.stock_refill,
+        keeps_top=opts.refill_keeps_top,
+        max_refills=opts.max_refills,
+        sign=-1 if opts.scoring == "penalty" else 1,
+        decks=opts.decks,
+        jokers=opts.jokers,
+    )
+
+
+# ---------------------------------------------------------------------------
+# Sampling a world
+
+
+def known_holdings(view: View, memory: Memory | None) -> dict[int, list[Card]]:
+    """Seat → cards it is publicly known to hold (taken from the discard pile, not played).
+
+    The view's ``known_cards`` when it lists them, else the memory of this round's events.
+    """
+    me = view["you"]
+    out: dict[int, list[Card]] = {}
+    number = view["round"]["number"]
+    remembered = memory is not None and memory.round == number
+    for seat in view["seats"]:
+        i = seat["seat"]
+        if i == me:
+            continue
+        if "known_cards" in seat and seat["known_cards"] is not None:
+            out[i] = list(seat["known_cards"])
+        elif remembered and memory is not None:
+            out[i] = list(memory.collected.get(i, ()))
+    return out
+
+
+def unseen(view: View, rules: _Rules) -> list[Card]:
+    """The cards the seat cannot see: the game's cards less its hand, the pile and the table."""
+    left: Counter[Card] = Counter({c: rules.decks for c in NATURAL_CARDS})
+    if rules.jokers:
+        left[JOKER] = rules.jokers
+    rnd = view["round"]
+    left.subtract(view["hand"])
+    left.subtract(rnd["discard_pile"])
+    for meld in rnd["melds"]:
+        left.subtract(meld["cards"])
+    return sorted((+left).elements())
+
+
+def _sample_world(view: View, memory: Memory | None, rng: random.Random, rules: _Rules) -> _Sim:
+    """One deal of the unseen cards consistent with the public facts."""
+    rnd = view["round"]
+    me = view["you"]
+    pool = unseen(view, rules)
+    rng.shuffle(pool)
+    counts = Counter(pool)
+    hands: list[list[Card]] = []
+    known = known_holdings(view, memory)
+    fixed: dict[int, list[Card]] = {}
+    for i, cards in known.items():
+        kept = []
+        for c in cards:
+            if counts[c] > 0:
+                counts[c] -= 1
+                kept.append(c)
+        fixed[i] = kept
+    if any(fixed.values()):
+        rest: list[Card] = []
+        for c in pool:
+            if counts[c] > 0:
+                counts[c] -= 1
+                rest.append(c)
+        pool = rest
+    for seat in view["seats"]:
+        i = seat["seat"]
+        if i == me:
+            hands.append(list(view["hand"]))
+            continue
+        size = seat["hand_size"]
+        hand = fixed.get(i, [])[:size]
+        take = size - len(hand)
+        hand.extend(pool[:take])
+        del pool[:take]
+        hands.append(hand)
+    stock = pool[: rnd["stock_size"]]
+    table: list[MeldShape] = []
+    for meld in rnd["melds"]:
+        shape = _shape(tuple(meld["cards"]), rules.scoring.ace)
+        if shape is not None:
+            table.append(shape)
+    seats = view["seats"]
+    active = [s["seat"] == me or s["hand_size"] > 0 for s in seats]
+    opened = [bool(s["has_melded"]) for s in seats]
+    return _Sim(
+        hands=hands,
+        stock=stock,
+        pile=list(rnd["discard_pile"]),
+        table=table,
+        meld_ids=[m["id"] for m in rnd["melds"]],
+        opened=opened,
+        played=list(opened),
+        active=active,
+        refills=rnd.get("refills", 0),
+        taken=rnd.get("taken_discard"),
+    )
+
+
+# ---------------------------------------------------------------------------
+# Rollouts
+
+
+@lru_cache(maxsize=8192)
+def _shape(cards: tuple[Card, ...], ace: str) -> MeldShape | None:
+    return make_meld(cards, ace)
+
+
+@lru_cache(maxsize=65536)
+def _extended(shape: MeldShape, card: Card, ace: str) -> MeldShape | None:
+    return extend_meld(shape, (card,), ace)
+
+
+@lru_cache(maxsize=16384)
+def _acceptors(shape: MeldShape, ace: str) -> frozenset[Card]:
+    """The cards that can be laid off alone on ``shape``."""
+    return frozenset(c for c in (*NATURAL_CARDS, JOKER) if extend_meld(shape, (c,), ace))
+
+
+@dataclass
+class _Sim:
+    """A round in a sampled world, cheap to copy and to play forward."""
+
+    hands: list[list[Card]]
+    stock: list[Card]  # top last
+    pile: list[Card]  # top last
+    table: list[MeldShape]
+    meld_ids: list[int]
+    opened: list[bool]
+    played: list[bool]
+    active: list[bool]
+    refills: int
+    taken: Card | None
+    fits: frozenset[Card] = frozenset()
+    fits_for: tuple[MeldShape, ...] = ()
+
+    def copy(self) -> _Sim:
+        return _Sim(
+            hands=[list(h) for h in self.hands],
+            stock=list(self.stock),
+            pile=list(self.pile),
+            table=list(self.table),
+            meld_ids=list(self.meld_ids),
+            opened=list(self.opened),
+            played=list(self.played),
+            active=list(self.active),
+            refills=self.refills,
+            taken=self.taken,
+            fits=self.fits,
+            fits_for=self.fits_for,
+        )
+
+    # -- one candidate, then the rollout ------------------------------------------
+
+    def rollout(
+        self, me: int, move: Move, rules: _Rules, rng: random.Random, horizon: int
+    ) -> tuple[float, int]:
+        """Play ``move`` for ``me``, then every seat by the rollout policy; (value, turns)."""
+        winner = self._first(me, move, rules, rng)
+        turns = 1
+        seat = me
+        while winner is None and turns < horizon:
+            seat = self._next(seat)
+            winner = self._turn(seat, rules, rng)
+            turns += 1
+        if winner is None:
+            return self._estimate(me, rules), turns
+        return self._score(me, winner, rules), turns
+
+    def _first(self, me: int, move: Move, rules: _Rules, rng: random.Random) -> int | None:
+        hand = self.hands[me]
+        if isinstance(move, Draw):
+            if move.source == "discard" and self.pile:
+                self.taken = self.pile.pop()
+                hand.append(self.taken)
+            else:
+                if not self._draw_stock(me, rules, rng):
+                    return -1
+                self.taken = None
+            return self._play(me, rules, rng)
+        if isinstance(move, Discard):
+            return self._discard(me, move.card)
+        if isinstance(move, Meld):
+            shape = _shape(tuple(move.cards), rules.scoring.ace)
+            if shape is not None and _remove_all(hand, move.cards):
+                self.table.append(shape)
+                self.meld_ids.append(-1)
+                self.opened[me] = True
+        elif isinstance(move, LayOff):
+            if move.meld in self.meld_ids and _remove_all(hand, move.cards):
+                i = self.meld_ids.index(move.meld)
+                grown = extend_meld(self.table[i], move.cards, rules.scoring.ace)
+                if grown is not None:
+                    self.table[i] = grown
+        elif isinstance(move, SwapJoker) and move.meld in self.meld_ids and move.card in hand:
+            i = self.meld_ids.index(move.meld)
+            swapped = swap_joker(self.table[i], move.card)
+            if swapped is not None:
+                hand.remove(move.card)
+                hand.append(swapped[1])
+                self.table[i] = swapped[0]
+        if not hand:
+            return me
+        return self._play(me, rules, rng)
+
+    def _next(self, seat: int) -> int:
+        n = len(self.hands)
+        for step in range(1, n + 1):
+            s = (seat + step) % n
+            if self.active[s]:
+                return s
+        return seat
+
+    def _turn(self, seat: int, rules: _Rules, rng: random.Random) -> int | None:
+        """One whole turn of ``seat``: the winner's seat if it ends the round (-1: nobody)."""
+        hand = self.hands[seat]
+        self.taken = None
+        if self.pile:
+            top = self.pile[-1]
+            before = rules.split(hand)
+            after = rules.split((*hand, top))
+            if after.points < before.points and after.deadwood.count(top) <= before.deadwood.count(
+                top
+            ):
+                self.taken = self.pile.pop()
+                hand.append(top)
+        if self.taken is None and not self._draw_stock(seat, rules, rng):
+            return -1
+        return self._play(seat, rules, rng)
+
+    def _draw_stock(self, seat: int, rules: _Rules, rng: random.Random) -> bool:
+        """Draw from the stock (refilling it as the rules say); False: the round is over."""
+        if not self.stock:
+            if rules.refill == "none" or (
+                rules.max_refills is not None and self.refills >= rules.max_refills
+            ):
+                return False
+            if rules.keeps_top and self.pile:
+                pile, self.pile = self.pile[:-1], self.pile[-1:]
+            else:
+                pile, self.pile = self.pile, []
+            if not pile:
+                return False
+            self.refills += 1
+            if rules.refill == "shuffle":
+                rng.shuffle(pile)
+                self.stock = pile
+            else:
+                self.stock = pile[::-1]
+        self.hands[seat].append(self.stock.pop())
+        return True
+
+    def _play(self, seat: int, rules: _Rules, rng: random.Random) -> int | None:
+        """Meld, lay off and discard by the rollout policy after the draw."""
+        hand = self.hands[seat]
+        split = rules.split(hand)
+        melds = list(split.melds)
+        if melds:
+            if rules.concealed:
+                going_out = len(split.deadwood) <= 1 and split.deadwood != (self.taken,)
+                if not going_out:
+                    melds = []
+            elif rules.min_points and not self.opened[seat]:
+                shapes = [_shape(m, rules.scoring.ace) for m in melds]
+                if sum(meld_points(s) for s in shapes if s is not None) < rules.min_points:
+                    melds = []
+            if rules.one_meld and melds:
+                melds = [max(melds, key=len)]
+        for cards in melds:
+            shape = _shape(cards, rules.scoring.ace)
+            if shape is None or not _remove_all(hand, cards):
+                continue
+            self.table.append(shape)
+            self.meld_ids.append(-1)
+            self.opened[seat] = True
+        if not hand:
+            return seat
+        deadwood = list(split.deadwood) if melds else None
+        may_lay_off = (
+            not rules.concealed
+            and self.table
+            and (self.opened[seat] or not (rules.layoff_own or rules.min_points))
+        )
+        if may_lay_off:
+            ace = rules.scoring.ace
+            fits = self._fits(ace)
+            for card in list(deadwood if deadwood is not None else split.deadwood):
+                if card not in fits:
+                    continue
+                for i, shape in enumerate(self.table):
+                    grown = _extended(shape, card, ace)
+                    if grown is not None:
+                        self.table[i] = grown
+                        hand.remove(card)
+                        if deadwood is not None:
+                            deadwood.remove(card)
+                        break
+            if not hand:
+                return seat
+        throw = self._choose_discard(seat, split.deadwood, rules, rng)
+        self.played[seat] = self.played[seat] or self.opened[seat]
+        return self._discard(seat, throw)
+
+    def _choose_discard(
+        self, seat: int, deadwood: Sequence[Card], rules: _Rules, rng: random.Random
+    ) -> Card:
+        hand = self.hands[seat]
+        pool = [c for c in deadwood if c in hand and c != JOKER and c != self.taken]
+        if not pool:
+            pool = [c for c in hand if c != JOKER and c != self.taken] or list(hand)
+        fits = self._fits(rules.scoring.ace)
+        best = -1_000
+        picks: list[Card] = []
+        for card in pool:
+            score = rules.scoring.points(card)
+            if card in fits:
+                score -= _FEEDS_TABLE
+            if _has_partner(card, hand):
+                score -= _PARTIAL
+            if score > best:
+                best, picks = score, [card]
+            elif score == best:
+                picks.append(card)
+        return picks[0] if len(picks) == 1 else picks[rng.randrange(len(picks))]
+
+    def _fits(self, ace: str) -> frozenset[Card]:
+        """Every card that can be laid off alone on some table meld."""
+        key = tuple(self.table)
+        if self.fits_for != key:
+            out: frozenset[Card] = frozenset()
+            for shape in self.table:
+                out = out | _acceptors(shape, ace)
+            self.fits, self.fits_for = out, key
+        return self.fits
+
+    def _discard(self, seat: int, card: Card) -> int | None:
+        hand = self.hands[seat]
+        if card in hand:
+            hand.remove(card)
+            self.pile.append(card)
+        self.taken = None
+        return seat if not hand else None
+
+    # -- values ------------------------------------------------------------------
+
+    def _score(self, me: int, winner: int, rules: _Rules) -> float:
+        hands = [tuple(h) if self.active[i] else () for i, h in enumerate(self.hands)]
+        won = None if winner < 0 else winner
+        rummy = won is not None and not self.played[won]
+        points = round_points(rules.options, hands, self.active, won, rummy)
+        return self._relative(me, points, rules.sign)
+
+    def _estimate(self, me: int, rules: _Rules) -> float:
+        deadwood = [
+            rules.split(h).points if self.active[i] else 0 for i, h in enumerate(self.hands)
+        ]
+        return -self._relative(me, deadwood, 1)
+
+    def _relative(self, me: int, values: Sequence[int], sign: int) -> float:
+        others = [v for i, v in enumerate(values) if i != me and self.active[i]]
+        if not others:
+            return 0.0
+        return sign * (values[me] - sum(others) / len(others))
+
+
+_RS: dict[Card, tuple[int, str]] = {c: (rank(c), suit(c)) for c in NATURAL_CARDS}
+#: Weight of a deadwood card with a partner (a pair, or a suit neighbour) in a rollout.
+_PARTIAL = 6
+
+
+def _has_partner(card: Card, hand: Sequence[Card]) -> bool:
+    """Whether ``card`` and another card of ``hand`` are two thirds of a meld."""
+    if card == JOKER:
+        return False
+    r, s = _RS[card]
+    for other in hand:
+        if other in (card, JOKER):
+            continue
+        r2, s2 = _RS[other]
+        if r2 == r or (s2 == s and abs(r2 - r) <= 2):
+            return True
+    return False
+
+
+def _remove_all(hand: list[Card], cards: Sequence[Card]) -> bool:
+    """Remove ``cards`` from ``hand`` if it holds them all; whether it did."""
+    rest = list(hand)
+    for c in cards:
+        if c not in rest:
+            return False
+        rest.remove(c)
+    hand[:] = rest
+    return True
+
+
+__all__ = [
+    "DEFAULT_BUDGET",
+    "Budget",
+    "Search",
+    "budget",
+    "configure",
+    "current_budget",
+    "expert_move",
+    "known_holdings",
+    "unseen",
+]
