@@ -48,7 +48,10 @@ def _exists(reference: str, source: Path) -> bool:
     target = reference.split("#", 1)[0]
     if not target:
         return True  # an anchor in the same document
-    return (source.parent / target).exists() or (ROOT / target).exists()
+    places = [source.parent, ROOT]
+    if "/" not in target:
+        places.append(ROOT / "docs")  # a document named by itself (`ROOT / "docs" / name`)
+    return any((place / target).exists() for place in places)
 
 
 def test_every_document_a_project_file_names_or_links_exists() -> None:

@@ -70,7 +70,16 @@ API_PROBLEM_CODES: dict[str, tuple[int, str]] = {
         "options, a deck or a card code are not valid (`errors` names the fields)",
     ),
     "idempotency_key_reused": (422, "an Idempotency-Key was used before with another body"),
+    "fixed_deal_refused": (
+        422,
+        "`seed`, `deck` or `first_dealer` given for a game with an "
+        "open seat (a stranger must never join a stacked deal)",
+    ),
     "rate_limited": (429, "too many requests from this token or address; see Retry-After"),
+    "game_quota_exceeded": (
+        429,
+        "this client already has as many unfinished games as it may create; see Retry-After",
+    ),
     "headers_too_large": (431, "the request headers are too large"),
     "internal_error": (500, "the service failed (a bug: it is logged)"),
     "store_unavailable": (503, "the game store does not answer; see Retry-After"),
