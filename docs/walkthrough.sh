@@ -67,6 +67,12 @@ echo "$FINAL"
 # 8. The events as Bob may see them: Ann's stock draws hide their card.
 curl -fsS "$BASE/games/$GAME/events?after=0" -H "Authorization: Bearer $BOB"; echo
 
+# 9. The same events pushed as Server-Sent Events (`-N`: each printed as it
+#    arrives; `id:` is the event's seq, to resume from with `Last-Event-ID`).
+#    A live game's stream shows each move as it happens; here we stop after 2 s.
+curl -fsS -N --max-time 2 "$BASE/games/$GAME/stream" -H "Authorization: Bearer $BOB" \
+  -H 'Last-Event-ID: 10' || test $? = 28  # 28: our --max-time ended it
+
 # The game is over and Ann won it.
 test "$(echo "$FINAL" | field status)" = finished
 test "$(echo "$FINAL" | field winners.0)" = 0

@@ -63,6 +63,7 @@ def create_app(config: Config | None = None) -> Flask:
     from service.api.gamestore import init_store
 
     init_store(app)
+    events.init_streams(app)
     # The expert bot's budgets are per process (bots play in the process that
     # applies the move).
     expert.configure(expert.Budget(config.BOT_EXPERT_NODES, config.BOT_EXPERT_SECONDS or None))

@@ -30,6 +30,10 @@ class Config:
     #: Where games live: ``memory://`` (one process), ``redis://host:port/db``,
     #: ``rediss://…`` or ``redis+cluster://host:port``.
     STORE_URL: str = "memory://"
+    #: Password of the store's Redis (``requirepass`` or an ACL user's, with
+    #: ``STORE_URL`` naming the user); keep it in a Secret. A password in
+    #: ``STORE_URL`` itself wins. Also used by the rate limiter's counts.
+    STORE_PASSWORD: str = field(default="", repr=False)
     #: Prefix of every Redis key (lets several deployments share one Redis).
     STORE_PREFIX: str = "rummy"
     #: Largest request body accepted, in bytes; larger bodies answer 413.
@@ -58,6 +62,14 @@ class Config:
     #: Long-polls of one worker process that may each hold a Redis Pub/Sub
     #: connection; further ones read the event list every 0.5 s instead.
     LONGPOLL_SUBSCRIBERS: int = DEFAULT_MAX_SUBSCRIBERS
+    #: Event streams (``GET /games/{id}/stream``) one worker process holds open
+    #: at once; one more answers 503 ``too_many_streams`` (docs/security.md).
+    STREAM_MAX: int = 500
+    #: Seconds of silence after which a stream sends a heartbeat comment.
+    STREAM_HEARTBEAT: float = 15.0
+    #: Seconds after which the server closes a stream (the client reconnects
+    #: with ``Last-Event-ID``), so no connection is held for ever.
+    STREAM_LIFETIME: float = 300.0
     #: Whether a gevent worker's store commands share one pipelined Redis
     #: connection, a loop turn's commands in one write (service/store/pipelining.py).
     STORE_PIPELINING: bool = True
@@ -113,6 +125,8 @@ class Config:
         changes: dict[str, Any] = {}
         if "STORE_URL" in env:
             changes["STORE_URL"] = env["STORE_URL"]
+        if "STORE_PASSWORD" in env:
+            changes["STORE_PASSWORD"] = env["STORE_PASSWORD"]
         if "STORE_PREFIX" in env:
             changes["STORE_PREFIX"] = env["STORE_PREFIX"]
         if "MAX_CONTENT_LENGTH" in env:
@@ -132,6 +146,11 @@ class Config:
             changes["MAX_EVENTS"] = max(1, int(env["MAX_EVENTS"]))
         if "LONGPOLL_SUBSCRIBERS" in env:
             changes["LONGPOLL_SUBSCRIBERS"] = max(1, int(env["LONGPOLL_SUBSCRIBERS"]))
+        if "STREAM_MAX" in env:
+            changes["STREAM_MAX"] = max(0, int(env["STREAM_MAX"]))
+        for name in ("STREAM_HEARTBEAT", "STREAM_LIFETIME"):
+            if name in env:
+                changes[name] = max(0.1, float(env[name]))
         if "STORE_MAX_CONNECTIONS" in env or "GUNICORN_WORKER_CONNECTIONS" in env:
             connections = env.get("STORE_MAX_CONNECTIONS") or env["GUNICORN_WORKER_CONNECTIONS"]
             changes["STORE_MAX_CONNECTIONS"] = max(1, int(connections))

@@ -143,8 +143,10 @@ class RedisCounters:
         *,
         max_connections: int = 1000,
         pool_timeout: float = 0.5,
+        password: str | None = None,
     ) -> None:
         self.url = url
+        self.password = password
         self.key_prefix = prefix + KEY_INFIX
         self.max_connections = max_connections
         self.pool_timeout = pool_timeout
@@ -158,7 +160,9 @@ class RedisCounters:
         if self._client is None:
             with self._lock:
                 if self._client is None:
-                    self._client = redis_client(self.url, self.max_connections, self.pool_timeout)
+                    self._client = redis_client(
+                        self.url, self.max_connections, self.pool_timeout, self.password
+                    )
         return self._client
 
     def keys(self, hits: Sequence[Hit], now: float) -> list[tuple[str, int]]:
@@ -195,7 +199,12 @@ def client_address(proxy_hops: int) -> str:
 _REDIS_SCHEMES: Final = ("redis", "rediss", "unix", "redis+cluster", "rediss+cluster")
 
 
-def redis_client(url: str, max_connections: int = 1000, pool_timeout: float = 0.5) -> Any:
+def redis_client(
+    url: str,
+    max_connections: int = 1000,
+    pool_timeout: float = 0.5,
+    password: str | None = None,
+) -> Any:
     """A client for the limiter: short timeouts, no retries (it fails closed),
     a pool of ``max_connections`` where a command waits up to ``pool_timeout``
     seconds for a free connection.
@@ -209,6 +218,8 @@ def redis_client(url: str, max_connections: int = 1000, pool_timeout: float = 0.
         "socket_timeout": 0.5,
         "retry": Retry(NoBackoff(), 0),
     }
+    if password:
+        options["password"] = password  # a password in the URL wins
     if scheme.lower().endswith("+cluster"):
         base = scheme.lower().removesuffix("+cluster")
         return redis.cluster.RedisCluster.from_url(
@@ -221,13 +232,22 @@ def redis_client(url: str, max_connections: int = 1000, pool_timeout: float = 0.
 
 
 def open_counters(
-    url: str, prefix: str = "rummy", *, max_connections: int = 1000, pool_timeout: float = 0.5
+    url: str,
+    prefix: str = "rummy",
+    *,
+    max_connections: int = 1000,
+    pool_timeout: float = 0.5,
+    password: str | None = None,
 ) -> Counters:
     """Counters for a storage URL: in Redis (keys under ``prefix``) for the
     Redis schemes of ``STORE_URL``, else in this process's memory."""
     if url.partition("://")[0].lower() in _REDIS_SCHEMES:
         return RedisCounters(
-            url, prefix, max_connections=max_connections, pool_timeout=pool_timeout
+            url,
+            prefix,
+            max_connections=max_connections,
+            pool_timeout=pool_timeout,
+            password=password,
         )
     return MemoryCounters()
 
@@ -389,6 +409,7 @@ def init_app(app: Flask) -> RateLimiter | None:
             str(config.get("STORE_PREFIX") or "rummy"),
             max_connections=int(config.get("STORE_MAX_CONNECTIONS") or 1000),
             pool_timeout=float(config.get("STORE_POOL_TIMEOUT") or 0.5),
+            password=str(config.get("STORE_PASSWORD") or "") or None,
         ),
         None if per_token.strip() in {"0", "off"} else Limit.parse(per_token),
         None if per_address.strip() in {"0", "off"} else Limit.parse(per_address),

@@ -61,6 +61,16 @@ def missing_token() -> Problem:
     )
 
 
+def holds_seat(seats: Sequence[Any], token: str) -> bool:
+    """Whether `token` is the token of one of `seats` (each compared in constant time)."""
+    digest = hash_token(token).encode()
+    found = False
+    for seat in seats:
+        stored = (getattr(seat, "token_hash", None) or "").encode()
+        found = hmac.compare_digest(stored, digest) or found
+    return found
+
+
 def seat_of(seats: Sequence[Any], token: str) -> int:
     """The seat whose stored hash matches `token`, else a 401 `Problem`.
 

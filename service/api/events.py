@@ -1,24 +1,71 @@
-"""`/games/{id}/events`: the game's events as the caller may see them, with long-poll."""
+"""`/games/{id}/events` (long-poll) and `/games/{id}/stream` (Server-Sent Events):
+the game's events as the caller may see them.
+
+Both answer the same events, redacted for the caller by `visible_events`; the
+stream pushes each one as it is saved, woken by the store's `watch`.
+"""
 
 from __future__ import annotations
 
-from contextlib import nullcontext
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, nullcontext
 from typing import Any
 
-from flask import Response, current_app, request
+import orjson
+from flask import Flask, Response, current_app, request
 from flask.views import MethodView
 
 from service import admission
 from service.api import auth
-from service.api.gamestore import get_store, load_game
+from service.api.gamestore import LoadedGame, get_store, load_game
 from service.api.jsonio import json_response
 from service.api.paths import GAME_ID_PARAMETER, check_game_id
 from service.api.problems import Problem
-from service.api.schemas import EventsQuerySchema, EventsSchema
+from service.api.schemas import EventsQuerySchema, EventsSchema, StreamQuerySchema
 from service.api.smorest import SEAT_OPTIONAL, Blueprint, common_errors
 from service.rules import views
+from service.store import GameNotFound, GameStore, StoreUnavailable
+from service.store.watch import Watch
 
 blp = Blueprint("events", __name__, url_prefix="/games", description="Events")
+
+_LAST_EVENT_ID = {
+    "in": "header",
+    "name": "Last-Event-ID",
+    "required": False,
+    "description": (
+        "the `id` (an event's `seq`) of the last event received: the stream resumes "
+        "after it (a browser's `EventSource` sends it when it reconnects); wins over `after`"
+    ),
+    "schema": {"type": "string", "pattern": "^[0-9]{1,16}$"},
+}
+_EVENT_ID = re.compile(r"[0-9]{1,16}")
+
+#: Seconds a client refused a stream (all slots taken) is asked to wait.
+STREAM_RETRY_AFTER = 5
+
+#: The app extension holding this process's `StreamSlots`.
+SLOTS_EXTENSION = "rummy.stream_slots"
+
+
+def caller_seat(game: LoadedGame) -> int | None:
+    """The caller's seat in `game` by its bearer token; `None` without one (401 for a wrong one)."""
+    token = auth.bearer_token()
+    return auth.seat_of(game.state.seats, token) if token is not None else None
+
+
+def visible_events(
+    events: list[dict[str, Any]], seat: int | None, newest: int = 0, delay: int = 0
+) -> list[dict[str, Any]]:
+    """The events as `seat` (`None`: a spectator) may see them: redacted, and for a
+    spectator of a game with `spectator_delay`, only those at least `delay` events
+    older than the game's `newest`."""
+    if seat is None and delay:
+        events = [event for event in events if event["seq"] <= newest - delay]
+    return [views.redact_event(event, seat) for event in events]
 
 
 @blp.route("/<string:game_id>/events", parameters=[GAME_ID_PARAMETER])
@@ -35,7 +82,9 @@ class Events(MethodView):
     def get(self, query: dict[str, Any], game_id: str) -> Response:
         """List events after `after`, long-polling up to `wait` seconds
 
-        A stock draw shows its card only to the drawer. Only a game's latest
+        A stock draw shows its card only to the drawer. Without a seat token, a
+        game with `spectator_delay` N shows events once N more have followed
+        them (docs/fairness.md). Only a game's latest
         events are kept (`MAX_EVENTS`, 24 by default): when the first event
         answered has a `seq` above `after + 1`, the events between are gone;
         reload the game's view, then follow the events from there.
@@ -50,15 +99,216 @@ class Events(MethodView):
                 f"wait may be at most {longest:g} seconds.",
                 errors={"wait": [f"at most {longest:g}"]},
             )
-        token = auth.bearer_token()
         game = load_game(game_id)
-        seat = auth.seat_of(game.state.seats, token) if token is not None else None
+        seat = caller_seat(game)
         after = int(query["after"])
-        if game.last_event > after:
+        # Spectators see an event once `spectator_delay` more have followed it.
+        delay = views.spectator_delay(game.state) if seat is None else 0
+        if game.last_event - delay > after:
             wait = 0.0  # already something to answer: no need to wait
+        store = get_store()
         # A long-poll lets other requests of this worker run while it waits.
         with admission.waiting(request.environ) if wait > 0 else nullcontext():
-            events = get_store().events(game_id, after, wait=wait)
-        shown = [views.redact_event(event, seat) for event in events]
-        last = shown[-1]["seq"] if shown else min(after, game.last_event)
+            # Wait for the event that makes the next one visible, then read.
+            events = store.events(game_id, after + delay, wait=wait)
+            if delay:
+                newest = max([game.last_event, *(event["seq"] for event in events)])
+                events = store.events(game_id, after)
+                shown = visible_events(events, seat, newest, delay)
+            else:
+                shown = visible_events(events, seat)
+        last = shown[-1]["seq"] if shown else min(after, max(0, game.last_event - delay))
         return json_response({"events": shown, "last": last}, 200, {"Vary": "Authorization"})
+
+
+class StreamSlots:
+    """The streams one worker process may hold open at once (`STREAM_MAX`)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.open = 0
+        self._lock = threading.Lock()
+
+    def take(self) -> bool:
+        """Take a slot; `False` when all `limit` are taken."""
+        with self._lock:
+            if self.open >= self.limit:
+                return False
+            self.open += 1
+            return True
+
+    def give_back(self) -> None:
+        """Return a slot."""
+        with self._lock:
+            self.open -= 1
+
+
+def init_streams(app: Flask) -> None:
+    """Give the app its per-process stream slots."""
+    app.extensions[SLOTS_EXTENSION] = StreamSlots(int(app.config["STREAM_MAX"]))
+
+
+def _too_many_streams(limit: int) -> Problem:
+    return Problem(
+        503,
+        "too_many_streams",
+        f"This server holds its most open streams ({limit}); retry shortly, or long-poll "
+        "GET /games/{id}/events meanwhile.",
+        headers={"Retry-After": str(STREAM_RETRY_AFTER)},
+    )
+
+
+def _last_event_id() -> int | None:
+    """The `Last-Event-ID` header as a sequence number (`None` without it; 400 if malformed)."""
+    header = request.headers.get("Last-Event-ID")
+    if header is None:
+        return None
+    if _EVENT_ID.fullmatch(header) is None:
+        raise Problem(
+            400,
+            "invalid_last_event_id",
+            "Last-Event-ID must be the id (a sequence number) of an event of this stream.",
+            errors={"Last-Event-ID": ["a non-negative integer"]},
+        )
+    return int(header)
+
+
+def sse_event(event: dict[str, Any]) -> bytes:
+    """One event in the text/event-stream form: its `seq` as `id`, the JSON as `data`."""
+    return b"id: %d\ndata: %s\n\n" % (event["seq"], orjson.dumps(event))
+
+
+#: One message of the stream, as an EventSource hands it over.
+_STREAM_MESSAGE = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string", "pattern": "^[0-9]+$", "description": "the event's `seq`"},
+        "event": {"type": "string", "enum": ["message"]},
+        "data": {
+            "type": "string",
+            "description": "the event, as JSON",
+            "contentMediaType": "application/json",
+            "contentSchema": {"$ref": "#/components/schemas/Event"},
+        },
+        "retry": {"type": "integer", "description": "ms to wait before reconnecting"},
+    },
+    "required": ["data"],
+}
+_STREAM_EXAMPLE = (
+    'id: 7\ndata: {"seq":7,"version":5,"at":"2026-12-01T10:00:00.000Z",'
+    '"type":"discarded","seat":1,"card":"SK"}\n\n'
+)
+
+#: The comment line sent when a stream has been quiet for `STREAM_HEARTBEAT` s.
+HEARTBEAT = b": heartbeat\n\n"
+
+
+@blp.route("/<string:game_id>/stream", parameters=[GAME_ID_PARAMETER, _LAST_EVENT_ID])
+class Stream(MethodView):
+    """The events of a game, pushed as they happen."""
+
+    @blp.arguments(StreamQuerySchema(), location="query")
+    @blp.problem(400, "Malformed `Last-Event-ID` (`invalid_last_event_id`)")
+    @blp.problem(401, "The token is not a seat token of this game")
+    @blp.problem(404, "No such game (`game_not_found`)")
+    @blp.problem(422, "`after` out of range")
+    @blp.problem(
+        503,
+        "Store unavailable, or this server holds its most open streams "
+        "(`too_many_streams`); see Retry-After",
+    )
+    @common_errors(blp, 429)
+    @blp.doc(
+        operationId="streamEvents",
+        security=SEAT_OPTIONAL,
+        responses={
+            200: {
+                "description": (
+                    "A `text/event-stream`: one message per event (`id:` its `seq`, "
+                    "`data:` the event as `GET /events` shows it), a `: heartbeat` "
+                    "comment after `STREAM_HEARTBEAT` s without one; the server "
+                    "closes it after `STREAM_LIFETIME` s (reconnect with `Last-Event-ID`)."
+                ),
+                "content": {
+                    "text/event-stream": {"schema": _STREAM_MESSAGE, "example": _STREAM_EXAMPLE}
+                },
+            }
+        },
+    )
+    def get(self, query: dict[str, Any], game_id: str) -> Response:
+        """Follow a game's events as Server-Sent Events
+
+        The events after `Last-Event-ID` (else after `after`, else from the
+        first kept), then each new one as it is saved, redacted for the caller
+        as in `GET /games/{id}/events`. Like there, only a game's latest events
+        are kept: an `id` above the last one received plus 1 means events were
+        missed; reload the view. The stream ends when the game is gone.
+        """
+        check_game_id(game_id)
+        resume = _last_event_id()
+        after = resume if resume is not None else int(query["after"])
+        game = load_game(game_id)
+        seat = caller_seat(game)
+        slots: StreamSlots = current_app.extensions[SLOTS_EXTENSION]
+        if not slots.take():
+            raise _too_many_streams(slots.limit)
+        cleanup = ExitStack()
+        cleanup.callback(slots.give_back)
+        store = get_store()
+        try:
+            # Watching before the first read: a save between the two still wakes it.
+            watch = cleanup.enter_context(store.watch(game_id))
+        except BaseException:
+            cleanup.close()
+            raise
+        config = current_app.config
+        body = _follow(
+            store,
+            watch,
+            game_id,
+            seat,
+            after,
+            delay=views.spectator_delay(game.state) if seat is None else 0,
+            heartbeat=float(config["STREAM_HEARTBEAT"]),
+            lifetime=float(config["STREAM_LIFETIME"]),
+        )
+        response = Response(body, 200, mimetype="text/event-stream")
+        response.headers["Cache-Control"] = "no-cache, no-store"
+        response.headers["X-Accel-Buffering"] = "no"  # proxies: pass each event on at once
+        response.headers["Vary"] = "Authorization"
+        response.call_on_close(cleanup.close)
+        return response
+
+
+def _follow(
+    store: GameStore,
+    watch: Watch,
+    game_id: str,
+    seat: int | None,
+    after: int,
+    *,
+    delay: int,
+    heartbeat: float,
+    lifetime: float,
+    clock: Callable[[], float] = time.monotonic,
+) -> Iterator[bytes]:
+    """The body of a stream: events after `after`, then each new one, until
+    `lifetime` s have passed, the game is gone or the store fails. A spectator
+    of a game with `spectator_delay` gets each event once `delay` more followed."""
+    ends = clock() + lifetime
+    # Tells an EventSource how soon to reconnect once the server closes the stream.
+    yield b"retry: 1000\n\n"
+    while True:
+        try:
+            events = store.events(game_id, after)
+        except (GameNotFound, StoreUnavailable):
+            return
+        newest = events[-1]["seq"] if events else after
+        for event in visible_events(events, seat, newest, delay):
+            after = event["seq"]
+            yield sse_event(event)
+        remaining = ends - clock()
+        if remaining <= 0:
+            return
+        if not watch.wait(min(heartbeat, remaining)) and clock() < ends:
+            yield HEARTBEAT

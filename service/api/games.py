@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from flask import Response, current_app
@@ -37,7 +38,7 @@ from service.api.schemas import (
     LobbyPageSchema,
     LobbyQuerySchema,
 )
-from service.api.smorest import SEAT_OPTIONAL, Blueprint, common_errors
+from service.api.smorest import SEAT_OPTIONAL, SEAT_REQUIRED, Blueprint, common_errors
 from service.ratelimit import client_address
 from service.rules import engine
 from service.rules.options import resolve_options
@@ -163,11 +164,30 @@ class Games(MethodView):
     def get(self, query: dict[str, Any]) -> Response:
         """List games waiting for players
 
-        Public summaries only, longest waiting first; pass `next_cursor` back as
-        `cursor` for the next page.
+        Public summaries only, newest first; `preset` and `open_seats` (at
+        least that many open) filter them. Pass `next_cursor` back as `cursor`
+        for the next page; a filtered page may hold fewer games than `limit`
+        and still have a `next_cursor`.
         """
-        games, next_cursor = get_store().lobby(query["limit"], query.get("cursor"))
+        games, next_cursor = get_store().lobby(
+            query["limit"], query.get("cursor"), _lobby_filter(query)
+        )
         return json_response({"games": games, "next_cursor": next_cursor})
+
+
+def _lobby_filter(query: dict[str, Any]) -> Callable[[Mapping[str, Any]], bool] | None:
+    """The lobby filter of the query's `preset` and `open_seats`, if any."""
+    preset, open_seats = query.get("preset"), query.get("open_seats")
+    if preset is None and open_seats is None:
+        return None
+
+    def accepts(summary: Mapping[str, Any]) -> bool:
+        if preset is not None and summary.get("preset") != preset:
+            return False
+        free = sum(1 for seat in summary.get("seats", ()) if seat.get("open"))
+        return open_seats is None or free >= open_seats
+
+    return accepts
 
 
 def quota_owner() -> str | None:
@@ -232,6 +252,44 @@ class Game(MethodView):
         view = game_view(game_id, game.state, game.version, game.last_event, seat)
         return json_response(view, 200, headers)
 
+    @blp.response(204)
+    @blp.problem(401, "Missing token, or not a seat token of this game")
+    @blp.problem(403, "The token is not the creator's (`not_creator`)")
+    @blp.problem(404, "No such game (`game_not_found`)")
+    @blp.problem(409, "The game is no longer waiting for players (`game_not_waiting`)")
+    @common_errors(blp, 400, 429, 503)
+    @blp.doc(operationId="deleteGame", security=SEAT_REQUIRED)
+    def delete(self, game_id: str) -> Response:
+        """Delete a game waiting for players
+
+        Only with the token of a seat its creator took (in `POST /games`),
+        and only while it waits: it leaves the lobby and is gone.
+        """
+        check_game_id(game_id)
+        token = auth.bearer_token()
+        if token is None:
+            raise auth.missing_token()
+        store = get_store()
+        for _attempt in range(_retries()):
+            game = load_game(game_id)
+            seat = auth.seat_of(game.state.seats, token)
+            if game.state.status != "waiting":
+                raise Problem(
+                    409,
+                    "game_not_waiting",
+                    "Only a game waiting for players can be deleted; leave it instead.",
+                )
+            if not game.state.seats[seat].host:
+                raise Problem(
+                    403, "not_creator", "Only the game's creator may delete it; leave it instead."
+                )
+            result = store.delete(game_id, game.version)
+            if result.status == "not_found":
+                raise game_not_found(game_id)
+            if result.saved:
+                return Response(status=204)
+        raise busy()
+
 
 @blp.route("/<string:game_id>/join", parameters=[GAME_ID_PARAMETER])
 class Join(MethodView):
@@ -243,17 +301,24 @@ class Join(MethodView):
     @blp.problem(409, "No open seat, or that seat is taken")
     @blp.problem(422, "Invalid body")
     @common_errors(blp, 400, 413, 415, 429, 503)
-    @blp.doc(operationId="joinGame", responses={201: {"links": _JOIN_LINKS}})
+    @blp.doc(
+        operationId="joinGame", security=SEAT_OPTIONAL, responses={201: {"links": _JOIN_LINKS}}
+    )
     def post(self, body: dict[str, Any], game_id: str) -> Response:
         """Take an open seat
 
         The answer carries the seat's token, shown only this once.
         """
         check_game_id(game_id)
+        held = auth.bearer_token()
         token, token_hash = auth.new_token()
         store = get_store()
         for _attempt in range(_retries()):
             game = load_game(game_id)
+            if held is not None and auth.holds_seat(game.state.seats, held):
+                raise Problem(
+                    409, "already_seated", "This token already holds a seat of this game."
+                )
             state, events = engine.take_seat(
                 game.state, body.get("seat"), body["name"], token_hash, body.get("client_seed")
             )
@@ -273,6 +338,47 @@ class Join(MethodView):
                     201,
                     {"ETag": etag(result.version)},
                 )
+        raise busy()
+
+
+@blp.route("/<string:game_id>/leave", parameters=[GAME_ID_PARAMETER])
+class Leave(MethodView):
+    """Leaving a seat."""
+
+    @blp.response(200, GameViewSchema, headers=ETAG_HEADER)
+    @blp.problem(401, "Missing token, or not a seat token of this game")
+    @blp.problem(404, "No such game (`game_not_found`)")
+    @blp.problem(409, "The game is over (`game_not_active`)")
+    @common_errors(blp, 400, 429, 503)
+    @blp.doc(operationId="leaveGame", security=SEAT_REQUIRED)
+    def post(self, game_id: str) -> Response:
+        """Leave a seat
+
+        In a game waiting for players the seat is open again (the game is
+        back in the lobby); in a game being played the server's `greedy` bot
+        plays the seat to the end. Either way the token no longer counts.
+        Answers the public view after it (event `seat_left`).
+        """
+        check_game_id(game_id)
+        token = auth.bearer_token()
+        if token is None:
+            raise auth.missing_token()
+        store = get_store()
+        for _attempt in range(_retries()):
+            game = load_game(game_id)
+            seat = auth.seat_of(game.state.seats, token)
+            state, events = engine.leave_seat(game.state, seat)
+            state, bot_events = play_bots(state)
+            events = events + bot_events
+            lobby: LobbyUpdate = KEEP
+            if game.state.status == "waiting":
+                lobby = lobby_summary(game_id, state, _created_of(game_id))
+            result = store.save(game_id, game.version, encode(state), events, lobby=lobby)
+            if result.status == "not_found":
+                raise game_not_found(game_id)
+            if result.saved:
+                view = game_view(game_id, state, result.version, result.last_event, None)
+                return json_response(view, 200, {"ETag": etag(result.version)})
         raise busy()
 
 

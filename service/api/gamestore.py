@@ -38,6 +38,7 @@ def init_store(app: Flask) -> None:
         pipelining=app.config["STORE_PIPELINING"],
         max_connections=app.config["STORE_MAX_CONNECTIONS"],
         pool_timeout=app.config["STORE_POOL_TIMEOUT"],
+        password=app.config["STORE_PASSWORD"] or None,
     )
 
 
@@ -142,7 +143,12 @@ def game_view(
     game_id: str, state: GameState, version: int, last_event: int, seat: int | None
 ) -> dict[str, Any]:
     """The docs/api.md view of a game: a seat's view, or the public view for `None`."""
-    body = views.seat_view(state, seat) if seat is not None else views.public_view(state)
+    if seat is not None:
+        body = views.seat_view(state, seat)
+    else:
+        # Spectators may lag behind (`spectator_delay`): the view and its last event.
+        body, shown_count = views.spectator_view(state)
+        last_event -= state.event_count - shown_count
     view: dict[str, Any] = {"id": game_id, "version": version}
     view.update(body)
     view["last_event"] = last_event

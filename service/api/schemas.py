@@ -162,6 +162,14 @@ class LobbyQuerySchema(ma.Schema):
     status = fields.String(load_default="waiting", validate=validate.OneOf(["waiting"]))
     limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
     cursor = fields.String(validate=validate.Length(min=1, max=200))
+    preset = fields.String(
+        validate=validate.Length(min=1, max=64),
+        metadata={"description": "only games of this preset"},
+    )
+    open_seats = fields.Integer(
+        validate=validate.Range(min=1, max=6),
+        metadata={"description": "only games with at least this many open seats"},
+    )
 
 
 #: How a game's cards are dealt, as views, lobby summaries and `game_created` say.
@@ -387,6 +395,12 @@ class EventsQuerySchema(ma.Schema):
 
     after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=2**53))
     wait = fields.Float(load_default=0.0, validate=validate.Range(min=0, max=30))
+
+
+class StreamQuerySchema(ma.Schema):
+    """Query of `GET /games/{id}/stream`."""
+
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=2**53))
 
 
 class EventSchema(_Response):

@@ -5,8 +5,10 @@
 
 The protocol, as any third-party bot would follow it:
 
-1. ``GET /games/{id}/events?after=N&wait=S`` long-polls until something happens
-   (the client remembers the public facts in a :class:`Memory`);
+1. ``GET /games/{id}/stream`` (Server-Sent Events, read by a background thread;
+   resumed with ``Last-Event-ID``) tells it when something happens, or, where the
+   service has no stream to give, ``GET /games/{id}/events?after=N&wait=S``
+   long-polls (the client remembers the public facts in a :class:`Memory`);
 2. ``GET /games/{id}`` gives the seat's view, ``GET /games/{id}/legal-moves`` the
    moves it may make now with the game ``version`` (empty: not its turn, poll again);
 3. ``POST /games/{id}/moves`` sends the chosen move with ``If-Match: "<version>"``
@@ -28,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from service.bots.http import Answer, Api, ApiError
+from service.bots.http import Answer, Api, ApiError, EventStream
 from service.bots.memory import Memory
 from service.bots.strategies import STRATEGIES, choose_move
 from service.rules.moves import Move, parse_move
@@ -56,6 +58,10 @@ class BotClient:
     view: dict[str, Any] = field(default_factory=dict)
     #: When set, :meth:`play` gives up at its next wake-up (raises :class:`ClientError`).
     stop: threading.Event = field(default_factory=threading.Event)
+    #: Whether to follow the game's event stream (else long-poll only).
+    use_stream: bool = True
+    #: The event stream, once opened (``None``: not yet, or not used).
+    stream: EventStream | None = None
     _after: int = 0
 
     @property
@@ -103,7 +109,18 @@ class BotClient:
         return True
 
     def catch_up(self, wait: float) -> list[dict[str, Any]]:
-        """Read the events after the last one seen (long-polling up to ``wait`` s)."""
+        """Read the events after the last one seen (waiting up to ``wait`` s for one:
+        from the event stream while it works, else by long-polling)."""
+        if wait > 0 and self.use_stream:
+            if self.stream is None:
+                self.stream = EventStream(self.api, self._path("/stream"), self._after)
+            if self.stream.failed is None:
+                streamed = [e for e in self.stream.events(wait) if e["seq"] > self._after]
+                self.memory.observe_all(streamed)
+                if streamed:
+                    self._after = streamed[-1]["seq"]
+                if self.stream.failed is None:
+                    return streamed
         params: dict[str, Any] = {"after": self._after}
         if wait > 0:
             params["wait"] = int(wait)
@@ -113,6 +130,12 @@ class BotClient:
         if events:
             self._after = max(self._after, got.get("last", events[-1]["seq"]))
         return events
+
+    def close(self) -> None:
+        """Close the connections (the event stream's too)."""
+        if self.stream is not None:
+            self.stream.close()
+        self.api.close()
 
     def _path(self, tail: str = "") -> str:
         return f"/games/{self.game_id}{tail}"
@@ -153,7 +176,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     finally:
-        client.api.close()
+        client.close()
     you = final.get("you")
     print(
         f"game {args.game} finished: seat {you}, {len(client.latencies)} moves, "

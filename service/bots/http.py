@@ -10,9 +10,13 @@ twice. Every other status is returned to the caller as an :class:`Answer`.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
+import queue
 import random
+import socket
+import threading
 import time
 import urllib.parse
 from dataclasses import dataclass, field
@@ -111,10 +115,19 @@ class Api:
             self._sleep(attempt, answer.headers.get("retry-after"))
         raise ApiError(f"{method} {path}: gave up after {self.retries + 1} attempts ({problem})")
 
+    @property
+    def prefix(self) -> str:
+        """The base URL's path (prepended to every request path)."""
+        return self._prefix
+
+    def connect(self, timeout: float | None = None) -> http.client.HTTPConnection:
+        """A new connection to the service (not the one `call` keeps)."""
+        kind = http.client.HTTPSConnection if self._https else http.client.HTTPConnection
+        return kind(self._host, self._port, timeout=self.timeout if timeout is None else timeout)
+
     def _once(self, method: str, path: str, data: bytes | None, headers: dict[str, str]) -> Answer:
         if self._conn is None:
-            kind = http.client.HTTPSConnection if self._https else http.client.HTTPConnection
-            self._conn = kind(self._host, self._port, timeout=self.timeout)
+            self._conn = self.connect()
         self._conn.request(method, path, body=data, headers=headers)
         raw = self._conn.getresponse()
         payload = raw.read()
@@ -135,4 +148,106 @@ class Api:
         time.sleep(delay)
 
 
-__all__ = ["Answer", "Api", "ApiError"]
+class EventStream:
+    """A game's ``GET /games/{id}/stream`` read by a background thread.
+
+    `events(wait)` answers the events received since the last call, waiting up
+    to ``wait`` s for the first. The thread reconnects with ``Last-Event-ID``
+    when the server ends the stream (its lifetime) or the connection drops. If
+    the service answers anything but a stream (an older server without
+    ``/stream``, or ``503 too_many_streams``), `failed` is set and the caller
+    goes back to long-polling ``/events``.
+    """
+
+    #: Seconds without a byte (heartbeats come every 15 s) before reconnecting.
+    READ_TIMEOUT = 45.0
+
+    def __init__(self, api: Api, path: str, after: int = 0) -> None:
+        self.api = api
+        self.path = path
+        self.last_id = after
+        #: Why the stream could not be used (``None`` while it works).
+        self.failed: str | None = None
+        #: Connections opened so far (1 + reconnections).
+        self.connections = 0
+        self._queue: queue.Queue[dict[str, Any]] = queue.Queue()
+        self._closed = threading.Event()
+        self._conn: http.client.HTTPConnection | None = None
+        self._thread = threading.Thread(target=self._run, name="event-stream", daemon=True)
+        self._thread.start()
+
+    def events(self, wait: float) -> list[dict[str, Any]]:
+        """The events received since the last call, waiting up to ``wait`` s for one."""
+        got: list[dict[str, Any]] = []
+        try:
+            got.append(self._queue.get(timeout=max(wait, 0.001)))
+        except queue.Empty:
+            return got
+        while True:
+            try:
+                got.append(self._queue.get_nowait())
+            except queue.Empty:
+                return got
+
+    def close(self) -> None:
+        """Stop reading (the thread ends with its connection)."""
+        self._closed.set()
+        conn = self._conn
+        if conn is not None and conn.sock is not None:
+            with contextlib.suppress(OSError):
+                conn.sock.shutdown(socket.SHUT_RDWR)
+
+    def _run(self) -> None:
+        failures = 0
+        while not self._closed.is_set() and self.failed is None:
+            try:
+                self._read_once()
+                failures = 0
+            except (OSError, http.client.HTTPException):
+                failures += 1
+                if failures > self.api.retries:
+                    self.failed = "the stream kept dropping"
+                    return
+                self.api._sleep(failures, None)
+            finally:
+                if self._conn is not None:
+                    self._conn.close()
+                    self._conn = None
+
+    def _read_once(self) -> None:
+        conn = self._conn = self.api.connect(self.READ_TIMEOUT)
+        headers = {"Accept": "text/event-stream", "Last-Event-ID": str(self.last_id)}
+        if self.api.token:
+            headers["Authorization"] = f"Bearer {self.api.token}"
+        conn.request("GET", self.api.prefix + self.path, headers=headers)
+        response = conn.getresponse()
+        kind = response.getheader("Content-Type", "")
+        if response.status != 200 or not kind.startswith("text/event-stream"):
+            self.failed = f"HTTP {response.status}"
+            response.read()
+            return
+        self.connections += 1
+        data: list[str] = []
+        seq: int | None = None
+        while not self._closed.is_set():
+            raw = response.readline()
+            if not raw:
+                return  # the server ended the stream: reconnect
+            line = raw.decode().rstrip("\r\n")
+            if line.startswith(":"):
+                continue  # a heartbeat
+            if line:
+                name, _, value = line.partition(":")
+                value = value.removeprefix(" ")
+                if name == "data":
+                    data.append(value)
+                elif name == "id" and value.isdigit():
+                    seq = int(value)
+                continue
+            if data and seq is not None and seq > self.last_id:
+                self.last_id = seq
+                self._queue.put(json.loads("\n".join(data)))
+            data, seq = [], None
+
+
+__all__ = ["Answer", "Api", "ApiError", "EventStream"]

@@ -158,7 +158,7 @@ def play_game(
             result.latencies.extend(c.latencies)
             result.stale += c.stale
             result.retried += c.api.retried
-            c.api.close()
+            c.close()
     return result
 
 

@@ -11,7 +11,8 @@ own. Cost: two clock reads and one histogram observation per call.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from typing import Any
 
 from service.observability.metrics import (
@@ -31,6 +32,7 @@ from service.store.base import (
     LobbyUpdate,
     SaveResult,
 )
+from service.store.watch import Watch
 
 _OPERATIONS = ("create", "load", "save", "events", "get_idempotency", "lobby", "ping")
 _DURATION = {op: STORE_DURATION.labels(op) for op in _OPERATIONS}
@@ -116,6 +118,10 @@ class InstrumentedStore:
             CAS_CONFLICTS.inc()
         return result
 
+    def delete(self, game_id: str, expected_version: int) -> SaveResult:
+        """`GameStore.delete` (rare: not measured)."""
+        return self.inner.delete(game_id, expected_version)
+
     def events(
         self, game_id: str, after: int = 0, wait: float = 0.0, limit: int | None = None
     ) -> list[dict[str, Any]]:
@@ -132,6 +138,10 @@ class InstrumentedStore:
         finally:
             _DURATION["events"].observe(time.perf_counter() - start)
 
+    def watch(self, game_id: str) -> AbstractContextManager[Watch]:
+        """`GameStore.watch` (not measured: a watch lasts as long as a stream)."""
+        return self.inner.watch(game_id)
+
     def get_idempotency(self, game_id: str, seat: int, key: str) -> IdempotencyRecord | None:
         """`GameStore.get_idempotency`, measured."""
         start = time.perf_counter()
@@ -144,12 +154,15 @@ class InstrumentedStore:
             _DURATION["get_idempotency"].observe(time.perf_counter() - start)
 
     def lobby(
-        self, limit: int = DEFAULT_LOBBY_LIMIT, cursor: str | None = None
+        self,
+        limit: int = DEFAULT_LOBBY_LIMIT,
+        cursor: str | None = None,
+        where: Callable[[Mapping[str, Any]], bool] | None = None,
     ) -> tuple[list[dict[str, Any]], str | None]:
         """`GameStore.lobby`, measured."""
         start = time.perf_counter()
         try:
-            return self.inner.lobby(limit, cursor)
+            return self.inner.lobby(limit, cursor, where)
         except Exception:
             _ERRORS["lobby"].inc()
             raise

@@ -51,6 +51,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, TypeVar
 
+import orjson
+
 from service.rules import fairness
 from service.rules.cards import JOKER, NATURAL_CARDS, Card, CardCodeError, build_deck, parse_card
 from service.rules.melds import (
@@ -145,6 +147,23 @@ class FixedDealRefused(OptionsError):
         self.detail = f"{', '.join(self.fields)} refused: {why}."
 
 
+def _counted(state: GameState, events: Sequence[Event], **changes: Any) -> GameState:
+    """``state`` with ``changes``, counting ``events``. With a ``spectator_delay`` of
+    N, the public view as of now is kept for spectators, with the views they may
+    still be shown: those taken less than N events ago and the latest before."""
+    count = state.event_count + len(events)
+    state = _evolve(state, event_count=count, **changes)
+    delay = state.options.spectator_delay
+    if delay == 0:
+        return state
+    from service.rules.views import public_view
+
+    kept = (*state.spectator_views, (count, orjson.dumps(public_view(state)).decode()))
+    horizon = count - delay
+    older = [v for v in kept if v[0] <= horizon]
+    return _evolve(state, spectator_views=(*older[-1:], *(v for v in kept if v[0] > horizon)))
+
+
 def _rng(state: GameState, purpose: str) -> random.Random:
     return random.Random(f"{state.seed}/{purpose}")
 
@@ -234,6 +253,7 @@ def new_game(
             kind=spec.kind,
             bot=spec.bot if spec.kind == "bot" else None,
             token_hash=spec.token_hash,
+            host=spec.kind == "human" and spec.name is not None,
             client_seed=spec.client_seed if spec.kind == "human" else None,
         )
         for spec in seats
@@ -271,7 +291,7 @@ def new_game(
         events[0]["first_dealer"] = first_dealer
     if not any(s.is_open for s in seat_states):
         state = _start(state, events)
-    return state, events
+    return _counted(state, events), events
 
 
 def take_seat(
@@ -303,7 +323,31 @@ def take_seat(
     events: list[Event] = [{"type": "seat_taken", "seat": seat, "name": name, "kind": "human"}]
     if not any(s.is_open for s in state.seats):
         state = _start(state, events)
-    return state, events
+    return _counted(state, events), events
+
+
+#: The strategy that plays, from then on, the seat of a player who left an active game.
+LEAVER_BOT = "greedy"
+
+
+def leave_seat(state: GameState, seat: int) -> tuple[GameState, list[Event]]:
+    """The player of ``seat`` leaves: a waiting game's seat is open again; in an
+    active game the `LEAVER_BOT` plays it to the end (its token no longer counts).
+    Emits ``seat_left``; a finished game cannot be left (``game_not_active``)."""
+    if not 0 <= seat < state.players or state.seats[seat].kind != "human":
+        raise IllegalMove("invalid_seat", f"seat {seat} has no player to leave")
+    seats = list(state.seats)
+    if state.status == "waiting":
+        seats[seat] = Seat(name=None, kind="human")
+        event: Event = {"type": "seat_left", "seat": seat, "kind": "human"}
+    elif state.status == "active":
+        seats[seat] = _evolve(
+            seats[seat], kind="bot", bot=LEAVER_BOT, token_hash=None, away=False, timeouts=0
+        )
+        event = {"type": "seat_left", "seat": seat, "kind": "bot", "bot": LEAVER_BOT}
+    else:
+        raise IllegalMove("game_not_active", "the game is over")
+    return _evolve(state, seats=tuple(seats)), [event]
 
 
 def _start(state: GameState, events: list[Event]) -> GameState:
@@ -771,7 +815,7 @@ def apply(state: GameState, seat: int, move: Move) -> tuple[GameState, list[Even
         s = seats[seat]
         seats[seat] = _evolve(s, eliminated=False, rejoining=True, reengaged=s.reengaged + 1)
         events.append({"type": "reengaged", "seat": seat})
-        return _evolve(state, seats=tuple(seats), steps=state.steps + 1), events
+        return _counted(state, events, seats=tuple(seats), steps=state.steps + 1), events
     r = _turn_seat_check(state, seat)
     opts = state.options
     if isinstance(move, Draw):
@@ -790,7 +834,7 @@ def apply(state: GameState, seat: int, move: Move) -> tuple[GameState, list[Even
         else:  # pragma: no cover - the Move union is closed
             raise TypeError(f"not a move: {move!r}")
     del opts
-    return _evolve(new, steps=state.steps + 1), events
+    return _counted(new, events, steps=state.steps + 1), events
 
 
 def apply_all(state: GameState, seat: int, moves: Sequence[Move]) -> tuple[GameState, list[Event]]:

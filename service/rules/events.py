@@ -12,6 +12,8 @@ from collections.abc import Mapping
 EVENTS: Mapping[str, str] = {
     "game_created": "the game was created (its preset and seats)",
     "seat_taken": "an open seat was taken",
+    "seat_left": "a seat's player left: the seat is open again (waiting game) or played "
+    "by a bot (game being played)",
     "round_started": "a round was dealt: dealer, first player, up card, hand sizes "
     "(the viewer's own hand only)",
     "drew": "a seat drew; the card is shown only to the drawer when it came from the stock",

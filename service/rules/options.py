@@ -48,6 +48,12 @@ class OptionsError(ValueError):
         super().__init__(text)
 
 
+#: Largest ``spectator_delay`` (events): the store keeps each game's latest
+#: ``MAX_EVENTS`` events (24 by default), and a delayed spectator must still find
+#: the events it has yet to see.
+MAX_SPECTATOR_DELAY = 20
+
+
 @dataclass(frozen=True, slots=True)
 class Options:
     """Every option of docs/rules.md §7, one field each."""
@@ -77,6 +83,7 @@ class Options:
     first_meld_min_points: int = 0
     concealed_rounds: tuple[int, ...] = ()
     first_turn_no_draw: bool = False
+    spectator_delay: int = 0
 
     def to_json(self) -> dict[str, Any]:
         """Every option with its JSON value (lists for tuples, string keys for maps)."""
@@ -348,6 +355,8 @@ def _convert(name: str, value: object, errors: dict[str, list[str]]) -> object:
         return integer(0, 100)
     if name == "first_meld_min_points":
         return integer(0, 500)
+    if name == "spectator_delay":
+        return integer(0, MAX_SPECTATOR_DELAY)
     if name == "concealed_rounds":
         if not isinstance(value, list | tuple) or not all(_is_int(v) and v >= 1 for v in value):
             bad(f"must be a list of round numbers (positive integers), not {value!r}")

@@ -39,7 +39,9 @@ class Seat:
     entropy the player added to the deals (docs/fairness.md). ``rejoining`` marks a
     seat that re-engaged and is dealt in again from the next deal; ``carried`` is
     what re-engaging added to its total (so ``score`` is ``carried`` plus the points
-    of its rounds).
+    of its rounds). ``host`` marks a seat taken by the game's creator (its token may
+    delete the game while it waits); ``away`` a seat the server plays until its
+    player is back; ``timeouts`` the seat's turns in a row that its clock ran out.
     """
 
     name: str | None
@@ -52,6 +54,9 @@ class Seat:
     rejoining: bool = False
     carried: int = 0
     client_seed: str | None = None
+    host: bool = False
+    away: bool = False
+    timeouts: int = 0
 
     @property
     def is_open(self) -> bool:
@@ -124,7 +129,9 @@ class GameState:
     explicit first-round deck not yet dealt; ``steps`` counts applied moves.
     ``deal`` says how the cards are dealt (one of :data:`DEALS`); ``game_secret`` (hex)
     is the secret every round secret of a ``random`` deal comes from (docs/fairness.md),
-    ``None`` otherwise."""
+    ``None`` otherwise. ``event_count`` counts the events the game has caused;
+    with ``spectator_delay`` set, ``spectator_views`` keeps the public views
+    (JSON) a spectator may still be shown, each with the event count it was taken at."""
 
     status: str
     preset: str
@@ -139,6 +146,8 @@ class GameState:
     steps: int
     deal: str = "seeded"
     game_secret: str | None = None
+    event_count: int = 0
+    spectator_views: tuple[tuple[int, str], ...] = ()
 
     @property
     def players(self) -> int:
@@ -194,7 +203,7 @@ def _enc_meld(m: TableMeld) -> list[Any]:
 
 @functools.lru_cache(maxsize=8192)
 def _enc_seat(s: Seat) -> list[Any]:
-    return [
+    fields = [
         s.name,
         s.kind,
         s.bot,
@@ -206,6 +215,11 @@ def _enc_seat(s: Seat) -> list[Any]:
         s.carried,
         s.client_seed,
     ]
+    # Host, away and timeouts share one trailing integer, left out while all unset.
+    flags = int(s.host) | int(s.away) << 1 | s.timeouts << 2
+    if flags:
+        fields.append(flags)
+    return fields
 
 
 def _enc_round(r: RoundState) -> list[Any]:
@@ -382,6 +396,8 @@ def encode_state(state: GameState) -> bytes:
         state.steps,
         DEALS.index(state.deal),
         state.game_secret,
+        state.event_count,
+        [list(v) for v in state.spectator_views] if state.spectator_views else 0,
     ]
     return orjson.dumps(doc)
 
@@ -446,6 +462,7 @@ def _dec_seat(
     rejoining: object,
     carried: object,
     client_seed: object = None,
+    flags: object = 0,
 ) -> Seat:
     if kind not in ("human", "bot"):
         raise StateDecodeError("bad seat")
@@ -462,6 +479,9 @@ def _dec_seat(
         rejoining=bool(_int(rejoining)),
         carried=_any_int(carried),
         client_seed=_str_or_none(client_seed),
+        host=bool(_int(flags) & 1),
+        away=bool(_int(flags) & 2),
+        timeouts=_int(flags) >> 2,
     )
 
 
@@ -470,9 +490,22 @@ def _dec_seat(
 READABLE_VERSIONS = (2, FORMAT_VERSION)
 
 
+def _spectator_views(value: object) -> tuple[tuple[int, str], ...]:
+    if value == 0:
+        return ()
+    if not isinstance(value, list):
+        raise StateDecodeError("bad spectator views")
+    views = []
+    for item in value:
+        if not isinstance(item, list) or len(item) != 2 or type(item[1]) is not str:
+            raise StateDecodeError("bad spectator view")
+        views.append((_int(item[0]), item[1]))
+    return tuple(views)
+
+
 def _decode(doc: list[Any]) -> GameState:
     old = doc[0] == 2
-    if len(doc) != (12 if old else 14):
+    if len(doc) != (12 if old else 16):
         raise StateDecodeError("wrong number of fields")
     deal = "seeded" if old else DEALS[_int(doc[12])]
     game_secret = None if old else _str_or_none(doc[13])
@@ -486,7 +519,7 @@ def _decode(doc: list[Any]) -> GameState:
     if not isinstance(doc[4], list) or not 2 <= len(doc[4]) <= 6:
         raise StateDecodeError("bad seats")
     for s in doc[4]:
-        if not isinstance(s, list) or len(s) != (9 if old else 10):
+        if not isinstance(s, list) or len(s) not in ((9,) if old else (10, 11)):
             raise StateDecodeError("bad seat")
         seats.append(_dec_seat(*s))
     n = len(seats)
@@ -525,4 +558,6 @@ def _decode(doc: list[Any]) -> GameState:
         steps=_int(doc[11]),
         deal=deal,
         game_secret=game_secret,
+        event_count=0 if old else _int(doc[14]),
+        spectator_views=() if old else _spectator_views(doc[15]),
     )

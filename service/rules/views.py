@@ -14,6 +14,8 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+import orjson
+
 from service.rules import fairness
 from service.rules.cards import JOKER
 from service.rules.options import Options
@@ -118,6 +120,30 @@ def _revealed(state: GameState, number: int) -> dict[str, Any]:
     if secret is None:
         return {"deal_commitment": None, "secret": None}
     return {"deal_commitment": fairness.commitment(secret), "secret": secret.hex()}
+
+
+def spectator_view(state: GameState) -> tuple[dict[str, Any], int]:
+    """The public view a spectator is shown, and the event count it is as of.
+
+    With ``spectator_delay`` N the spectator sees the game as it was after the
+    latest move that is at least N events old (the view as it was right after the
+    game was created, while it has fewer events); a finished game is shown as it is.
+    """
+    delay = state.options.spectator_delay
+    if delay == 0 or state.status == "finished" or not state.spectator_views:
+        return public_view(state), state.event_count
+    horizon = state.event_count - delay
+    count, text = state.spectator_views[0]
+    for taken_at, view in state.spectator_views:
+        if taken_at <= horizon:
+            count, text = taken_at, view
+    shown: dict[str, Any] = orjson.loads(text)
+    return shown, count
+
+
+def spectator_delay(state: GameState) -> int:
+    """How many events spectators lag behind the game (0 once it is over)."""
+    return 0 if state.status == "finished" else state.options.spectator_delay
 
 
 def seat_view(state: GameState, seat: int) -> dict[str, Any]:

@@ -18,9 +18,12 @@ for the API's per-client quotas.
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
+
+from service.store.watch import Watch
 
 __all__ = [
     "DEFAULT_FINISHED_TTL",
@@ -210,6 +213,12 @@ class GameStore(Protocol):
         ``not_found``). ``lobby`` is applied only when the save succeeded."""
         ...
 
+    def delete(self, game_id: str, expected_version: int) -> SaveResult:
+        """Compare-and-delete: if the game is at ``expected_version``, forget it
+        (state, events, lobby listing; its watches are woken) and answer ``saved``;
+        else change nothing and answer ``stale`` (or ``not_found``)."""
+        ...
+
     def events(
         self, game_id: str, after: int = 0, wait: float = 0.0, limit: int | None = None
     ) -> list[dict[str, Any]]:
@@ -218,15 +227,27 @@ class GameStore(Protocol):
         ``[]`` on timeout. Raises `GameNotFound` for an unknown game."""
         ...
 
+    def watch(self, game_id: str) -> AbstractContextManager[Watch]:
+        """A `Watch` woken after each save of this game that appends events, in
+        this process or (Redis) any other. It is registered when the context is
+        entered, so events saved after that and missed by a read that follows
+        still wake it. Raises `StoreUnavailable` when wake-ups cannot be had."""
+        ...
+
     def get_idempotency(self, game_id: str, seat: int, key: str) -> IdempotencyRecord | None:
         """The record stored by `save` for this seat and key, or ``None``."""
         ...
 
     def lobby(
-        self, limit: int = DEFAULT_LOBBY_LIMIT, cursor: str | None = None
+        self,
+        limit: int = DEFAULT_LOBBY_LIMIT,
+        cursor: str | None = None,
+        where: Callable[[Mapping[str, Any]], bool] | None = None,
     ) -> tuple[list[dict[str, Any]], str | None]:
-        """One page of listed games' summaries (each with ``"id"``), least recently
-        listed first, and the cursor of the next page (``None``: last page)."""
+        """One page of listed games' summaries (each with ``"id"``), newest listed
+        first, those ``where`` accepts only, and the cursor of the next page
+        (``None``: last page). With ``where``, at most `codec.LOBBY_SCAN` listings
+        are looked at per call: the page may then be short, with a cursor."""
         ...
 
     def ping(self) -> None:

@@ -18,10 +18,10 @@ from __future__ import annotations
 import hashlib
 import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from datetime import UTC, datetime
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeAlias
 
 import orjson
 
@@ -37,6 +37,7 @@ __all__ = [
     "event_tail",
     "is_game_id",
     "key_digest",
+    "lobby_page",
     "new_game_id",
     "now_iso",
     "now_ms",
@@ -131,6 +132,9 @@ EVENT_TYPES: tuple[str, ...] = (
     "seat_rejoined",
     "seat_eliminated",
     "reengaged",
+    "seat_left",
+    "seat_away",
+    "seat_back",
 )
 _TYPE_NUMBERS = {name: number for number, name in enumerate(EVENT_TYPES)}
 
@@ -196,6 +200,36 @@ def decode_event(data: bytes) -> dict[str, Any]:
 def key_digest(key: str) -> str:
     """SHA-256 hex of an idempotency key: bounded, safe to put in a key name."""
     return hashlib.sha256(key.encode()).hexdigest()
+
+
+#: Most lobby entries one `lobby_page` looks at when a filter skips entries; past
+#: that, the page ends early with a cursor to go on from (docs/security.md).
+LOBBY_SCAN = 1000
+
+LobbyRow: TypeAlias = tuple[int, str, dict[str, Any]]
+
+
+def lobby_page(
+    rows: Iterator[LobbyRow],
+    limit: int,
+    where: Callable[[Mapping[str, Any]], bool] | None = None,
+    scan: int = LOBBY_SCAN,
+) -> tuple[list[dict[str, Any]], str | None]:
+    """One lobby page from ``rows`` (score, game id, summary) in listing order, after
+    the cursor: the first ``limit`` summaries ``where`` accepts (each with ``"id"``),
+    and the cursor of the next page (``None``: no more). At most ``scan`` rows are
+    looked at; a page cut short by that still carries a cursor."""
+    items: list[dict[str, Any]] = []
+    last: tuple[int, str] | None = None
+    for scanned, (score, game_id, summary) in enumerate(rows, start=1):
+        if where is None or where(summary):
+            if len(items) == limit:
+                return items, None if last is None else encode_cursor(*last)
+            items.append({**summary, "id": game_id})
+        last = (score, game_id)
+        if scanned >= scan:
+            return items, encode_cursor(*last)
+    return items, None
 
 
 def encode_cursor(score: int, game_id: str) -> str:

@@ -20,8 +20,8 @@ def open_store(url: str | None = None, **settings: Any) -> GameStore:
     node). ``settings`` go to the store: ``idle_ttl``, ``idempotency_ttl``,
     ``max_events``, ``max_wait`` (seconds or counts) for both; ``prefix``,
     ``socket_timeout``, ``connect_timeout``, ``retries``, ``max_connections``,
-    ``pool_timeout``, ``max_subscribers``, ``pipelining`` for Redis. No connection is made here:
-    Redis may still be down.
+    ``pool_timeout``, ``password``, ``max_subscribers``, ``pipelining`` for
+    Redis. No connection is made here: Redis may still be down.
     """
     if url is None:
         url = os.environ.get("STORE_URL") or "memory://"
@@ -37,6 +37,7 @@ def open_store(url: str | None = None, **settings: Any) -> GameStore:
             "retries",
             "max_connections",
             "pool_timeout",
+            "password",
             "max_subscribers",
             "pipelining",
         }

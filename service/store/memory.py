@@ -10,6 +10,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,13 +36,14 @@ from service.store.base import (
 from service.store.codec import (
     decode_cursor,
     decode_event,
-    encode_cursor,
     event_tail,
+    lobby_page,
     new_game_id,
     now_ms,
     stamp_event,
 )
 from service.store.errors import GameNotFound
+from service.store.watch import Hub, Watch
 
 __all__ = ["MemoryStore"]
 
@@ -95,6 +97,7 @@ class MemoryStore:
         self._games: dict[str, _Game] = {}
         self._lobby: dict[str, _Listing] = {}
         self._next_sweep = clock() + _SWEEP_INTERVAL
+        self._hub = Hub()
 
     def __repr__(self) -> str:
         return f"MemoryStore(games={len(self._games)})"
@@ -152,8 +155,13 @@ class MemoryStore:
         if lobby is None:
             self._lobby.pop(game_id, None)
         elif lobby is not KEEP:
-            self._lobby[game_id] = _Listing(int(time.time() * 1000), orjson.dumps(dict(lobby)))
+            # Listed at its first listing's time: the lobby shows the newest first.
+            listed = self._lobby.get(game_id)
+            score = int(time.time() * 1000) if listed is None else listed.score
+            self._lobby[game_id] = _Listing(score, orjson.dumps(dict(lobby)))
         self._changed.notify_all()
+        if tails:
+            self._hub.notify(game_id)
 
     # -- GameStore -----------------------------------------------------------
 
@@ -222,6 +230,19 @@ class MemoryStore:
             self._write(game_id, game, bytes(state), tails, idempotency, lobby, events)
             return SaveResult("saved", game.version, game.last_event)
 
+    def delete(self, game_id: str, expected_version: int) -> SaveResult:
+        """Delete the game if it is at ``expected_version`` (see `GameStore.delete`)."""
+        with self._lock:
+            game = self._live(game_id)
+            if game is None:
+                return SaveResult("not_found", 0, 0)
+            if game.version != expected_version:
+                return SaveResult("stale", game.version, game.last_event)
+            self._drop(game_id)
+            self._changed.notify_all()
+        self._hub.notify(game_id)
+        return SaveResult("saved", game.version + 1, game.last_event)
+
     def events(
         self, game_id: str, after: int = 0, wait: float = 0.0, limit: int | None = None
     ) -> list[dict[str, Any]]:
@@ -243,6 +264,10 @@ class MemoryStore:
             stop = len(game.events) if limit is None else min(len(game.events), start + limit)
             return [decode_event(game.events[i]) for i in range(start, stop)]
 
+    def watch(self, game_id: str) -> AbstractContextManager[Watch]:
+        """Wake-ups of this game's writes that append events (see `GameStore.watch`)."""
+        return self._hub.watch(game_id)
+
     def get_idempotency(self, game_id: str, seat: int, key: str) -> IdempotencyRecord | None:
         """The record stored by `save` for this seat and key, or ``None``."""
         with self._lock:
@@ -258,27 +283,34 @@ class MemoryStore:
             return found[0]
 
     def lobby(
-        self, limit: int = DEFAULT_LOBBY_LIMIT, cursor: str | None = None
+        self,
+        limit: int = DEFAULT_LOBBY_LIMIT,
+        cursor: str | None = None,
+        where: Callable[[Mapping[str, Any]], bool] | None = None,
     ) -> tuple[list[dict[str, Any]], str | None]:
-        """One page of listed games, least recently listed first."""
+        """One page of listed games, newest first (see `GameStore.lobby`)."""
         after = decode_cursor(cursor)
         with self._lock:
             entries = sorted(
-                (listing.score, game_id, listing.summary)
-                for game_id, listing in list(self._lobby.items())
-                if self._live(game_id) is not None
+                (
+                    (listing.score, game_id, listing.summary)
+                    for game_id, listing in list(self._lobby.items())
+                    if self._live(game_id) is not None
+                ),
+                reverse=True,
             )
-        if after is not None:
-            entries = [e for e in entries if (e[0], e[1]) > after]
-        page = entries[: max(limit, 0)]
-        items = [{**orjson.loads(summary), "id": game_id} for _, game_id, summary in page]
-        more = len(entries) > len(page) and page
-        return items, encode_cursor(page[-1][0], page[-1][1]) if more else None
+        rows = (
+            (score, game_id, orjson.loads(summary))
+            for score, game_id, summary in entries
+            if after is None or (score, game_id) < after
+        )
+        return lobby_page(rows, max(limit, 0), where)
 
     def ping(self) -> None:
         """The memory store always answers."""
 
     def close(self) -> None:
-        """Nothing to release; wakes any waiting long-poll."""
+        """Nothing to release; wakes any waiting long-poll or stream."""
         with self._lock:
             self._changed.notify_all()
+        self._hub.close()

@@ -23,7 +23,7 @@ Counters may ride along a load (`ride_next_load`): the load is then one
 counting a request costs no round trip of its own.
 
 The lobby is one index for all games: ``P:{lobby}:idx`` (sorted set, game id
-scored by the wall-clock ms of its last listing), ``P:{lobby}:sum`` (hash, game
+scored by the wall-clock ms of its first listing, read newest first), ``P:{lobby}:sum`` (hash, game
 id -> ``<version>|<summary JSON>``) and ``P:{lobby}:gone`` (recent removals).
 In a cluster these live in another slot than the game, so a save that changes
 the listing (``lobby`` not `KEEP`: create, join, a waiting game starting or
@@ -40,17 +40,22 @@ A save that appends events publishes the last sequence number on the channel
 named like the list (``PUBLISH P:{id}:el <seq>``, broadcast to every node of a
 cluster). A long-poll subscribes to it on a second client whose socket timeout
 exceeds the longest wait, reads once more (nothing is lost between the read
-and the subscription), and waits for a message. Every Redis error becomes
+and the subscription), and waits for a message. Streams (`RedisStore.watch`)
+share one connection per process instead: a `service.store.watch.RedisHub`
+pattern-subscribed to every game's channel (``PSUBSCRIBE P:{*}:el``) wakes the
+streams of the game named in each message. Every Redis error becomes
 `StoreUnavailable`.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 import secrets
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias, cast
@@ -83,18 +88,21 @@ from service.store.base import (
     lifecycle,
 )
 from service.store.codec import (
+    LobbyRow,
     decode_cursor,
     decode_event,
-    encode_cursor,
     event_tail,
     is_game_id,
     key_digest,
+    lobby_page,
     new_game_id,
     now_ms,
 )
 from service.store.errors import GameNotFound, StoreUnavailable
+from service.store.watch import RedisHub, Watch
 
 __all__ = [
+    "DELETE_SCRIPT",
     "EVENTS_SCRIPT",
     "LOAD_COUNTING_SCRIPT",
     "LOBBY_READ_SCRIPT",
@@ -156,6 +164,19 @@ end
 return {1, version, seq}
 """
 
+DELETE_SCRIPT = """
+-- Delete one game if it is at the expected version.
+-- KEYS[1] game hash, KEYS[2] event list; ARGV[1] expected version
+-- Returns {code, version, last_event}: code 1 deleted, 0 stale, -1 not found.
+local cur = redis.call('HMGET', KEYS[1], 'version', 'last_event')
+if not cur[1] then return {-1, 0, 0} end
+local version, seq = tonumber(cur[1]), tonumber(cur[2])
+if version ~= tonumber(ARGV[1]) then return {0, version, seq} end
+redis.call('DEL', KEYS[1], KEYS[2])
+redis.call('PUBLISH', KEYS[2], seq)  -- its streams read again and find it gone
+return {1, version + 1, seq}
+"""
+
 LOAD_COUNTING_SCRIPT = """
 -- A load with counters riding along (the rate limiter's, on a single server).
 -- KEYS[1] game hash, KEYS[2..] counters; ARGV[i] expiry ms of KEYS[i + 1]
@@ -212,32 +233,33 @@ if ARGV[3] == '' then
   redis.call('ZREM', KEYS[1], ARGV[1])
   redis.call('ZADD', KEYS[3], now, ARGV[1])
 else
-  redis.call('ZADD', KEYS[1], now, ARGV[1])
+  -- scored by its first listing (its creation): the lobby shows the newest first
+  redis.call('ZADD', KEYS[1], 'NX', now, ARGV[1])
   redis.call('ZREM', KEYS[3], ARGV[1])
 end
 return 1
 """
 
 LOBBY_READ_SCRIPT = """
--- One lobby page: entries after (score, id) in (score, id) order, live ones only.
+-- One lobby page, newest first: entries before (score, id) in (score, id) order.
 -- KEYS[1] index (zset), KEYS[2] summaries (hash)
--- ARGV[1] limit, ARGV[2] cursor score ('' = from the top), ARGV[3] cursor id,
+-- ARGV[1] how many, ARGV[2] cursor score ('' = from the top), ARGV[3] cursor id,
 -- ARGV[4] oldest live score
--- Returns a flat list id, score, summary, ... with at most limit + 1 entries.
-local limit = tonumber(ARGV[1])
-local min = tonumber(ARGV[4])
+-- Returns a flat list id, score, summary, ... with at most ARGV[1] entries.
+local count = tonumber(ARGV[1])
 local cscore = tonumber(ARGV[2])
-if cscore and cscore > min then min = cscore end
+local max = '+inf'
+if cscore then max = cscore end
 local out, offset = {}, 0
-while #out < 3 * (limit + 1) do
-  local batch = redis.call('ZRANGEBYSCORE', KEYS[1], min, '+inf', 'WITHSCORES',
+while #out < 3 * count do
+  local batch = redis.call('ZREVRANGEBYSCORE', KEYS[1], max, ARGV[4], 'WITHSCORES',
                            'LIMIT', offset, 100)
   if #batch == 0 then break end
   for i = 1, #batch, 2 do
     local id, score = batch[i], tonumber(batch[i + 1])
-    if not cscore or score > cscore or id > ARGV[3] then
+    if not cscore or score < cscore or id < ARGV[3] then
       local summary = redis.call('HGET', KEYS[2], id)
-      if summary and #out < 3 * (limit + 1) then
+      if summary and #out < 3 * count then
         table.insert(out, id)
         table.insert(out, tostring(batch[i + 1]))
         table.insert(out, summary)
@@ -292,6 +314,11 @@ def ride_next_load(rider: LoadRider | None) -> None:
     _RIDER.set(rider)
 
 
+def _glob_escape(text: str) -> str:
+    """`text` matched literally in a Redis glob pattern."""
+    return re.sub(r"([*?\[\]\\])", r"\\\1", text)
+
+
 def _retry(retries: int) -> Retry:
     # Short, jittered backoff: a refused or dropped connection is retried and a
     # dead server reported within about a second. A timeout is not retried: it
@@ -323,6 +350,7 @@ class RedisStore:
         retries: int = 2,
         max_connections: int | None = None,
         pool_timeout: float = 0.5,
+        password: str | None = None,
         max_subscribers: int = DEFAULT_MAX_SUBSCRIBERS,
         pipelining: bool = True,
     ) -> None:
@@ -345,6 +373,8 @@ class RedisStore:
             "socket_connect_timeout": connect_timeout,
             "retry": _retry(retries),
         }
+        if password:
+            common["password"] = password  # a password in the URL wins
         #: Seconds a command waits for a free connection of a full pool
         #: (then `StoreUnavailable`: a 503, not an immediate failure).
         self.pool_timeout = pool_timeout
@@ -368,10 +398,15 @@ class RedisStore:
         self._lobby_read: Script
         self._read_events: Script
         self._load_counting: Script
+        self._delete: Script
         self._poll_client: Client | None = None
         #: The hot path's connections (not for a cluster client; see leancall).
         self._lean: leancall.LeanConnections | None = None
         self._lobby_keys = [f"{prefix}:{{lobby}}:{name}" for name in ("idx", "sum", "gone")]
+        # Every game's wake-up channel, for the streams' shared subscription.
+        self._wakeup_pattern = f"{_glob_escape(prefix)}:{{*}}:el"
+        self._wakeup_channel = re.compile(rb"^" + re.escape(prefix.encode()) + rb":\{(.+)\}:el$")
+        self._hub = RedisHub(self._subscribe_wakeups, self._game_of_channel, REDIS_ERRORS)
         self._probe_key = f"{prefix}:{{probe}}:ready"
 
     def __repr__(self) -> str:
@@ -403,6 +438,7 @@ class RedisStore:
                     self._lobby_read = client.register_script(LOBBY_READ_SCRIPT)
                     self._read_events = client.register_script(EVENTS_SCRIPT)
                     self._load_counting = client.register_script(LOAD_COUNTING_SCRIPT)
+                    self._delete = client.register_script(DELETE_SCRIPT)
                     if isinstance(client, redis.Redis):
                         self._lean = leancall.LeanConnections(client, pipelining=self.pipelining)
                     self._client = client
@@ -585,6 +621,23 @@ class RedisStore:
             self._set_listing(game_id, result.version, lobby)
         return result
 
+    def delete(self, game_id: str, expected_version: int) -> SaveResult:
+        """Delete the game if it is at ``expected_version`` (see `GameStore.delete`)."""
+        if not is_game_id(game_id):
+            return SaveResult("not_found", 0, 0)
+        keys = [self._game_key(game_id), self._events_key(game_id)]
+        try:
+            self.client  # noqa: B018 - builds the client and its scripts
+            code, version, last_event = self._delete(keys=keys, args=[expected_version])
+        except REDIS_ERRORS as exc:
+            raise StoreUnavailable(f"delete failed: {exc}") from exc
+        if code == -1:
+            return SaveResult("not_found", 0, 0)
+        if code == 0:
+            return SaveResult("stale", int(version), int(last_event))
+        self._set_listing(game_id, int(version), None)
+        return SaveResult("saved", int(version), int(last_event))
+
     def _stale(self, game_id: str) -> SaveResult:
         try:
             loaded = self.load(game_id)
@@ -700,6 +753,30 @@ class RedisStore:
         finally:
             pubsub.close()
 
+    def watch(self, game_id: str) -> AbstractContextManager[Watch]:
+        """Wake-ups of this game's saves that append events, from this process's
+        one shared subscription (see `GameStore.watch`)."""
+        return self._hub.watch(game_id)
+
+    def _subscribe_wakeups(self) -> Any:
+        """A Pub/Sub connection subscribed to every game's wake-up channel."""
+        pubsub = cast(Any, self.poll_client).pubsub()
+        try:
+            pubsub.psubscribe(self._wakeup_pattern)
+            if pubsub.get_message(timeout=self.READY_TIMEOUT) is None:
+                raise redis.exceptions.ConnectionError("no answer to PSUBSCRIBE")
+        except BaseException:
+            pubsub.close()
+            raise
+        return pubsub
+
+    #: Seconds to wait for Redis to confirm the streams' subscription.
+    READY_TIMEOUT = 1.0
+
+    def _game_of_channel(self, channel: bytes) -> str | None:
+        found = self._wakeup_channel.match(channel)
+        return found.group(1).decode() if found else None
+
     def get_idempotency(self, game_id: str, seat: int, key: str) -> IdempotencyRecord | None:
         """The record stored by `save` for this seat and key (one ``HGETALL``)."""
         if not is_game_id(game_id):
@@ -730,28 +807,35 @@ class RedisStore:
         )
 
     def lobby(
-        self, limit: int = DEFAULT_LOBBY_LIMIT, cursor: str | None = None
+        self,
+        limit: int = DEFAULT_LOBBY_LIMIT,
+        cursor: str | None = None,
+        where: Callable[[Mapping[str, Any]], bool] | None = None,
     ) -> tuple[list[dict[str, Any]], str | None]:
-        """One page of listed games, least recently listed first."""
+        """One page of listed games, newest first (see `GameStore.lobby`)."""
         limit = max(int(limit), 0)
-        after = decode_cursor(cursor)
+        # Without a filter one read answers the page (and says whether more follow).
+        batch = limit + 1 if where is None else max(limit + 1, 100)
+        return lobby_page(self._lobby_rows(decode_cursor(cursor), batch), limit, where)
+
+    def _lobby_rows(self, after: tuple[int, str] | None, batch: int) -> Iterator[LobbyRow]:
+        """Listed games after the cursor ``after``, newest first, read ``batch`` at a time."""
         oldest = int(time.time() * 1000) - self._listing_ttl_ms
-        args: list[EncodableT] = [limit, "", "", oldest]
-        if after is not None:
-            args[1:3] = after
-        try:
-            self.client  # noqa: B018 - builds the client and its scripts
-            flat = self._lobby_read(keys=self._lobby_keys[:2], args=args)
-        except REDIS_ERRORS as exc:
-            raise StoreUnavailable(f"lobby read failed: {exc}") from exc
-        rows = [(flat[i].decode(), int(flat[i + 1]), flat[i + 2]) for i in range(0, len(flat), 3)]
-        page = rows[:limit]
-        items = []
-        for game_id, _, stored in page:
-            summary = stored.partition(b"|")[2]
-            items.append({**orjson.loads(summary), "id": game_id})
-        more = len(rows) > len(page) and page
-        return items, encode_cursor(page[-1][1], page[-1][0]) if more else None
+        while True:
+            args: list[EncodableT] = [batch, "", "", oldest]
+            if after is not None:
+                args[1:3] = after
+            try:
+                self.client  # noqa: B018 - builds the client and its scripts
+                flat = self._lobby_read(keys=self._lobby_keys[:2], args=args)
+            except REDIS_ERRORS as exc:
+                raise StoreUnavailable(f"lobby read failed: {exc}") from exc
+            for i in range(0, len(flat), 3):
+                after = (int(flat[i + 1]), flat[i].decode())
+                summary = orjson.loads(flat[i + 2].partition(b"|")[2])
+                yield after[0], after[1], summary
+            if len(flat) < 3 * batch:
+                return
 
     # -- health ----------------------------------------------------------------
 
@@ -777,7 +861,8 @@ class RedisStore:
             raise StoreUnavailable(f"Redis is full: used_memory {used} of maxmemory {limit}")
 
     def close(self) -> None:
-        """Close both clients' connections."""
+        """Close both clients' connections (and stop the streams' subscription)."""
+        self._hub.close()
         with self._lock:
             for client in (self._client, self._poll_client):
                 if client is not None:

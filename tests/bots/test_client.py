@@ -86,6 +86,30 @@ def test_client_plays_a_full_game_against_a_server_bot(service_url: str) -> None
     assert len(final["rounds"]) == 2
     assert client.latencies  # it moved
     assert client.memory.round == final["rounds"][-1]["number"]  # it followed the events
+    client.close()
+
+
+def test_two_clients_wait_for_each_other_on_the_event_stream(service_url: str) -> None:
+    game = _create(
+        service_url,
+        {"preset": "express", "seats": [{"name": "Ann"}, {"name": "Bob"}], "seed": 9},
+    )
+    clients = [
+        BotClient(Api(service_url, seat["token"]), game["id"], "greedy", random.Random(i), wait=5)
+        for i, seat in enumerate(game["seats"])
+    ]
+    finals: list[dict[str, Any]] = []
+    threads = [threading.Thread(target=lambda c=c: finals.append(c.play())) for c in clients]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert len(finals) == 2 and all(f["status"] == "finished" for f in finals)
+    for client in clients:
+        # Each waited for the other's moves on the event stream, not on long-polls.
+        assert client.stream is not None and client.stream.failed is None
+        assert client.stream.connections >= 1 and client.stream.last_id > 0
+        client.close()
 
 
 def test_a_stale_version_answers_412_and_the_client_chooses_again(service_url: str) -> None:
@@ -121,6 +145,7 @@ class _Stub(BaseHTTPRequestHandler):
     """A service whose first two move answers are 503; records every move request."""
 
     moves: ClassVar[list[dict[str, str]]] = []
+    gets: ClassVar[list[str]] = []
     view: ClassVar[dict[str, Any]] = {
         "id": "g",
         "version": 3,
@@ -144,6 +169,7 @@ class _Stub(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def do_GET(self) -> None:
+        self.gets.append(self.path)
         if "/events" in self.path:
             self._send(200, {"events": [], "last": 0})
         elif self.path.endswith("/legal-moves"):
@@ -163,6 +189,7 @@ class _Stub(BaseHTTPRequestHandler):
 @pytest.fixture
 def stub_url() -> Iterator[str]:
     _Stub.moves = []
+    _Stub.gets = []
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Stub)
     server.daemon_threads = True
     server.block_on_close = False
@@ -193,3 +220,12 @@ def test_a_stopped_client_gives_up_without_a_request() -> None:
     with pytest.raises(ClientError, match="stopped"):
         client.play()
     assert api.retried == 0 and client.view == {}
+
+
+def test_without_a_stream_the_client_long_polls(stub_url: str) -> None:
+    # The stub has no /stream: it answers the game's JSON view there.
+    client = BotClient(Api(stub_url, "secret"), "g", "random")
+    assert client.catch_up(0.5) == []
+    assert client.stream is not None and client.stream.failed == "HTTP 200"
+    assert any("/events?after=0&wait=" in path for path in _Stub.gets)
+    client.close()

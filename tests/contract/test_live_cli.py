@@ -35,6 +35,7 @@ def live() -> Iterator[GunicornServer]:
             "STORE_URL": redis_server.url,
             # Generated long-polls stay short; the served document states this bound.
             "LONGPOLL_MAX": "0.5",
+            "STREAM_LIFETIME": "0.5",
             # The run sends thousands of requests from one address; rate limits
             # are tested on their own (tests/ops/test_ratelimit.py).
             "RATELIMIT_ENABLED": "0",

@@ -32,16 +32,17 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 #: Long-polls of generated requests are kept short; the served document says so.
 LONGPOLL_MAX = 0.2
+#: Event streams of generated requests end soon (their answer is read whole).
+STREAM_LIFETIME = 0.2
 
 CONFIG = SchemathesisConfig.from_path(str(ROOT / "schemathesis.toml"))
-APP: Flask = create_app(replace(TestConfig(), LONGPOLL_MAX=LONGPOLL_MAX))
+SETTINGS_OF_APP = replace(TestConfig(), LONGPOLL_MAX=LONGPOLL_MAX, STREAM_LIFETIME=STREAM_LIFETIME)
+APP: Flask = create_app(SETTINGS_OF_APP)
 SCHEMA = from_wsgi("/openapi.json", APP, config=CONFIG)
 #: The stateful test starts from an app of its own: which links it may follow
 #: depends on what the app answers (the lobby above all), and Hypothesis needs the
 #: same answers each time it replays a sequence of steps.
-STATEFUL_SCHEMA = from_wsgi(
-    "/openapi.json", create_app(replace(TestConfig(), LONGPOLL_MAX=LONGPOLL_MAX)), config=CONFIG
-)
+STATEFUL_SCHEMA = from_wsgi("/openapi.json", create_app(SETTINGS_OF_APP), config=CONFIG)
 
 #: Examples per operation (the live CLI run goes further: see test_live_cli.py).
 EXAMPLES = 60

@@ -111,3 +111,36 @@ def test_configmap_sets_only_known_settings() -> None:
     settings = resources()["ConfigMap/rummy-web"]["data"]
     assert settings.keys() <= known_settings()
     assert settings["STORE_URL"] == Config.from_env(settings).STORE_URL
+
+
+def test_redis_requires_the_secret_password_and_only_the_service_reaches_it() -> None:
+    res = resources()
+    conf = (DEPLOY / "redis.conf").read_text().splitlines()
+    assert "protected-mode yes" in conf
+    assert not any(line.startswith(("requirepass", "masterauth")) for line in conf)
+    (redis,) = res["StatefulSet/rummy-redis"]["spec"]["template"]["spec"]["containers"]
+    args = redis["args"]
+    password = args[args.index("--requirepass") + 1]
+    assert password == "$(REDIS_PASSWORD)"
+    secret = {"name": "rummy-redis", "key": "password"}
+    redis_env = {item["name"]: item["valueFrom"]["secretKeyRef"] for item in redis["env"]}
+    assert redis_env["REDIS_PASSWORD"] == secret == redis_env["REDISCLI_AUTH"]
+    (web,) = res["Deployment/rummy-web"]["spec"]["template"]["spec"]["containers"]
+    web_env = {item["name"]: item["valueFrom"]["secretKeyRef"] for item in web["env"]}
+    assert web_env["STORE_PASSWORD"] == secret
+    # Only pods of the web and worker components may open a connection to Redis.
+    policy = res["NetworkPolicy/rummy-redis"]["spec"]
+    redis_labels = res["StatefulSet/rummy-redis"]["spec"]["template"]["metadata"]["labels"]
+    assert policy["podSelector"]["matchLabels"].items() <= redis_labels.items()
+    assert policy["policyTypes"] == ["Ingress"]
+    (rule,) = policy["ingress"]
+    assert rule["ports"] == [{"protocol": "TCP", "port": 6379}]
+    (source,) = rule["from"]
+    assert set(source) == {"podSelector"}
+    expressions = {e["key"]: set(e["values"]) for e in source["podSelector"]["matchExpressions"]}
+    assert expressions == {
+        "app.kubernetes.io/name": {"rummy"},
+        "app.kubernetes.io/component": {"web", "worker"},
+    }
+    web_labels = res["Deployment/rummy-web"]["spec"]["template"]["metadata"]["labels"]
+    assert web_labels["app.kubernetes.io/component"] in expressions["app.kubernetes.io/component"]

@@ -49,3 +49,7 @@ def test_the_walkthrough_plays_a_game_to_its_end() -> None:
         )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "finished, Ann won" in done.stdout
+    # Step 9's stream resumed after event 10 and pushed the rest, to the end.
+    streamed = re.findall(r"^id: (\d+)$", done.stdout, re.M)
+    assert streamed and streamed[0] == "11"
+    assert '"type":"game_ended"' in done.stdout.rsplit("id: 11", 1)[1]

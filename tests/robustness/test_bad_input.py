@@ -105,7 +105,9 @@ CASES = [
     Bad("token of another game, view", "GET", "/games/{game}", None, 401, "invalid_token", {}, "other"),
     Bad("not your turn", "POST", MOVES, _j(DRAW), 409, "not_your_turn", token="bob"),
     # Methods.
-    Bad("delete a game", "DELETE", "/games/{game}", None, 405, "method_not_allowed", {}),
+    Bad("delete a game without a token", "DELETE", "/games/{game}", None, 401, "missing_token", {}),
+    Bad("delete a game being played", "DELETE", "/games/{game}", None, 409, "game_not_waiting", token="ann"),
+    Bad("put a game", "PUT", "/games/{game}", None, 405, "method_not_allowed", {}),
     Bad("put presets", "PUT", "/presets", _j({}), 405, "method_not_allowed"),
     Bad("patch moves", "PATCH", MOVES, _j(DRAW), 405, "method_not_allowed", token="ann"),
     Bad("get moves", "GET", MOVES, None, 405, "method_not_allowed", {}),

