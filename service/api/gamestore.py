@@ -14,12 +14,17 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+import orjson
 from flask import Flask, current_app
 
 from service.api.problems import Problem
+from service.bots import play as bots
+from service.bots.play import Budget
+from service.config import store_settings
 from service.rules import engine, views
 from service.rules.state import GameState, decode_state, encode_state
-from service.store import GameStore, open_store
+from service.runner import next_due
+from service.store import Due, GameStore, open_store
 
 STORE_EXTENSION = "rummy.store"
 
@@ -27,18 +32,7 @@ STORE_EXTENSION = "rummy.store"
 def init_store(app: Flask) -> None:
     """Open the store named by `STORE_URL` and attach it to the app."""
     app.extensions[STORE_EXTENSION] = open_store(
-        app.config["STORE_URL"],
-        prefix=app.config["STORE_PREFIX"],
-        idle_ttl=app.config["IDLE_TTL"],
-        waiting_ttl=max(app.config["WAITING_TTL"], 1),
-        finished_ttl=max(app.config["FINISHED_TTL"], 1),
-        max_wait=app.config["LONGPOLL_MAX"],
-        max_events=app.config["MAX_EVENTS"],
-        max_subscribers=app.config["LONGPOLL_SUBSCRIBERS"],
-        pipelining=app.config["STORE_PIPELINING"],
-        max_connections=app.config["STORE_MAX_CONNECTIONS"],
-        pool_timeout=app.config["STORE_POOL_TIMEOUT"],
-        password=app.config["STORE_PASSWORD"] or None,
+        app.config["STORE_URL"], **store_settings(app.config)
     )
 
 
@@ -104,6 +98,43 @@ class DecodedStates:
 STATES = DecodedStates(1024)
 
 
+class LegalMovesCache:
+    """Answers of `GET /games/{id}/legal-moves` by (game, version, seat) (LRU).
+
+    A game's version names one state, so a listing made once serves every
+    request for that version and seat (clients and bots poll it), and its
+    work — bounded, but the largest of any read — is not done again.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._answers: OrderedDict[tuple[str, int, int | None], bytes] = OrderedDict()
+        self._lock = threading.Lock()
+        #: Listings made (cache misses), for tests and benchmarks.
+        self.computed = 0
+
+    def answer(self, game: LoadedGame, seat: int | None) -> bytes:
+        """The JSON answer (``{"version", "moves"}``) for ``seat`` (``None``: no seat)."""
+        key = (game.game_id, game.version, seat)
+        with self._lock:
+            found = self._answers.get(key)
+            if found is not None:
+                self._answers.move_to_end(key)
+                return found
+        moves = [] if seat is None else engine.legal_moves(game.state, seat)
+        body = orjson.dumps({"version": game.version, "moves": [m.to_json() for m in moves]})
+        with self._lock:
+            self.computed += 1
+            self._answers[key] = body
+            while len(self._answers) > self.size:
+                self._answers.popitem(last=False)
+        return body
+
+
+#: Per process: the listings of about the last 1,000 (game, version, seat).
+LEGAL_MOVES = LegalMovesCache(1024)
+
+
 def load_game(game_id: str) -> LoadedGame:
     """Load and decode a game (`GameNotFound` → 404 by the error mapping)."""
     try:
@@ -132,11 +163,17 @@ def busy() -> Problem:
     )
 
 
-def play_bots(state: GameState) -> tuple[GameState, list[dict[str, Any]]]:
-    """Let the server play bot seats until a human is to move or the game ends."""
-    if state.status != "active":
-        return state, []
-    return engine.play_bots(state)
+def play_bots(state: GameState) -> tuple[GameState, list[dict[str, Any]], Due | None]:
+    """Play bot seats within the request's budget (`BOT_MOVES_PER_REQUEST`,
+    `BOT_SECONDS_PER_REQUEST`): the state, its events, and the game's entry in
+    the runner's queue (for the save) — due at once when bots are still to move."""
+    config = current_app.config
+    budget = Budget(
+        moves=int(config["BOT_MOVES_PER_REQUEST"]),
+        seconds=float(config["BOT_SECONDS_PER_REQUEST"]),
+    )
+    played = bots.play_bots(state, budget)
+    return played.state, played.events, next_due(played.state)
 
 
 def game_view(

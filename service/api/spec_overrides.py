@@ -7,8 +7,9 @@
   the items of `LegalMoves.moves` are `Move`s.
 - The `wait` bound of the events long-poll is this deployment's
   `LONGPOLL_MAX`, not the schema's static 30 s.
-- The names `options` of a new game may hold, and that a seat has a `name`
-  or a `bot`, not both.
+- `options`, typed option by option from the options table of
+  `service.rules.options` (the table that validates them), and that a seat
+  has a `name` or a `bot`, not both.
 - Examples that work as sent (a game against a bot, one per move shape) and
   example answers; the headers every answer carries (`Retry-After` on 429 and
   503, `WWW-Authenticate` on 401, `ETag` on 304 and 412, `Idempotency-Replayed`).
@@ -21,7 +22,7 @@ from typing import Any
 from apispec import APISpec
 
 from service.rules.moves import MAX_ACTIONS, MOVE_CLASSES, Move, move_schema
-from service.rules.options import OPTION_NAMES
+from service.rules.options import PRESETS, options_json_schema
 
 #: The component name of each kind of move: `DrawMove`, `LayoffMove`, `SwapJokerMove`...
 MOVE_COMPONENTS: dict[str, type[Move]] = {
@@ -93,9 +94,25 @@ def apply(spec: APISpec, longpoll_max: float) -> None:
     schemas = spec.components.schemas
     schemas.update(move_components())
     schemas["LegalMoves"]["properties"]["moves"]["items"] = _ref("Move")
-    options = schemas["CreateGame"]["properties"]["options"]
-    options["propertyNames"] = {"enum": sorted(OPTION_NAMES)}
-    options["description"] = "overrides of the preset's options (`GET /presets`)"
+    # Every option typed, bounded and described from the options table.
+    overrides = options_json_schema()
+    schemas["OptionOverrides"] = {
+        **overrides,
+        # An override has no default of its own: what is not given is the preset's.
+        "properties": {
+            name: {key: value for key, value in schema.items() if key != "default"}
+            for name, schema in overrides["properties"].items()
+        },
+        "description": "overrides of the preset's options (`GET /presets`); any subset",
+    }
+    schemas["Options"] = {
+        **overrides,
+        "required": list(overrides["properties"]),
+        "description": "the value of every option of a game or preset",
+    }
+    schemas["CreateGame"]["properties"]["options"] = _ref("OptionOverrides")
+    for name in ("GameView", "Preset"):
+        schemas[name]["properties"]["options"] = _ref("Options")
     schemas["SeatSpec"]["not"] = {
         "required": ["name", "bot"],
         "properties": {"name": {"type": "string"}},
@@ -137,7 +154,7 @@ SEAT_VIEW_EXAMPLE: dict[str, Any] = {
     "version": 1,
     "status": "active",
     "preset": "express",
-    "options": {"ace_points": 15, "scoring": "penalty", "end": "express", "no_winner": "count"},
+    "options": PRESETS["express"].options.to_json(),
     "you": 0,
     "hand": ["CJ", "DA", "D2", "D7", "D10", "H6", "HK", "S2", "S6", "SJ"],
     "deal": "random",

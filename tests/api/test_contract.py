@@ -319,3 +319,28 @@ def test_every_problem_code_the_code_answers_is_in_the_catalogue() -> None:
             used |= set(pattern.findall(text))
     assert len(used) > 15
     assert used - set(PROBLEM_CODES) == set(), "add these codes to API_PROBLEM_CODES"
+
+
+def test_options_are_typed_from_the_options_table(app: Flask) -> None:
+    from service.rules.options import OPTION_NAMES, options_json_schema
+
+    spec = _spec(app)
+    schemas = spec["components"]["schemas"]
+    table = options_json_schema()["properties"]
+    assert schemas["CreateGame"]["properties"]["options"] == {
+        "$ref": "#/components/schemas/OptionOverrides"
+    }
+    for name in ("GameView", "Preset"):
+        assert schemas[name]["properties"]["options"] == {"$ref": "#/components/schemas/Options"}
+    assert list(schemas["Options"]["properties"]) == list(OPTION_NAMES)
+    assert schemas["Options"]["required"] == list(OPTION_NAMES)
+    for name, documented in schemas["OptionOverrides"]["properties"].items():
+        assert documented["description"] == table[name]["description"], name
+        assert documented == {k: v for k, v in table[name].items() if k != "default"}, name
+    assert schemas["OptionOverrides"]["additionalProperties"] is False
+    # Every preset the service lists is valid under the documented schema.
+    presets = app.test_client().get("/presets").json
+    for preset in presets["presets"]:  # type: ignore[index]
+        jsonschema.validate(
+            preset["options"], _resolve(spec, {"$ref": "#/components/schemas/Options"})
+        )
