@@ -9,6 +9,7 @@ in which case the answer is 412 and nothing changes.
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -16,6 +17,7 @@ from typing import Any
 
 from flask import Flask, current_app
 
+from service import clock
 from service.api.problems import Problem
 from service.rules import engine, views
 from service.rules.state import GameState, decode_state, encode_state
@@ -132,11 +134,45 @@ def busy() -> Problem:
     )
 
 
-def play_bots(state: GameState) -> tuple[GameState, list[dict[str, Any]]]:
-    """Let the server play bot seats until a human is to move or the game ends."""
-    if state.status != "active":
-        return state, []
-    return engine.play_bots(state)
+def play_bots(
+    state: GameState, before: GameState | None = None
+) -> tuple[GameState, list[dict[str, Any]]]:
+    """Let the server play bot seats (and away ones) until a human is to move or
+    the game ends; then stamp the turn clock of the state to save (`before`: the
+    state as loaded, whose deadline goes on while the same turn does)."""
+    if state.status == "active":
+        state, events = engine.play_bots(state)
+    else:
+        events = []
+    return clock.stamp(before, state, time.time_ns() // 1_000_000), events
+
+
+def seated(game: LoadedGame, token: str) -> tuple[LoadedGame, int]:
+    """The caller's seat by its token (401 if none), and the game after the caller
+    came back if the seat was away (`back_if_away`)."""
+    from service.api import auth  # auth imports nothing of this module's
+
+    seat = auth.seat_of(game.state.seats, token)
+    if game.state.seats[seat].away:
+        game = back_if_away(game, seat)
+    return game, seat
+
+
+def back_if_away(game: LoadedGame, seat: int) -> LoadedGame:
+    """The game after its away `seat`'s player came back (any authenticated request
+    does: event ``seat_back``, saved with a compare-and-set); `game` if not away."""
+    store = get_store()
+    for _attempt in range(int(current_app.config["SAVE_RETRIES"])):
+        back = clock.come_back(game.state, seat)
+        if back is None:
+            return game
+        state, events = back
+        state, bot_events = play_bots(state, game.state)
+        result = store.save(game.game_id, game.version, encode(state), events + bot_events)
+        if result.saved:
+            return LoadedGame(game.game_id, state, result.version, result.last_event)
+        game = load_game(game.game_id)
+    raise busy()
 
 
 def game_view(
@@ -152,6 +188,7 @@ def game_view(
     view: dict[str, Any] = {"id": game_id, "version": version}
     view.update(body)
     view["last_event"] = last_event
+    view["now"] = views.rfc3339(time.time_ns() // 1_000_000)
     return view
 
 

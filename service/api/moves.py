@@ -15,9 +15,18 @@ import orjson
 from flask import Response, current_app
 from flask.views import MethodView
 
+from service import clock
 from service.api import auth
 from service.api.fastpath import MoveHeadersSchema, MoveRequestSchema
-from service.api.gamestore import busy, encode, game_view, get_store, load_game, play_bots
+from service.api.gamestore import (
+    busy,
+    encode,
+    game_view,
+    get_store,
+    load_game,
+    play_bots,
+    seated,
+)
 from service.api.idempotency import fingerprint, idempotency_key, key_reused
 from service.api.jsonio import json_response, raw_json_response, request_body
 from service.api.paths import (
@@ -103,7 +112,8 @@ class LegalMoves(MethodView):
         if token is None:
             moves: list[dict[str, Any]] = []
         else:
-            seat = auth.seat_of(game.state.seats, token)
+            game, seat = seated(game, token)
+            headers["ETag"] = etag(game.version)
             moves = [move.to_json() for move in engine.legal_moves(game.state, seat)]
         if not_modified(game.version):
             response = Response(status=304)
@@ -150,8 +160,7 @@ class Moves(MethodView):
         fp = fingerprint(request_body()) if key is not None else ""
         store = get_store()
         for _attempt in range(int(current_app.config["SAVE_RETRIES"])):
-            game = load_game(game_id)
-            seat = auth.seat_of(game.state.seats, token)
+            game, seat = seated(load_game(game_id), token)
             # For the request log line and the moves metric (one dict update).
             request_log.annotate(seat=seat, move_type=body.get("type", "actions"))
             if key is not None:
@@ -169,7 +178,7 @@ class Moves(MethodView):
                 state, events = engine.apply(game.state, seat, moves[0])
             else:
                 state, events = engine.apply_all(game.state, seat, moves)
-            state, bot_events = play_bots(state)
+            state, bot_events = play_bots(clock.moved(state, seat), game.state)
             events = events + bot_events
             # The compare-and-set makes the next version and event numbers certain.
             version = game.version + 1

@@ -1335,11 +1335,13 @@ def play_bots(
             return state, events
         seat = state.round.turn
         s = state.seats[seat]
-        if s.kind != "bot":
+        if s.kind != "bot" and not s.away:
             return state, events
         moves = legal_moves(state, seat)
         chooser = rng if rng is not None else _rng(state, f"bot/{state.steps}")
-        move = choose_move(s.bot or "random", seat_view(state, seat), moves, chooser, memory)
+        # An away seat is played like a leaver's, until its player is back.
+        strategy = s.bot or "random" if s.kind == "bot" else LEAVER_BOT
+        move = choose_move(strategy, seat_view(state, seat), moves, chooser, memory)
         state, more = apply(state, seat, move)
         memory.observe_all(redact_event(e, None) for e in more)
         events.extend(more)

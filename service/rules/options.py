@@ -84,6 +84,8 @@ class Options:
     concealed_rounds: tuple[int, ...] = ()
     first_turn_no_draw: bool = False
     spectator_delay: int = 0
+    turn_seconds: int | None = None
+    timeouts_to_away: int = 2
 
     def to_json(self) -> dict[str, Any]:
         """Every option with its JSON value (lists for tuples, string keys for maps)."""
@@ -357,6 +359,10 @@ def _convert(name: str, value: object, errors: dict[str, list[str]]) -> object:
         return integer(0, 500)
     if name == "spectator_delay":
         return integer(0, MAX_SPECTATOR_DELAY)
+    if name == "turn_seconds":
+        return integer(5, 3600, nullable=True)
+    if name == "timeouts_to_away":
+        return integer(1, 10)
     if name == "concealed_rounds":
         if not isinstance(value, list | tuple) or not all(_is_int(v) and v >= 1 for v in value):
             bad(f"must be a list of round numbers (positive integers), not {value!r}")

@@ -19,7 +19,7 @@ from service.rules.options import MAX_SPECTATOR_DELAY
 from tests.e2e.http import choose
 
 #: Fields of a view that are about the request, not the game as it was.
-_ANSWER_FIELDS = ("id", "version", "last_event", "you", "hand")
+_ANSWER_FIELDS = ("id", "version", "last_event", "you", "hand", "now")
 
 
 @pytest.fixture
