@@ -6,7 +6,7 @@
 ``--rows`` alone (no row) only times greedy's choices (``--timing`` games).
 
 Each game is created with ``seed = i`` (i = 0 … games-1) and played to its end
-by ``engine.play_bots`` (the path the service uses for bot seats, memory of
+by ``service.bots.play.play_bots`` (the path the service uses for bot seats, memory of
 public events included). In two-player rows the strategies swap seats every
 other game, so neither gets the first seat more often. Figures are win rates
 with a 95 % interval (normal approximation); a shared win counts as a fraction.
@@ -28,7 +28,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from service.rules.engine import SeatSpec, new_game, play_bots
+from service.bots.play import UNBOUNDED, play_bots
+from service.rules.engine import SeatSpec, new_game
 from service.rules.options import resolve_options
 
 
@@ -77,7 +78,7 @@ def play(row_key: str, seed: int) -> Game:
     started = time.perf_counter()
     state, events = new_game(opts, row.preset, specs, seed=seed)
     first = next(e["first"] for e in events if e["type"] == "round_started")
-    state, _ = play_bots(state)
+    state = play_bots(state, UNBOUNDED).state
     assert state.status == "finished" and state.winners is not None
     return Game(
         seats, state.winners, first, len(state.rounds), state.steps, time.perf_counter() - started
@@ -148,7 +149,7 @@ def time_choices(games: int, preset: str = "standard", players: int = 4) -> str:
             opts = resolve_options(preset, {}, players)
             specs = [SeatSpec(kind="bot", bot="greedy")] * players
             state, _ = new_game(opts, preset, specs, seed=seed)
-            play_bots(state)
+            play_bots(state, UNBOUNDED)
     finally:
         strategies.choose_move = chosen
     took.sort()

@@ -4,7 +4,7 @@
         --out /tmp/strength.jsonl > /tmp/strength.md
 
 Every pairing of ``random``, ``greedy`` and ``expert`` plays ``--games`` seeded
-engine-level games (``engine.play_bots``, the path the service uses for bot
+engine-level games (``service.bots.play.play_bots``, the path the service uses for bot
 seats) in each setting: two-player ``standard``, four-player ``standard`` (the
 two strategies alternate around the table) and two-player ``romme``. Seats
 rotate from one game to the next, so neither strategy sits first more often.
@@ -36,7 +36,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import service.bots.expert as expert
 import service.bots.strategies as strategies
-from service.rules.engine import SeatSpec, new_game, play_bots
+from service.bots.play import Budget, play_bots
+from service.rules.engine import SeatSpec, new_game
 from service.rules.options import resolve_options
 
 #: (name, preset, players)
@@ -98,12 +99,13 @@ def play(setting: str, a: str, b: str, seed: int, nodes: int, timed: bool) -> Re
     started = time.perf_counter()
     try:
         state, _ = new_game(opts, preset, [SeatSpec(kind="bot", bot=s) for s in seats], seed=seed)
-        try:
-            state, _ = play_bots(state, max_moves=MAX_MOVES)
+        played = play_bots(state, Budget(moves=MAX_MOVES, seconds=math.inf))
+        if played.pending:  # a table that cannot end its round (reported, not scored)
+            share = -1.0
+        else:
+            state = played.state
             winners = state.winners or ()
             share = sum(1 for w in winners if seats[w] == a) / len(winners)
-        except RuntimeError:  # a table that cannot end its round (reported, not scored)
-            share = -1.0
     finally:
         strategies.choose_move = chosen
     return Result(

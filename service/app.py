@@ -28,6 +28,8 @@ from service.config import Config
 from service.flaskapp import ServiceFlask
 from service.observability import init_app as init_observability
 from service.observability.store_metrics import instrument
+from service.runner import InProcessRunner, Runner, settings_from
+from service.store import MemoryStore
 
 API_SETTINGS: dict[str, Any] = {
     "API_TITLE": "Rummy service",
@@ -90,3 +92,19 @@ def init_extensions(app: Flask) -> None:
     init_observability(app)
     app.extensions[STORE_EXTENSION] = instrument(app.extensions[STORE_EXTENSION])
     ratelimit.init_app(app)
+    init_runner(app)
+
+
+#: The in-process runner of an app on the memory store (`InProcessRunner`).
+RUNNER_EXTENSION = "rummy.runner"
+
+
+def init_runner(app: Flask) -> None:
+    """With the memory store, run the runner as a thread of this process
+    (started by the first save that queues a game); with Redis it is the
+    `worker` process (service/runner.py)."""
+    store = app.extensions[STORE_EXTENSION]
+    memory = getattr(store, "inner", store)
+    if isinstance(memory, MemoryStore) and app.config["RUNNER_IN_PROCESS"]:
+        runner = Runner(store, settings_from(app.config))
+        app.extensions[RUNNER_EXTENSION] = InProcessRunner(memory, runner)

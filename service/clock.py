@@ -29,8 +29,8 @@ from service.rules.views import seat_view
 
 #: The strategy that picks a timed-out turn's discard.
 TIMEOUT_BOT = "basic"
-#: The strategy that plays an away seat's turns.
-AWAY_BOT = "greedy"
+#: The strategy that plays an away seat's turns (as it plays a leaver's).
+AWAY_BOT = engine.LEAVER_BOT
 
 Event = dict[str, Any]
 

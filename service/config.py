@@ -85,6 +85,21 @@ class Config:
     SAVE_RETRIES: int = 8
     #: Largest page of the lobby listing.
     LOBBY_MAX_LIMIT: int = 100
+    #: Bot moves one request may play; the rest are left to the runner.
+    BOT_MOVES_PER_REQUEST: int = 500
+    #: Seconds of bot play one request may spend (checked between moves).
+    BOT_SECONDS_PER_REQUEST: float = 0.25
+    #: Games the runner claims at once (service/runner.py).
+    RUNNER_BATCH: int = 16
+    #: Seconds a runner's claim on a game lasts (then another runner may take it).
+    RUNNER_LEASE: float = 30.0
+    #: Seconds a runner process waits before looking at an empty queue again.
+    RUNNER_IDLE: float = 0.5
+    #: Bot moves and seconds of one advance by the runner (then the game is queued again).
+    RUNNER_BOT_MOVES: int = 2000
+    RUNNER_BOT_SECONDS: float = 1.0
+    #: With the memory store, whether the web process runs the runner as a thread.
+    RUNNER_IN_PROCESS: bool = True
     #: Whether an unexpected exception is raised to the caller (tests) instead
     #: of being answered with a logged 500 problem.
     RAISE_UNEXPECTED: bool = False
@@ -158,7 +173,14 @@ class Config:
             changes["STORE_POOL_TIMEOUT"] = max(0.0, float(env["STORE_POOL_TIMEOUT"]))
         if "SAVE_RETRIES" in env:
             changes["SAVE_RETRIES"] = max(1, int(env["SAVE_RETRIES"]))
-        for name in ("RATELIMIT_ENABLED", "ACCESS_LOG", "STORE_PIPELINING"):
+        for name in ("BOT_MOVES_PER_REQUEST", "RUNNER_BATCH", "RUNNER_BOT_MOVES"):
+            if name in env:
+                changes[name] = max(0 if name == "BOT_MOVES_PER_REQUEST" else 1, int(env[name]))
+        seconds = ("BOT_SECONDS_PER_REQUEST", "RUNNER_LEASE", "RUNNER_IDLE", "RUNNER_BOT_SECONDS")
+        for name in seconds:
+            if name in env:
+                changes[name] = max(0.0, float(env[name]))
+        for name in ("RATELIMIT_ENABLED", "ACCESS_LOG", "STORE_PIPELINING", "RUNNER_IN_PROCESS"):
             if name in env:
                 changes[name] = _flag(env[name])
         for name in (
@@ -186,12 +208,34 @@ class Config:
         return settings
 
 
+def store_settings(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The store's settings (``open_store`` keywords besides the URL) from a config
+    mapping (`Config.flask_settings` or a Flask app's config): the web process and
+    the runner process open the same store alike."""
+    return {
+        "prefix": values["STORE_PREFIX"],
+        "idle_ttl": values["IDLE_TTL"],
+        "waiting_ttl": max(values["WAITING_TTL"], 1),
+        "finished_ttl": max(values["FINISHED_TTL"], 1),
+        "max_wait": values["LONGPOLL_MAX"],
+        "max_events": values["MAX_EVENTS"],
+        "max_subscribers": values["LONGPOLL_SUBSCRIBERS"],
+        "pipelining": values["STORE_PIPELINING"],
+        "max_connections": values["STORE_MAX_CONNECTIONS"],
+        "pool_timeout": values["STORE_POOL_TIMEOUT"],
+        "password": values["STORE_PASSWORD"] or None,
+    }
+
+
 @dataclass(frozen=True)
 class TestConfig(Config):
     """Settings for the test suite: memory store, unexpected errors raised."""
 
     __test__ = False  # not a pytest test class
 
+    #: Bot turns bounded by moves only: what a test sees must not depend on the
+    #: machine's speed.
+    BOT_SECONDS_PER_REQUEST: float = 3600.0
     RAISE_UNEXPECTED: bool = True
     #: Tests send bursts from one address; the rate-limit tests turn it on.
     RATELIMIT_ENABLED: bool = False

@@ -7,6 +7,7 @@ import dataclasses
 import pytest
 
 from service import clock
+from service.bots.play import UNBOUNDED, play_bots
 from service.rules import engine
 from service.rules.moves import Discard, Draw
 from service.rules.options import OptionsError, resolve_options
@@ -27,7 +28,8 @@ def _expire(state: GameState) -> tuple[GameState, list[dict[str, object]]]:
     played = clock.time_out(state, state.turn_deadline)
     assert played is not None
     after, events = played
-    after, bot_events = engine.play_bots(after)
+    played = play_bots(after, UNBOUNDED)
+    after, bot_events = played.state, played.events
     return clock.stamp(state, after, state.turn_deadline), events + bot_events
 
 
@@ -71,7 +73,7 @@ def _play_turn(state: GameState, now_ms: int) -> GameState:
     state, _ = engine.apply(state, seat, Draw("stock"))
     discard = next(m for m in engine.legal_moves(state, seat) if isinstance(m, Discard))
     state, _ = engine.apply(state, seat, discard)
-    state, _ = engine.play_bots(clock.moved(state, seat))
+    state = play_bots(clock.moved(state, seat), UNBOUNDED).state
     return clock.stamp(before, state, now_ms)
 
 

@@ -40,9 +40,10 @@ from service.api.schemas import (
     LobbyQuerySchema,
 )
 from service.api.smorest import Blueprint, common_errors
+from service.bots.strategies import STRATEGIES
 from service.ratelimit import client_address
 from service.rules import engine
-from service.rules.options import resolve_options
+from service.rules.options import OptionsError, resolve_options
 from service.store import KEEP, LobbyUpdate
 
 blp = Blueprint("games", __name__, url_prefix="/games", description="Games and seats")
@@ -114,6 +115,7 @@ class Games(MethodView):
         """
         seats = body["seats"]
         options = resolve_options(body["preset"], body.get("options") or {}, len(seats))
+        _check_bots(seats)
         specs: list[engine.SeatSpec] = []
         tokens: dict[int, str] = {}
         for index, seat in enumerate(seats):
@@ -137,14 +139,18 @@ class Games(MethodView):
             deck=body.get("deck"),
             first_dealer=body.get("first_dealer"),
         )
-        state, bot_events = play_bots(state, None)
+        state, bot_events, due = play_bots(state, None)
         created_at = now_iso()
         store = get_store()
         owner = quota_owner()
         if owner is not None:
             check_quotas(store.open_games(owner), state.status)
         created = store.create(
-            encode(state), events + bot_events, _lobby_for_create(state, created_at), owner
+            encode(state),
+            events + bot_events,
+            _lobby_for_create(state, created_at),
+            owner=owner,
+            due=due,
         )
         game_id = created.game_id
         answer_seats = []
@@ -181,6 +187,16 @@ class Games(MethodView):
             query["limit"], query.get("cursor"), _lobby_filter(query)
         )
         return json_response({"games": games, "next_cursor": next_cursor})
+
+
+def _check_bots(seats: list[dict[str, Any]]) -> None:
+    """Refuse a bot seat whose strategy the server does not have (422)."""
+    for index, seat in enumerate(seats):
+        if "bot" in seat and seat["bot"] not in STRATEGIES:
+            known = ", ".join(STRATEGIES)
+            raise OptionsError(
+                {"seats": [f"seat {index}: unknown bot {seat['bot']!r}; known: {known}"]}
+            )
 
 
 def _lobby_filter(query: dict[str, Any]) -> Callable[[Mapping[str, Any]], bool] | None:
@@ -331,12 +347,12 @@ class Join(MethodView):
                 game.state, body.get("seat"), body["name"], token_hash, body.get("client_seed")
             )
             seat = auth.seat_of(state.seats, token)
-            state, bot_events = play_bots(state, game.state)
+            state, bot_events, due = play_bots(state, game.state)
             events = events + bot_events
             lobby: LobbyUpdate = KEEP
             if game.state.status == "waiting":
                 lobby = lobby_summary(game_id, state, _created_of(game_id))
-            result = store.save(game_id, game.version, encode(state), events, lobby=lobby)
+            result = store.save(game_id, game.version, encode(state), events, lobby=lobby, due=due)
             if result.status == "not_found":
                 raise game_not_found(game_id)
             if result.status == "saved":
@@ -376,12 +392,12 @@ class Leave(MethodView):
             game = load_game(game_id)
             seat = auth.seat_of(game.state.seats, token)
             state, events = engine.leave_seat(game.state, seat)
-            state, bot_events = play_bots(state, game.state)
+            state, bot_events, due = play_bots(state, game.state)
             events = events + bot_events
             lobby: LobbyUpdate = KEEP
             if game.state.status == "waiting":
                 lobby = lobby_summary(game_id, state, _created_of(game_id))
-            result = store.save(game_id, game.version, encode(state), events, lobby=lobby)
+            result = store.save(game_id, game.version, encode(state), events, lobby=lobby, due=due)
             if result.status == "not_found":
                 raise game_not_found(game_id)
             if result.saved:

@@ -19,9 +19,13 @@ from flask import Flask, current_app
 
 from service import clock
 from service.api.problems import Problem
-from service.rules import engine, views
+from service.bots import play as bots
+from service.bots.play import Budget
+from service.config import store_settings
+from service.rules import views
 from service.rules.state import GameState, decode_state, encode_state
-from service.store import GameStore, open_store
+from service.runner import next_due
+from service.store import Due, GameStore, open_store
 
 STORE_EXTENSION = "rummy.store"
 
@@ -29,18 +33,7 @@ STORE_EXTENSION = "rummy.store"
 def init_store(app: Flask) -> None:
     """Open the store named by `STORE_URL` and attach it to the app."""
     app.extensions[STORE_EXTENSION] = open_store(
-        app.config["STORE_URL"],
-        prefix=app.config["STORE_PREFIX"],
-        idle_ttl=app.config["IDLE_TTL"],
-        waiting_ttl=max(app.config["WAITING_TTL"], 1),
-        finished_ttl=max(app.config["FINISHED_TTL"], 1),
-        max_wait=app.config["LONGPOLL_MAX"],
-        max_events=app.config["MAX_EVENTS"],
-        max_subscribers=app.config["LONGPOLL_SUBSCRIBERS"],
-        pipelining=app.config["STORE_PIPELINING"],
-        max_connections=app.config["STORE_MAX_CONNECTIONS"],
-        pool_timeout=app.config["STORE_POOL_TIMEOUT"],
-        password=app.config["STORE_PASSWORD"] or None,
+        app.config["STORE_URL"], **store_settings(app.config)
     )
 
 
@@ -136,15 +129,22 @@ def busy() -> Problem:
 
 def play_bots(
     state: GameState, before: GameState | None = None
-) -> tuple[GameState, list[dict[str, Any]]]:
-    """Let the server play bot seats (and away ones) until a human is to move or
-    the game ends; then stamp the turn clock of the state to save (`before`: the
-    state as loaded, whose deadline goes on while the same turn does)."""
-    if state.status == "active":
-        state, events = engine.play_bots(state)
-    else:
-        events = []
-    return clock.stamp(before, state, time.time_ns() // 1_000_000), events
+) -> tuple[GameState, list[dict[str, Any]], Due | None]:
+    """Play bot seats (and away ones) within the request's budget
+    (`BOT_MOVES_PER_REQUEST`, `BOT_SECONDS_PER_REQUEST`), then stamp the turn
+    clock (`before`: the state as loaded, whose deadline goes on while the same
+    turn does): the state, its events, and the game's entry in the runner's
+    queue (for the save): due at once when bots are still to move, at the turn's
+    deadline when a clock runs."""
+    config = current_app.config
+    budget = Budget(
+        moves=int(config["BOT_MOVES_PER_REQUEST"]),
+        seconds=float(config["BOT_SECONDS_PER_REQUEST"]),
+    )
+    played = bots.play_bots(state, budget)
+    now = time.time()
+    state = clock.stamp(before, played.state, int(now * 1000))
+    return state, played.events, next_due(state, now)
 
 
 def seated(game: LoadedGame, token: str) -> tuple[LoadedGame, int]:
@@ -167,8 +167,8 @@ def back_if_away(game: LoadedGame, seat: int) -> LoadedGame:
         if back is None:
             return game
         state, events = back
-        state, bot_events = play_bots(state, game.state)
-        result = store.save(game.game_id, game.version, encode(state), events + bot_events)
+        state, bot_events, due = play_bots(state, game.state)
+        result = store.save(game.game_id, game.version, encode(state), events + bot_events, due=due)
         if result.saved:
             return LoadedGame(game.game_id, state, result.version, result.last_event)
         game = load_game(game.game_id)

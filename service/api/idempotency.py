@@ -1,8 +1,10 @@
 """`Idempotency-Key`: a retried move replays its first answer.
 
-A record (game, seat, key) → (fingerprint of the request, status, body) is
-written by the same compare-and-set that saves the move, so a move and its
-record are never apart. Refused moves (409) are not recorded.
+A record (game, seat, key) → (fingerprint of the request, status, the version
+the move produced) is written by the same compare-and-set that saves the
+move, so a move and its record are never apart; a retry rebuilds the answer
+from the game (`service.api.moves.replay`), so a record stays a few dozen
+bytes however large a view is. Refused moves (409) are not recorded.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """`/games/{id}/legal-moves` and `/games/{id}/moves`: the hot path.
 
 A move is one `load`, the engine's pure `apply` (and the bot turns that
-follow, via `engine.play_bots`), then one compare-and-set `save` that also
-writes the events and the idempotency record. The answer is the engine's
+follow, within the request's budget: `service.bots.play`), then one
+compare-and-set `save` that also writes the events, the idempotency record
+and the game's entry in the runner's queue. The answer is the engine's
 view dict serialised directly, with the version as `ETag`.
 """
 
@@ -19,6 +20,7 @@ from service import clock
 from service.api import auth
 from service.api.fastpath import MoveHeadersSchema, MoveRequestSchema
 from service.api.gamestore import (
+    LoadedGame,
     busy,
     encode,
     game_view,
@@ -147,7 +149,9 @@ class Moves(MethodView):
         that follow it. `If-Match: "<version>"` makes the move conditional
         (stale → 412, nothing changes); without it a move that loses a race
         is applied again to the new state. A retry with the same
-        `Idempotency-Key` and body replays the first answer.
+        `Idempotency-Key` and body applies nothing again and answers the
+        seat's view with `Idempotency-Replayed: true`: the first answer while
+        the game has not moved on since.
         """
         check_game_id(game_id)
         token = auth.bearer_token()
@@ -168,26 +172,36 @@ class Moves(MethodView):
                 if record is not None:
                     if record.fingerprint != fp:
                         raise key_reused()
-                    return raw_json_response(
-                        record.body,
-                        record.status,
-                        {"Idempotency-Replayed": "true", **_etag_of_body(record.body)},
-                    )
+                    if game.version < recorded_version(record.body):
+                        # The move was saved between this load and the read of
+                        # its record: the answer shows the game it made.
+                        game = load_game(game_id)
+                    return replay(game, seat, record.status)
             check_if_match(expected, game.version)
             if len(moves) == 1:
                 state, events = engine.apply(game.state, seat, moves[0])
             else:
                 state, events = engine.apply_all(game.state, seat, moves)
-            state, bot_events = play_bots(clock.moved(state, seat), game.state)
+            state, bot_events, due = play_bots(clock.moved(state, seat), game.state)
             events = events + bot_events
             # The compare-and-set makes the next version and event numbers certain.
             version = game.version + 1
             last_event = game.last_event + len(events)
             view = game_view(game_id, state, version, last_event, seat)
             answer = orjson.dumps(view)
-            idempotency = IdempotencyRecord(seat, key, fp, 200, answer) if key is not None else None
+            idempotency = (
+                IdempotencyRecord(seat, key, fp, 200, str(version).encode())
+                if key is not None
+                else None
+            )
             result = store.save(
-                game_id, game.version, encode(state), events, idempotency=idempotency, lobby=KEEP
+                game_id,
+                game.version,
+                encode(state),
+                events,
+                idempotency=idempotency,
+                lobby=KEEP,
+                due=due,
             )
             if result.status == "saved":
                 return raw_json_response(answer, 200, {"ETag": etag(result.version)})
@@ -227,9 +241,25 @@ def _refuse_duplicate_cards(move: Move, index: int | None) -> None:
         )
 
 
-def _etag_of_body(body: bytes) -> dict[str, str]:
+def recorded_version(body: bytes) -> int:
+    """The version an idempotency record points to (0 for a record of another form)."""
     try:
-        version = orjson.loads(body).get("version")
-    except (orjson.JSONDecodeError, AttributeError):
-        return {}
-    return {"ETag": etag(version)} if isinstance(version, int) else {}
+        return int(body)
+    except ValueError:
+        return 0
+
+
+def replay(game: LoadedGame, seat: int, status: int) -> Response:
+    """The answer to a move retried with its `Idempotency-Key`: the seat's view,
+    rebuilt from the game as loaded.
+
+    The record holds only the status and the version the move produced (a
+    few bytes for 24 h, not a whole view): while the game is still at that
+    version the rebuilt view is the first answer byte for byte; once it has
+    moved on, the answer is the seat's view now (the move was applied once,
+    and the client sees what followed).
+    """
+    view = game_view(game.game_id, game.state, game.version, game.last_event, seat)
+    return raw_json_response(
+        orjson.dumps(view), status, {"Idempotency-Replayed": "true", "ETag": etag(game.version)}
+    )

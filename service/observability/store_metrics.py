@@ -26,6 +26,8 @@ from service.store.base import (
     DEFAULT_LOBBY_LIMIT,
     KEEP,
     Created,
+    Due,
+    DueUpdate,
     GameStore,
     IdempotencyRecord,
     Loaded,
@@ -65,18 +67,19 @@ class InstrumentedStore:
         events: Sequence[Mapping[str, Any]] = (),
         lobby: LobbyUpdate = None,
         owner: str | None = None,
+        due: Due | None = None,
     ) -> Created:
         """`GameStore.create`, measured; counts the game."""
         start = time.perf_counter()
         try:
-            created = self.inner.create(state, events, lobby, owner)
+            created = self.inner.create(state, events, lobby, owner, due)
         except Exception:
             _ERRORS["create"].inc()
             raise
         finally:
             _DURATION["create"].observe(time.perf_counter() - start)
         GAMES_CREATED.inc()
-        _count_finished(events)  # a game of bots only is played to its end at once
+        _count_finished(events)  # bots may have played a short game to its end
         return created
 
     def open_games(self, owner: str) -> dict[str, int]:
@@ -102,11 +105,14 @@ class InstrumentedStore:
         events: Sequence[Mapping[str, Any]] = (),
         idempotency: IdempotencyRecord | None = None,
         lobby: LobbyUpdate = KEEP,
+        due: DueUpdate = KEEP,
     ) -> SaveResult:
         """`GameStore.save`, measured; counts a stale answer as a CAS conflict."""
         start = time.perf_counter()
         try:
-            result = self.inner.save(game_id, expected_version, state, events, idempotency, lobby)
+            result = self.inner.save(
+                game_id, expected_version, state, events, idempotency, lobby, due
+            )
         except Exception:
             _ERRORS["save"].inc()
             raise

@@ -11,9 +11,10 @@ move). :func:`apply` refuses everything else with :class:`IllegalMove`.
 
 Randomness: a game created without ``seed`` or ``deck`` is dealt at random: its
 shuffles and first dealer come from committed round secrets
-(:mod:`service.rules.fairness`, docs/fairness.md), its bot choices from a seed
-drawn with ``secrets``. In a seeded game every shuffle and every bot choice uses a
-``random.Random`` seeded from the game's seed plus what it is for
+(:mod:`service.rules.fairness`, docs/fairness.md), its bot choices
+(:mod:`service.bots.play`) from a seed drawn with ``secrets``. In a seeded game
+every shuffle and every bot choice uses a ``random.Random`` seeded from the
+game's seed plus what it is for
 (``"<seed>/deal/<round>"``, ``"<seed>/refill/<round>/<n>"``, ``"<seed>/bot/<step>"``),
 so it is reproducible. The seed and the secrets stay in the state; no view shows
 the seed, and a secret only once its round (or game) is over.
@@ -196,12 +197,10 @@ def new_game(
     """A new game; its first round is dealt at once when every seat is taken.
 
     Raises :class:`OptionsError` for a player count the options do not allow, a
-    ``deck`` that is not exactly the game's cards, a bad ``first_dealer`` or an
-    unknown bot strategy, and :class:`FixedDealRefused` for a ``seed``, ``deck`` or
-    ``first_dealer`` in a game with an open seat.
+    ``deck`` that is not exactly the game's cards or a bad ``first_dealer``, and
+    :class:`FixedDealRefused` for a ``seed``, ``deck`` or ``first_dealer`` in a game
+    with an open seat. A bot seat's strategy name is opaque here (the caller checks it).
     """
-    from service.bots.strategies import STRATEGIES
-
     n = len(seats)
     fixed = {
         name: value
@@ -216,10 +215,6 @@ def new_game(
     for i, spec in enumerate(seats):
         if spec.kind not in ("human", "bot"):
             raise OptionsError({"seats": [f"seat {i}: kind must be human or bot"]})
-        if spec.kind == "bot" and spec.bot not in STRATEGIES:
-            raise OptionsError(
-                {"seats": [f"seat {i}: unknown bot {spec.bot!r}; known: {', '.join(STRATEGIES)}"]}
-            )
         if spec.client_seed is not None and (
             spec.name is None or not fairness.is_client_seed(spec.client_seed)
         ):
@@ -1310,44 +1305,6 @@ def _end_round(
     return _deal(state, r.number + 1, events, prev_dealer=r.dealer)
 
 
-# ---------------------------------------------------------------------------
-# Bots
-
-
-def play_bots(
-    state: GameState, rng: random.Random | None = None, max_moves: int = 200_000
-) -> tuple[GameState, list[Event]]:
-    """Let bot seats move until a human is to move or the game ends.
-
-    Each bot sees only its seat view and its legal moves, plus a memory of the public
-    events of this call (what every seat saw). Without ``rng`` each choice uses a
-    generator seeded from the game's seed and step count, so a seeded game plays the
-    same way every time.
-    """
-    from service.bots.memory import Memory
-    from service.bots.strategies import choose_move
-    from service.rules.views import redact_event, seat_view
-
-    events: list[Event] = []
-    memory = Memory(round=state.round.number if state.round is not None else None)
-    for _ in range(max_moves):
-        if state.status != "active" or state.round is None:
-            return state, events
-        seat = state.round.turn
-        s = state.seats[seat]
-        if s.kind != "bot" and not s.away:
-            return state, events
-        moves = legal_moves(state, seat)
-        chooser = rng if rng is not None else _rng(state, f"bot/{state.steps}")
-        # An away seat is played like a leaver's, until its player is back.
-        strategy = s.bot or "random" if s.kind == "bot" else LEAVER_BOT
-        move = choose_move(strategy, seat_view(state, seat), moves, chooser, memory)
-        state, more = apply(state, seat, move)
-        memory.observe_all(redact_event(e, None) for e in more)
-        events.extend(more)
-    raise RuntimeError(f"bots made {max_moves} moves without the game ending")
-
-
 def cards_in_play(state: GameState) -> Counter[Card]:
     """Every card of the current round wherever it is (hands, stock, discard, table)."""
     r = state.round
@@ -1376,7 +1333,6 @@ __all__ = [
     "cards_in_play",
     "legal_moves",
     "new_game",
-    "play_bots",
     "seat_to_move",
     "take_seat",
 ]

@@ -34,6 +34,27 @@ ENDS = ("target", "rounds", "express", "elimination")
 MIN_PLAYERS = 2
 MAX_PLAYERS = 6
 
+# Upper bounds (docs/security.md says why each is what it is). The work of a
+# move's validation and of the legal-move listing grows with the hand: with
+# two decks and six jokers a hand of 16 cards stays within the budget of
+# docs/performance.md, so a hand is dealt at most 15 cards (plus one drawn).
+#: Most cards dealt to a hand.
+MAX_HAND_SIZE = 15
+#: Highest target score (also each entry of a per-player-count map).
+MAX_TARGET_SCORE = 1_000
+#: Most rounds of an ``end: rounds`` game; also the highest concealed round number
+#: and the longest ``concealed_rounds`` list.
+MAX_ROUNDS = 100
+#: Most re-engagements per seat.
+MAX_REENGAGE_LIMIT = 10
+#: Most stock refills per round (``null`` is "no limit": refills end when the pile is empty).
+MAX_REFILLS = 100
+#: Highest value of a joker left in hand.
+MAX_JOKER_POINTS = 100
+#: Highest first-meld minimum (more than a hand of 16 cards can reach is pointless,
+#: and a higher minimum only makes the search for the opening longer).
+MAX_FIRST_MELD_POINTS = 150
+
 
 class OptionsError(ValueError):
     """Unknown preset or option, a bad value or an impossible combination.
@@ -48,56 +69,307 @@ class OptionsError(ValueError):
         super().__init__(text)
 
 
+#: Bounds of a turn clock (``turn_seconds``, docs/api.md "Turn clocks"): a turn
+#: short enough to be unplayable, or so long that an absent player holds the
+#: table for hours, is refused.
+MIN_TURN_SECONDS = 5
+MAX_TURN_SECONDS = 3600
+#: Most timed-out turns in a row before a seat is played for its absent player.
+MAX_TIMEOUTS_TO_AWAY = 10
+
 #: Largest ``spectator_delay`` (events): the store keeps each game's latest
 #: ``MAX_EVENTS`` events (24 by default), and a delayed spectator must still find
 #: the events it has yet to see.
 MAX_SPECTATOR_DELAY = 20
 
 
+def _show(value: object) -> str:
+    """A value for an error message, cut short (a padded value must not make a long answer)."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _is_int(v: object) -> bool:
+    return type(v) is int
+
+
+def _player_count(key: object) -> int | None:
+    """A target map's key as a player count (``"3"`` or ``3``), or ``None``."""
+    if isinstance(key, str) and len(key) == 1 and key.isdigit():
+        key = int(key)
+    return key if _is_int(key) and MIN_PLAYERS <= key <= MAX_PLAYERS else None  # type: ignore[operator, return-value]
+
+
+def _json_value(value: object) -> object:
+    """The JSON form of a stored option value (lists for tuples, string keys for maps)."""
+    if isinstance(value, tuple) and value and isinstance(value[0], tuple):
+        return {str(k): v for k, v in value}
+    if isinstance(value, tuple):
+        return list(value)
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class OptionSpec:
+    """One row of the options table: an option's type, bounds, default and meaning.
+
+    ``kind`` is one of ``bool``, ``choice`` (one of ``choices``, which may hold
+    ``None`` and integers), ``int`` (``low..high``, ``None`` too when
+    ``nullable``), ``players`` (``[min, max]`` within ``low..high``), ``target``
+    (an integer ``low..high`` or a map from player count to one) and
+    ``round_list`` (at most ``max_items`` round numbers ``low..high``).
+    ``default`` is the value in its stored form (the ``standard`` preset's).
+    """
+
+    name: str
+    kind: str
+    default: Any
+    description: str
+    low: int = 0
+    high: int = 0
+    choices: tuple[object, ...] = ()
+    nullable: bool = False
+    max_items: int = 0
+
+    def convert(self, value: object, errors: dict[str, list[str]]) -> object:
+        """Check a JSON value of this option; return its stored form (or add to ``errors``)."""
+        problem = self._problem(value)
+        if problem is not None:
+            errors.setdefault(self.name, []).append(problem)
+            return value
+        if self.kind == "players":
+            assert isinstance(value, list | tuple)
+            return (value[0], value[1])
+        if self.kind == "target" and isinstance(value, Mapping):
+            return tuple(sorted((_player_count(k), v) for k, v in value.items()))
+        if self.kind == "round_list":
+            assert isinstance(value, list | tuple)
+            return tuple(sorted(set(value)))
+        return value
+
+    def _in_range(self, value: object) -> bool:
+        return _is_int(value) and self.low <= value <= self.high  # type: ignore[operator]
+
+    def _problem(self, value: object) -> str | None:
+        """Why ``value`` is refused, or ``None``."""
+        shown = _show(value)
+        if self.kind == "bool":
+            return None if type(value) is bool else f"must be true or false, not {shown}"
+        if self.kind == "choice":
+            # Compare types too: true is not 1, and 1.0 is not 1.
+            if any(value == c and type(value) is type(c) for c in self.choices):
+                return None
+            names = ["null" if c is None else str(c) for c in self.choices]
+            allowed = " or ".join(names) if len(names) == 2 else "one of " + ", ".join(names)
+            return f"must be {allowed}, not {shown}"
+        if self.kind == "int":
+            if (value is None and self.nullable) or self._in_range(value):
+                return None
+            null = " or null" if self.nullable else ""
+            return f"must be an integer {self.low}..{self.high}{null}, not {shown}"
+        if self.kind == "players":
+            if (
+                isinstance(value, list | tuple)
+                and len(value) == 2
+                and all(_is_int(v) for v in value)
+                and self.low <= value[0] <= value[1] <= self.high
+            ):
+                return None
+            return f"must be [min, max] with {self.low} <= min <= max <= {self.high}, not {shown}"
+        if self.kind == "target":
+            if isinstance(value, Mapping):
+                if not value:
+                    return "must not be an empty map"
+                for k, v in value.items():
+                    if _player_count(k) is None or not self._in_range(v):
+                        return (
+                            f"map entries must be player count ({MIN_PLAYERS}-{MAX_PLAYERS}) -> "
+                            f"integer {self.low}..{self.high}, not {_show(k)}: {_show(v)}"
+                        )
+                return None
+            if self._in_range(value):
+                return None
+            return f"must be an integer {self.low}..{self.high} or a map, not {shown}"
+        if self.kind == "round_list":
+            if (
+                isinstance(value, list | tuple)
+                and len(value) <= self.max_items
+                and all(self._in_range(v) for v in value)
+            ):
+                return None
+            return (
+                f"must be a list of at most {self.max_items} round numbers "
+                f"{self.low}..{self.high}, not {shown}"
+            )
+        raise AssertionError(f"unknown option kind {self.kind!r}")  # pragma: no cover
+
+    def json_schema(self) -> dict[str, Any]:
+        """The JSON Schema of this option's values (for the API contract)."""
+        integer: dict[str, Any] = {"type": "integer", "minimum": self.low, "maximum": self.high}
+        schema: dict[str, Any]
+        if self.kind == "bool":
+            schema = {"type": "boolean"}
+        elif self.kind == "choice":
+            schema = {"enum": list(self.choices)}
+        elif self.kind == "int":
+            schema = {**integer, "type": ["integer", "null"]} if self.nullable else integer
+        elif self.kind == "players":
+            schema = {"type": "array", "items": integer, "minItems": 2, "maxItems": 2}
+        elif self.kind == "target":
+            by_count = {
+                "type": "object",
+                "propertyNames": {"enum": [str(n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)]},
+                "additionalProperties": integer,
+                "minProperties": 1,
+            }
+            schema = {"oneOf": [integer, by_count]}
+        else:
+            schema = {"type": "array", "items": integer, "maxItems": self.max_items}
+        return {**schema, "default": _json_value(self.default), "description": self.description}
+
+
+def _bool(name: str, default: bool, description: str) -> OptionSpec:
+    return OptionSpec(name, "bool", default, description)
+
+
+def _choice(
+    name: str, choices: tuple[object, ...], default: object, description: str
+) -> OptionSpec:
+    return OptionSpec(name, "choice", default, description, choices=choices)
+
+
+def _int(
+    name: str, low: int, high: int, default: int | None, description: str, nullable: bool = False
+) -> OptionSpec:
+    return OptionSpec(name, "int", default, description, low=low, high=high, nullable=nullable)
+
+
+#: Every option, one row each: the one description of its type, bounds, default
+#: and meaning. Validation, the `Options` defaults and the API contract's
+#: ``options`` schema all come from here.
+OPTION_TABLE: tuple[OptionSpec, ...] = (
+    OptionSpec(
+        "players", "players", (MIN_PLAYERS, MAX_PLAYERS),
+        "the allowed number of seats, [min, max]", low=MIN_PLAYERS, high=MAX_PLAYERS,
+    ),
+    _int(
+        "hand_size", 1, MAX_HAND_SIZE, None,
+        "cards dealt to each hand; null: by player count (2: 10, 3-4: 7, 5-6: 6)",
+        nullable=True,
+    ),
+    _choice("ace", ACE_MODES, "low", "where an ace goes in a run: A-2-3, also Q-K-A, or around"),
+    _choice("ace_points", (1, 15), 1, "an ace left in hand counts this many points"),
+    _choice("melds_per_turn", (None, 1), None, "melds a player may put down per turn (null: any)"),
+    _bool("layoff_requires_own_meld", False, "a player lays off only after melding once"),
+    _bool("go_out_requires_discard", False, "going out needs a final discard"),
+    _choice(
+        "rummy_bonus", RUMMY_BONUSES, "double",
+        "going out in one turn (rummy): the round's points doubled, plus 10, or nothing",
+    ),
+    _choice(
+        "stock_refill", STOCK_REFILLS, "shuffle",
+        "an empty stock is refilled from the discard pile, shuffled or turned over, or not",
+    ),
+    _bool("refill_keeps_top", True, "the top discard stays when the stock is refilled"),
+    _int(
+        "max_refills", 0, MAX_REFILLS, None,
+        "refills per round before an empty stock ends it (null: no limit)", nullable=True,
+    ),
+    _choice(
+        "no_winner", NO_WINNER, "void",
+        "scoring of a round nobody went out of: void, lowest_takes_difference, count",
+    ),
+    _choice("scoring", SCORINGS, "winner_takes_all", "who scores a round's points"),
+    _choice(
+        "end", ENDS, "target", "how the game ends: target, rounds, express (1 round), elimination"
+    ),
+    OptionSpec(
+        "target_score", "target", 150,
+        "the score that ends the game: an integer, or a map from player count to one",
+        low=1, high=MAX_TARGET_SCORE,
+    ),
+    _int(
+        "rounds", 1, MAX_ROUNDS, None, "rounds of an end: rounds game (null otherwise)",
+        nullable=True,
+    ),
+    _bool("reengage", False, "an eliminated player may buy back in"),
+    _int("reengage_limit", 0, MAX_REENGAGE_LIMIT, 0, "re-engagements per player"),
+    _int("decks", 1, 2, 1, "52-card decks shuffled together"),
+    _int("jokers", 0, 6, 0, "jokers added to the deck"),
+    _int("joker_points", 0, MAX_JOKER_POINTS, 0, "a joker left in hand counts this many points"),
+    _bool(
+        "joker_swap", False,
+        "a player holding the card a melded joker stands for may take the joker for it",
+    ),
+    _int(
+        "first_meld_min_points", 0, MAX_FIRST_MELD_POINTS, 0,
+        "a player's first melds of a round, in one turn, total at least this (0: none)",
+    ),
+    OptionSpec(
+        "concealed_rounds", "round_list", (),
+        "rounds in which a player melds only when going out, the whole hand at once",
+        low=1, high=MAX_ROUNDS, max_items=MAX_ROUNDS,
+    ),
+    _bool(
+        "first_turn_no_draw", False,
+        "the first player is dealt one more card and does not draw on the first turn",
+    ),
+    _int(
+        "spectator_delay", 0, MAX_SPECTATOR_DELAY, 0,
+        "events the public view lags behind the game (docs/fairness.md)",
+    ),
+    _int(
+        "turn_seconds", MIN_TURN_SECONDS, MAX_TURN_SECONDS, None,
+        "seconds a human seat has for each turn before the server plays it (null: no clock)",
+        nullable=True,
+    ),
+    _int(
+        "timeouts_to_away", 1, MAX_TIMEOUTS_TO_AWAY, 2,
+        "timed-out turns in a row after which the server plays the seat until its player is back",
+    ),
+)  # fmt: skip
+
+#: The rows of `OPTION_TABLE` by option name.
+OPTION_SPECS: Mapping[str, OptionSpec] = {spec.name: spec for spec in OPTION_TABLE}
+_DEFAULT: dict[str, Any] = {spec.name: spec.default for spec in OPTION_TABLE}
+
+
 @dataclass(frozen=True, slots=True)
 class Options:
-    """Every option of RULES.md §7, one field each."""
+    """Every option of the table, one field each (defaults: the table's)."""
 
-    players: tuple[int, int] = (2, 6)
-    hand_size: int | None = None
-    ace: str = "low"
-    ace_points: int = 1
-    melds_per_turn: int | None = None
-    layoff_requires_own_meld: bool = False
-    go_out_requires_discard: bool = False
-    rummy_bonus: str = "double"
-    stock_refill: str = "shuffle"
-    refill_keeps_top: bool = True
-    max_refills: int | None = None
-    no_winner: str = "void"
-    scoring: str = "winner_takes_all"
-    end: str = "target"
-    target_score: TargetScore = 150
-    rounds: int | None = None
-    reengage: bool = False
-    reengage_limit: int = 0
-    decks: int = 1
-    jokers: int = 0
-    joker_points: int = 0
-    joker_swap: bool = False
-    first_meld_min_points: int = 0
-    concealed_rounds: tuple[int, ...] = ()
-    first_turn_no_draw: bool = False
-    spectator_delay: int = 0
-    turn_seconds: int | None = None
-    timeouts_to_away: int = 2
+    players: tuple[int, int] = _DEFAULT["players"]
+    hand_size: int | None = _DEFAULT["hand_size"]
+    ace: str = _DEFAULT["ace"]
+    ace_points: int = _DEFAULT["ace_points"]
+    melds_per_turn: int | None = _DEFAULT["melds_per_turn"]
+    layoff_requires_own_meld: bool = _DEFAULT["layoff_requires_own_meld"]
+    go_out_requires_discard: bool = _DEFAULT["go_out_requires_discard"]
+    rummy_bonus: str = _DEFAULT["rummy_bonus"]
+    stock_refill: str = _DEFAULT["stock_refill"]
+    refill_keeps_top: bool = _DEFAULT["refill_keeps_top"]
+    max_refills: int | None = _DEFAULT["max_refills"]
+    no_winner: str = _DEFAULT["no_winner"]
+    scoring: str = _DEFAULT["scoring"]
+    end: str = _DEFAULT["end"]
+    target_score: TargetScore = _DEFAULT["target_score"]
+    rounds: int | None = _DEFAULT["rounds"]
+    reengage: bool = _DEFAULT["reengage"]
+    reengage_limit: int = _DEFAULT["reengage_limit"]
+    decks: int = _DEFAULT["decks"]
+    jokers: int = _DEFAULT["jokers"]
+    joker_points: int = _DEFAULT["joker_points"]
+    joker_swap: bool = _DEFAULT["joker_swap"]
+    first_meld_min_points: int = _DEFAULT["first_meld_min_points"]
+    concealed_rounds: tuple[int, ...] = _DEFAULT["concealed_rounds"]
+    first_turn_no_draw: bool = _DEFAULT["first_turn_no_draw"]
+    spectator_delay: int = _DEFAULT["spectator_delay"]
+    turn_seconds: int | None = _DEFAULT["turn_seconds"]
+    timeouts_to_away: int = _DEFAULT["timeouts_to_away"]
 
     def to_json(self) -> dict[str, Any]:
         """Every option with its JSON value (lists for tuples, string keys for maps)."""
-        out: dict[str, Any] = {}
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            if f.name == "target_score" and isinstance(value, tuple):
-                value = {str(k): v for k, v in value}
-            elif isinstance(value, tuple):
-                value = list(value)
-            out[f.name] = value
-        return out
+        return {f.name: _json_value(getattr(self, f.name)) for f in dataclasses.fields(self)}
 
     def hand_size_for(self, players: int) -> int:
         """Cards dealt to each player when ``players`` are dealt in (RULES.md §3)."""
@@ -125,6 +397,8 @@ class Options:
 
 
 OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Options))
+# One row per field: a new option is a row of the table plus its field.
+assert tuple(OPTION_SPECS) == OPTION_NAMES, "Options fields and OPTION_TABLE rows differ"
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,124 +526,13 @@ PRESETS: Mapping[str, Preset] = {
 }
 
 
-def _is_int(v: object) -> bool:
-    return type(v) is int
-
-
-def _convert(name: str, value: object, errors: dict[str, list[str]]) -> object:
-    """Check one override's type and range; return the stored form of the value."""
-
-    def bad(msg: str) -> None:
-        errors.setdefault(name, []).append(msg)
-
-    def choice(allowed: tuple[str, ...]) -> object:
-        if value not in allowed:
-            bad(f"must be one of {', '.join(allowed)}, not {value!r}")
-        return value
-
-    def boolean() -> object:
-        if type(value) is not bool:
-            bad(f"must be true or false, not {value!r}")
-        return value
-
-    def integer(lo: int, hi: int | None = None, nullable: bool = False) -> object:
-        if value is None and nullable:
-            return None
-        if not _is_int(value) or value < lo or (hi is not None and value > hi):  # type: ignore[operator]
-            rng = f"{lo}..{hi}" if hi is not None else f"at least {lo}"
-            bad(f"must be an integer {rng}{' or null' if nullable else ''}, not {value!r}")
-        return value
-
-    if name == "players":
-        if (
-            not isinstance(value, list | tuple)
-            or len(value) != 2
-            or not all(_is_int(v) for v in value)
-            or not MIN_PLAYERS <= value[0] <= value[1] <= MAX_PLAYERS
-        ):
-            bad(
-                f"must be [min, max] with {MIN_PLAYERS} <= min <= max <= {MAX_PLAYERS}, "
-                f"not {value!r}"
-            )
-            return value
-        return (value[0], value[1])
-    if name == "hand_size":
-        return integer(1, 60, nullable=True)
-    if name == "ace":
-        return choice(ACE_MODES)
-    if name == "ace_points":
-        if value not in (1, 15) or type(value) is not int:
-            bad(f"must be 1 or 15, not {value!r}")
-        return value
-    if name == "melds_per_turn":
-        if value is not None and (value != 1 or type(value) is not int):
-            bad(f"must be null or 1, not {value!r}")
-        return value
-    if name in ("layoff_requires_own_meld", "go_out_requires_discard", "refill_keeps_top"):
-        return boolean()
-    if name in ("reengage", "joker_swap", "first_turn_no_draw"):
-        return boolean()
-    if name == "rummy_bonus":
-        return choice(RUMMY_BONUSES)
-    if name == "stock_refill":
-        return choice(STOCK_REFILLS)
-    if name == "max_refills":
-        return integer(0, None, nullable=True)
-    if name == "no_winner":
-        return choice(NO_WINNER)
-    if name == "scoring":
-        return choice(SCORINGS)
-    if name == "end":
-        return choice(ENDS)
-    if name == "target_score":
-        if isinstance(value, Mapping):
-            pairs: list[tuple[int, int]] = []
-            for k, v in value.items():
-                try:
-                    count = int(k) if isinstance(k, str) and k.isdigit() else k
-                except ValueError:  # pragma: no cover - isdigit guards int()
-                    count = k
-                if (
-                    not _is_int(count)
-                    or not MIN_PLAYERS <= count <= MAX_PLAYERS
-                    or not _is_int(v)
-                    or v < 1
-                ):
-                    bad(
-                        "map entries must be player count (2-6) -> positive integer, "
-                        f"not {k!r}: {v!r}"
-                    )
-                    return value
-                pairs.append((count, v))
-            if not pairs:
-                bad("must not be an empty map")
-            return tuple(sorted(pairs))
-        return integer(1)
-    if name == "rounds":
-        return integer(1, 1000, nullable=True)
-    if name == "reengage_limit":
-        return integer(0, 100)
-    if name == "decks":
-        return integer(1, 2)
-    if name == "jokers":
-        return integer(0, 6)
-    if name == "joker_points":
-        return integer(0, 100)
-    if name == "first_meld_min_points":
-        return integer(0, 500)
-    if name == "spectator_delay":
-        return integer(0, MAX_SPECTATOR_DELAY)
-    if name == "turn_seconds":
-        return integer(5, 3600, nullable=True)
-    if name == "timeouts_to_away":
-        return integer(1, 10)
-    if name == "concealed_rounds":
-        if not isinstance(value, list | tuple) or not all(_is_int(v) and v >= 1 for v in value):
-            bad(f"must be a list of round numbers (positive integers), not {value!r}")
-            return value
-        return tuple(sorted(set(value)))
-    bad("unknown option")  # pragma: no cover - caller filters names
-    return value
+def options_json_schema() -> dict[str, Any]:
+    """The JSON Schema of a game's ``options`` overrides, from `OPTION_TABLE`."""
+    return {
+        "type": "object",
+        "properties": {spec.name: spec.json_schema() for spec in OPTION_TABLE},
+        "additionalProperties": False,
+    }
 
 
 def check_options(options: Options, players: int) -> dict[str, list[str]]:
@@ -414,7 +577,7 @@ def resolve_options(preset: str, overrides: Mapping[str, object], players: int) 
         if name not in OPTION_NAMES:
             errors.setdefault(name, []).append("unknown option")
             continue
-        changes[name] = _convert(name, value, errors)
+        changes[name] = OPTION_SPECS[name].convert(value, errors)
     if errors:
         raise OptionsError(errors)
     options = dataclasses.replace(PRESETS[preset].options, **changes)  # type: ignore[arg-type]
@@ -438,7 +601,7 @@ def options_from_json(values: Mapping[str, object]) -> Options:
         errors.setdefault(n, []).append("unknown option")
     if errors:
         raise OptionsError(errors)
-    changes = {n: _convert(n, values[n], errors) for n in OPTION_NAMES}
+    changes = {n: OPTION_SPECS[n].convert(values[n], errors) for n in OPTION_NAMES}
     if errors:
         raise OptionsError(errors)
     return Options(**changes)  # type: ignore[arg-type]

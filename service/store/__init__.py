@@ -7,6 +7,9 @@ the contract and `service.store.redis` for the Redis key layout.
 from service.store.base import (
     KEEP,
     Created,
+    Due,
+    DueClaim,
+    DueUpdate,
     GameStore,
     IdempotencyRecord,
     Loaded,
@@ -21,6 +24,9 @@ from service.store.redis import RedisStore
 __all__ = [
     "KEEP",
     "Created",
+    "Due",
+    "DueClaim",
+    "DueUpdate",
     "GameNotFound",
     "GameStore",
     "IdempotencyRecord",

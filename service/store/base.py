@@ -37,6 +37,9 @@ __all__ = [
     "GAME_ENDED",
     "KEEP",
     "Created",
+    "Due",
+    "DueClaim",
+    "DueUpdate",
     "GameStore",
     "IdempotencyRecord",
     "Keep",
@@ -119,6 +122,34 @@ def lifecycle(
 
 
 @dataclass(frozen=True)
+class Due:
+    """Server-side work a game is waiting for: at ``at`` (epoch seconds), for ``reason``
+    (e.g. ``"bots"``: bot seats still to move; later, turn deadlines).
+
+    A game has at most one entry in the queue of due games: the next thing due.
+    The runner (`service.runner`) claims due games and advances them.
+    """
+
+    at: float
+    reason: str
+
+
+#: The ``due`` argument of a save: a `Due` to (re)queue the game, ``None`` to take
+#: it off the queue, `KEEP` to leave its entry as it is.
+DueUpdate: TypeAlias = Due | Keep | None
+
+
+@dataclass(frozen=True)
+class DueClaim:
+    """A due game claimed by a runner until ``lease`` (epoch ms; also the claim's
+    token: `GameStore.drop_due` removes the entry only while it is unchanged)."""
+
+    game_id: str
+    reason: str
+    lease: int
+
+
+@dataclass(frozen=True)
 class Created:
     """A new game: its id, version 1, and the seq of its last event (0: none)."""
 
@@ -184,9 +215,11 @@ class GameStore(Protocol):
         events: Sequence[Mapping[str, Any]] = (),
         lobby: LobbyUpdate = None,
         owner: str | None = None,
+        due: Due | None = None,
     ) -> Created:
         """Store a new game under a fresh random id (128 bits, URL-safe), version 1;
-        with an ``owner``, count it among that owner's `open_games`."""
+        with an ``owner``, count it among that owner's `open_games`; queued as
+        ``due`` when given."""
         ...
 
     def open_games(self, owner: str) -> dict[str, int]:
@@ -206,11 +239,28 @@ class GameStore(Protocol):
         events: Sequence[Mapping[str, Any]] = (),
         idempotency: IdempotencyRecord | None = None,
         lobby: LobbyUpdate = KEEP,
+        due: DueUpdate = KEEP,
     ) -> SaveResult:
         """Compare-and-set: if the game is at ``expected_version``, store ``state``
-        as version + 1, append ``events``, store ``idempotency`` and refresh the
-        idle TTL, all at once; else change nothing and answer ``stale`` (or
-        ``not_found``). ``lobby`` is applied only when the save succeeded."""
+        as version + 1, append ``events``, store ``idempotency``, queue or unqueue
+        the game (``due``) and refresh the idle TTL, all at once; else change
+        nothing and answer ``stale`` (or ``not_found``). ``lobby`` is applied
+        only when the save succeeded."""
+        ...
+
+    def claim_due(self, now: float, limit: int, lease: float) -> list[DueClaim]:
+        """Up to ``limit`` games due at ``now`` (epoch s), earliest first, each
+        pushed ``lease`` seconds later so that no other runner claims it
+        meanwhile (a runner that dies leaves it due again after the lease)."""
+        ...
+
+    def drop_due(self, claim: DueClaim) -> bool:
+        """Take a claimed game off the queue, unless a save queued it again since
+        the claim; whether it was taken off."""
+        ...
+
+    def next_due(self) -> float | None:
+        """When the earliest queued game is due (epoch s), or ``None``."""
         ...
 
     def delete(self, game_id: str, expected_version: int) -> SaveResult:

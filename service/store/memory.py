@@ -26,6 +26,9 @@ from service.store.base import (
     DEFAULT_WAITING_TTL,
     KEEP,
     Created,
+    Due,
+    DueClaim,
+    DueUpdate,
     IdempotencyRecord,
     Lifetimes,
     Loaded,
@@ -96,6 +99,11 @@ class MemoryStore:
         self._changed = threading.Condition(self._lock)
         self._games: dict[str, _Game] = {}
         self._lobby: dict[str, _Listing] = {}
+        #: The queue of due games: game id -> (due, epoch ms; reason).
+        self._due: dict[str, tuple[int, str]] = {}
+        #: Called (outside the lock) after a write queued a game: the in-process
+        #: runner's wake-up (service.runner).
+        self.due_listener: Callable[[], None] | None = None
         self._next_sweep = clock() + _SWEEP_INTERVAL
         self._hub = Hub()
 
@@ -114,6 +122,7 @@ class MemoryStore:
     def _drop(self, game_id: str) -> None:
         self._games.pop(game_id, None)
         self._lobby.pop(game_id, None)
+        self._due.pop(game_id, None)
 
     def _sweep(self) -> None:
         now = self._clock()
@@ -132,6 +141,7 @@ class MemoryStore:
         idempotency: IdempotencyRecord | None,
         lobby: LobbyUpdate,
         events: Sequence[Mapping[str, Any]] = (),
+        due: DueUpdate = KEEP,
     ) -> None:
         status, ttl = lifecycle(events, lobby, self.lifetimes)
         if status:
@@ -159,9 +169,19 @@ class MemoryStore:
             listed = self._lobby.get(game_id)
             score = int(time.time() * 1000) if listed is None else listed.score
             self._lobby[game_id] = _Listing(score, orjson.dumps(dict(lobby)))
+        if due is None:
+            self._due.pop(game_id, None)
+        elif due is not KEEP:
+            self._due[game_id] = (int(due.at * 1000), due.reason)
         self._changed.notify_all()
         if tails:
             self._hub.notify(game_id)
+
+    def _queued(self, due: DueUpdate) -> None:
+        """After a write (outside the lock): wake the runner if a game was queued."""
+        listener = self.due_listener
+        if isinstance(due, Due) and listener is not None:
+            listener()
 
     # -- GameStore -----------------------------------------------------------
 
@@ -171,6 +191,7 @@ class MemoryStore:
         events: Sequence[Mapping[str, Any]] = (),
         lobby: LobbyUpdate = None,
         owner: str | None = None,
+        due: Due | None = None,
     ) -> Created:
         """Store a new game under a fresh random id, version 1."""
         tails = [event_tail(e) for e in events]
@@ -181,10 +202,12 @@ class MemoryStore:
                 game_id = new_game_id()
             game = _Game(b"", 0, 0, 0.0, deque(maxlen=self.max_events))
             self._games[game_id] = game
-            self._write(game_id, game, bytes(state), tails, None, lobby, events)
+            self._write(game_id, game, bytes(state), tails, None, lobby, events, due)
             if owner is not None:
                 self._owned.setdefault(owner, []).append(game_id)
-            return Created(game_id, game.version, game.last_event)
+            created = Created(game_id, game.version, game.last_event)
+        self._queued(due)
+        return created
 
     def open_games(self, owner: str) -> dict[str, int]:
         """Waiting and active games of ``owner`` (finished or expired ones are forgotten)."""
@@ -218,6 +241,7 @@ class MemoryStore:
         events: Sequence[Mapping[str, Any]] = (),
         idempotency: IdempotencyRecord | None = None,
         lobby: LobbyUpdate = KEEP,
+        due: DueUpdate = KEEP,
     ) -> SaveResult:
         """Compare-and-set on the version (see `GameStore.save`)."""
         tails = [event_tail(e) for e in events]
@@ -227,8 +251,40 @@ class MemoryStore:
                 return SaveResult("not_found", 0, 0)
             if game.version != expected_version:
                 return SaveResult("stale", game.version, game.last_event)
-            self._write(game_id, game, bytes(state), tails, idempotency, lobby, events)
-            return SaveResult("saved", game.version, game.last_event)
+            self._write(game_id, game, bytes(state), tails, idempotency, lobby, events, due)
+            result = SaveResult("saved", game.version, game.last_event)
+        self._queued(due)
+        return result
+
+    def claim_due(self, now: float, limit: int, lease: float) -> list[DueClaim]:
+        """Games due at ``now``, earliest first, each leased for ``lease`` s."""
+        now_ms = int(now * 1000)
+        until = now_ms + int(lease * 1000)
+        with self._lock:
+            ready = sorted((at, game_id) for game_id, (at, _) in self._due.items() if at <= now_ms)[
+                : max(limit, 0)
+            ]
+            claims = []
+            for _, game_id in ready:
+                reason = self._due[game_id][1]
+                self._due[game_id] = (until, reason)
+                claims.append(DueClaim(game_id, reason, until))
+            return claims
+
+    def drop_due(self, claim: DueClaim) -> bool:
+        """Take the claimed game off the queue unless it was queued again since."""
+        with self._lock:
+            entry = self._due.get(claim.game_id)
+            if entry is None or entry[0] != claim.lease:
+                return False
+            del self._due[claim.game_id]
+            return True
+
+    def next_due(self) -> float | None:
+        """When the earliest queued game is due (epoch s), or ``None``."""
+        with self._lock:
+            earliest = min((at for at, _ in self._due.values()), default=None)
+        return None if earliest is None else earliest / 1000
 
     def delete(self, game_id: str, expected_version: int) -> SaveResult:
         """Delete the game if it is at ``expected_version`` (see `GameStore.delete`)."""

@@ -15,6 +15,15 @@ script can touch all of it:
   a gap in the events and reload the view);
 - ``P:{id}:idem:<seat>:<sha256(key)>`` hash: an idempotency record.
 
+The queue of due games (`service.runner`): ``P:{due}:q`` (sorted set, game id
+scored by the epoch ms it is due at) and ``P:{due}:why`` (hash, game id ->
+reason); the game hash's ``due`` field repeats its entry (``<ms> <reason>``).
+On a single server the save script updates them in the same compare-and-set;
+in a cluster (another slot) a save whose entry changed sends `DUE_SCRIPT` as a
+second round trip. `CLAIM_SCRIPT` claims due games by pushing each to the end
+of a lease; `DROP_DUE_SCRIPT` unqueues a claimed game unless a save queued it
+again meanwhile.
+
 Round trips: a load is one ``HMGET``; a save is one ``EVALSHA`` of
 `SAVE_SCRIPT` (after Redis has the script; redis-py loads it on ``NOSCRIPT``).
 Counters may ride along a load (`ride_next_load`): the load is then one
@@ -80,6 +89,9 @@ from service.store.base import (
     DEFAULT_WAITING_TTL,
     KEEP,
     Created,
+    Due,
+    DueClaim,
+    DueUpdate,
     IdempotencyRecord,
     Lifetimes,
     Loaded,
@@ -102,7 +114,10 @@ from service.store.errors import GameNotFound, StoreUnavailable
 from service.store.watch import RedisHub, Watch
 
 __all__ = [
+    "CLAIM_SCRIPT",
     "DELETE_SCRIPT",
+    "DROP_DUE_SCRIPT",
+    "DUE_SCRIPT",
     "EVENTS_SCRIPT",
     "LOAD_COUNTING_SCRIPT",
     "LOBBY_READ_SCRIPT",
@@ -117,34 +132,37 @@ Client: TypeAlias = "redis.Redis | redis.cluster.RedisCluster"
 
 SAVE_SCRIPT = """
 -- Compare-and-set of one game: all or nothing.
--- KEYS[1] game hash, KEYS[2] event list, KEYS[3] idempotency record (optional)
+-- KEYS[1] game hash, KEYS[2] event list, KEYS[3] idempotency record (or an unused key
+-- of the game), KEYS[4] queue of due games (zset), KEYS[5] their reasons (hash);
+-- KEYS[4..5] only on a single server (in a cluster they live in another slot).
 -- ARGV[1] expected version (0: create), ARGV[2] state, ARGV[3] event time (epoch ms),
 -- ARGV[4] TTL ms of the game after this save, ARGV[5] events kept, ARGV[6] nonce of this save,
--- ARGV[7] idempotency TTL ms, ARGV[8..12] record seat, key, fingerprint, status, body,
--- ARGV[13] the game's lifecycle status ('' = unchanged),
--- ARGV[14..] event tails (the caller's fields, compact JSON, to follow seq/version/at)
--- Returns {code, version, last_event}: code 1 saved, 0 stale, -1 not found.
-local cur = redis.call('HMGET', KEYS[1], 'version', 'last_event', 'nonce')
+-- ARGV[7] idempotency TTL ms, ARGV[8..12] record seat ('' = no record), key,
+-- fingerprint, status, body, ARGV[13] the game's lifecycle status ('' = unchanged),
+-- ARGV[14] due: '' keep, '-' unqueue, '<ms> <reason>' queue, ARGV[15] game id,
+-- ARGV[16..] event tails (the caller's fields, compact JSON, to follow seq/version/at)
+-- Returns {code, version, last_event, due changed}: code 1 saved, 0 stale, -1 not found.
+local cur = redis.call('HMGET', KEYS[1], 'version', 'last_event', 'nonce', 'due')
 local expected = tonumber(ARGV[1])
 local version, seq = 0, 0
 if cur[1] then
   version, seq = tonumber(cur[1]), tonumber(cur[2])
   if version ~= expected then
     if version == expected + 1 and cur[3] == ARGV[6] then
-      return {1, version, seq}  -- a retry of a save that already succeeded
+      return {1, version, seq, 1}  -- a retry of a save that already succeeded
     end
-    return {0, version, seq}
+    return {0, version, seq, 0}
   end
 elseif expected ~= 0 then
-  return {-1, 0, 0}
+  return {-1, 0, 0, 0}
 end
 version = version + 1
 local stamp = ' ' .. version .. ' ' .. ARGV[3] .. ' '
-for i = 14, #ARGV do
+for i = 16, #ARGV do
   seq = seq + 1
   redis.call('RPUSH', KEYS[2], seq .. stamp .. ARGV[i])
 end
-if #ARGV >= 14 then
+if #ARGV >= 16 then
   redis.call('LTRIM', KEYS[2], -tonumber(ARGV[5]), -1)
   redis.call('PUBLISH', KEYS[2], seq)
 end
@@ -155,13 +173,79 @@ if ARGV[13] ~= '' then
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 redis.call('PEXPIRE', KEYS[2], ARGV[4])
-if KEYS[3] then
+if ARGV[8] ~= '' then
   redis.call('DEL', KEYS[3])
   redis.call('HSET', KEYS[3], 'seat', ARGV[8], 'key', ARGV[9], 'fingerprint', ARGV[10],
              'status', ARGV[11], 'body', ARGV[12])
   redis.call('PEXPIRE', KEYS[3], ARGV[7])
 end
-return {1, version, seq}
+local due_changed = 0
+if ARGV[14] ~= '' then
+  -- The game hash remembers its entry, so that in a cluster the caller updates
+  -- the queue (another slot) only when the entry changes.
+  if ARGV[14] ~= (cur[4] or '-') then
+    due_changed = 1
+    if ARGV[14] == '-' then
+      redis.call('HDEL', KEYS[1], 'due')
+    else
+      redis.call('HSET', KEYS[1], 'due', ARGV[14])
+    end
+  end
+  if KEYS[4] then
+    if ARGV[14] == '-' then
+      redis.call('ZREM', KEYS[4], ARGV[15])
+      redis.call('HDEL', KEYS[5], ARGV[15])
+    else
+      local at, reason = string.match(ARGV[14], '^(%d+) (.*)$')
+      redis.call('ZADD', KEYS[4], at, ARGV[15])
+      redis.call('HSET', KEYS[5], ARGV[15], reason)
+    end
+  end
+end
+return {1, version, seq, due_changed}
+"""
+
+DUE_SCRIPT = """
+-- Queue or unqueue one game (the second step of a save in a cluster).
+-- KEYS[1] queue of due games (zset), KEYS[2] their reasons (hash)
+-- ARGV[1] game id, ARGV[2] '-' unqueue or '<ms> <reason>' queue
+if ARGV[2] == '-' then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  redis.call('HDEL', KEYS[2], ARGV[1])
+else
+  local at, reason = string.match(ARGV[2], '^(%d+) (.*)$')
+  redis.call('ZADD', KEYS[1], at, ARGV[1])
+  redis.call('HSET', KEYS[2], ARGV[1], reason)
+end
+return 1
+"""
+
+CLAIM_SCRIPT = """
+-- Claim due games: each is pushed to the lease's end, so no other runner takes it.
+-- KEYS[1] queue of due games (zset), KEYS[2] their reasons (hash)
+-- ARGV[1] now ms, ARGV[2] most games, ARGV[3] lease end ms
+-- Returns a flat list: game id, reason, ...
+local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[2])
+local out = {}
+for _, id in ipairs(ids) do
+  redis.call('ZADD', KEYS[1], ARGV[3], id)
+  table.insert(out, id)
+  table.insert(out, redis.call('HGET', KEYS[2], id) or '')
+end
+return out
+"""
+
+DROP_DUE_SCRIPT = """
+-- Unqueue a claimed game unless a save queued it again since the claim.
+-- KEYS[1] queue of due games (zset), KEYS[2] their reasons (hash)
+-- ARGV[1] game id, ARGV[2] the claim's lease end ms
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if score and tonumber(score) == tonumber(ARGV[2]) then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  redis.call('HDEL', KEYS[2], ARGV[1])
+  return 1
+end
+return 0
 """
 
 DELETE_SCRIPT = """
@@ -314,6 +398,16 @@ def ride_next_load(rider: LoadRider | None) -> None:
     _RIDER.set(rider)
 
 
+def _due_arg(due: DueUpdate) -> str:
+    """The save script's ``due`` argument: '' keep, '-' unqueue, '<ms> <reason>' queue."""
+    if due is KEEP:
+        return ""
+    if due is None:
+        return "-"
+    assert isinstance(due, Due)
+    return f"{int(due.at * 1000)} {due.reason}"
+
+
 def _glob_escape(text: str) -> str:
     """`text` matched literally in a Redis glob pattern."""
     return re.sub(r"([*?\[\]\\])", r"\\\1", text)
@@ -398,6 +492,9 @@ class RedisStore:
         self._lobby_read: Script
         self._read_events: Script
         self._load_counting: Script
+        self._due_update: Script
+        self._claim_due: Script
+        self._drop_due: Script
         self._delete: Script
         self._poll_client: Client | None = None
         #: The hot path's connections (not for a cluster client; see leancall).
@@ -408,6 +505,8 @@ class RedisStore:
         self._wakeup_channel = re.compile(rb"^" + re.escape(prefix.encode()) + rb":\{(.+)\}:el$")
         self._hub = RedisHub(self._subscribe_wakeups, self._game_of_channel, REDIS_ERRORS)
         self._probe_key = f"{prefix}:{{probe}}:ready"
+        #: The queue of due games (zset: game id by due time, ms) and their reasons (hash).
+        self._due_keys = [f"{prefix}:{{due}}:q", f"{prefix}:{{due}}:why"]
 
     def __repr__(self) -> str:
         return f"RedisStore({self.url!r}, cluster={self.cluster}, prefix={self.prefix!r})"
@@ -438,6 +537,9 @@ class RedisStore:
                     self._lobby_read = client.register_script(LOBBY_READ_SCRIPT)
                     self._read_events = client.register_script(EVENTS_SCRIPT)
                     self._load_counting = client.register_script(LOAD_COUNTING_SCRIPT)
+                    self._due_update = client.register_script(DUE_SCRIPT)
+                    self._claim_due = client.register_script(CLAIM_SCRIPT)
+                    self._drop_due = client.register_script(DROP_DUE_SCRIPT)
                     self._delete = client.register_script(DELETE_SCRIPT)
                     if isinstance(client, redis.Redis):
                         self._lean = leancall.LeanConnections(client, pipelining=self.pipelining)
@@ -474,12 +576,15 @@ class RedisStore:
         events: Sequence[Mapping[str, Any]],
         idempotency: IdempotencyRecord | None,
         lobby: LobbyUpdate,
+        due: DueUpdate = KEEP,
     ) -> SaveResult:
         tails = [event_tail(e) for e in events]
         status, ttl = lifecycle(events, lobby, self.lifetimes)
         keys = [self._game_key(game_id), self._events_key(game_id)]
         record: list[EncodableT] = ["", "", "", "", ""]
-        if idempotency is not None:
+        if idempotency is None:
+            keys.append(f"{self.prefix}:{{{game_id}}}:idem:-")  # never written
+        else:
             keys.append(self._idempotency_key(game_id, idempotency.seat, idempotency.key))
             record = [
                 idempotency.seat,
@@ -498,18 +603,64 @@ class RedisStore:
             self.idempotency_ttl_ms,
             *record,
             status,
+            _due_arg(due),
+            game_id,
             *tails,
         ]
+        if not self.cluster:
+            keys += self._due_keys
         try:
             self.client  # noqa: B018 - builds the client and its scripts
-            code, version, last_event = self._run(self._save, keys, args)
+            code, version, last_event, due_changed = self._run(self._save, keys, args)
         except REDIS_ERRORS as exc:
             raise StoreUnavailable(f"save failed: {exc}") from exc
         if code == 1:
+            if self.cluster and due_changed and due is not KEEP:
+                self._queue_in_cluster(game_id, due)
             return SaveResult("saved", int(version), int(last_event))
         if code == 0:
             return SaveResult("stale", int(version), int(last_event))
         return SaveResult("not_found", 0, 0)
+
+    def _queue_in_cluster(self, game_id: str, due: DueUpdate) -> None:
+        # The queue is in another slot than the game: a second round trip, only
+        # when the game's entry changed. Should it fail, the save still counts
+        # (it happened) and the failure is logged, as for the lobby; the game
+        # waits for its next save to be queued again.
+        try:
+            self._due_update(keys=self._due_keys, args=[game_id, _due_arg(due)])
+        except REDIS_ERRORS as exc:
+            _log.warning("queue entry of game %s not updated: %s", game_id, exc)
+
+    def claim_due(self, now: float, limit: int, lease: float) -> list[DueClaim]:
+        """Games due at ``now``, earliest first, each leased for ``lease`` s (one script)."""
+        until = int((now + lease) * 1000)
+        try:
+            self.client  # noqa: B018 - builds the client and its scripts
+            flat = self._claim_due(
+                keys=self._due_keys, args=[int(now * 1000), max(int(limit), 0), until]
+            )
+        except REDIS_ERRORS as exc:
+            raise StoreUnavailable(f"claim failed: {exc}") from exc
+        return [
+            DueClaim(flat[i].decode(), flat[i + 1].decode(), until) for i in range(0, len(flat), 2)
+        ]
+
+    def drop_due(self, claim: DueClaim) -> bool:
+        """Take the claimed game off the queue unless it was queued again since."""
+        try:
+            self.client  # noqa: B018 - builds the client and its scripts
+            return bool(self._drop_due(keys=self._due_keys, args=[claim.game_id, claim.lease]))
+        except REDIS_ERRORS as exc:
+            raise StoreUnavailable(f"unqueue failed: {exc}") from exc
+
+    def next_due(self) -> float | None:
+        """When the earliest queued game is due (epoch s), or ``None``."""
+        try:
+            first = self.client.zrange(self._due_keys[0], 0, 0, withscores=True)
+        except REDIS_ERRORS as exc:
+            raise StoreUnavailable(f"queue read failed: {exc}") from exc
+        return float(first[0][1]) / 1000 if first else None
 
     def _set_listing(self, game_id: str, version: int, lobby: LobbyUpdate) -> None:
         if lobby is KEEP:
@@ -545,12 +696,13 @@ class RedisStore:
         events: Sequence[Mapping[str, Any]] = (),
         lobby: LobbyUpdate = None,
         owner: str | None = None,
+        due: Due | None = None,
     ) -> Created:
         """Store a new game under a fresh random id, version 1 (and note it
         under its owner: one more round trip)."""
         while True:
             game_id = new_game_id()
-            result = self._cas(game_id, 0, state, events, None, lobby)
+            result = self._cas(game_id, 0, state, events, None, lobby, KEEP if due is None else due)
             if result.saved:
                 break
         if lobby is not None:
@@ -609,6 +761,7 @@ class RedisStore:
         events: Sequence[Mapping[str, Any]] = (),
         idempotency: IdempotencyRecord | None = None,
         lobby: LobbyUpdate = KEEP,
+        due: DueUpdate = KEEP,
     ) -> SaveResult:
         """Compare-and-set on the version (see `GameStore.save`)."""
         if not is_game_id(game_id):
@@ -616,7 +769,7 @@ class RedisStore:
         if expected_version < 1:
             # No game is ever at version 0 (and 0 would mean "create" to the script).
             return self._stale(game_id)
-        result = self._cas(game_id, expected_version, state, events, idempotency, lobby)
+        result = self._cas(game_id, expected_version, state, events, idempotency, lobby, due)
         if result.saved:
             self._set_listing(game_id, result.version, lobby)
         return result

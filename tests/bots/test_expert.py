@@ -14,9 +14,10 @@ import service.bots.expert as expert
 from service.bots.expert import Budget, expert_move
 from service.bots.greedy import greedy_move
 from service.bots.memory import Memory
+from service.bots.play import UNBOUNDED, play_bots
 from service.bots.strategies import STRATEGIES, choose_move
 from service.rules.cards import build_deck
-from service.rules.engine import SeatSpec, apply, legal_moves, new_game, play_bots
+from service.rules.engine import SeatSpec, apply, legal_moves, new_game
 from service.rules.moves import Discard, Draw, Meld, Move
 from service.rules.options import PRESETS, resolve_options
 from service.rules.state import GameState
@@ -66,7 +67,7 @@ def test_expert_plays_whole_games_of_every_preset_legally(preset: str) -> None:
     STRATEGIES["expert"] = spy  # type: ignore[index]
     try:
         with expert.budget(Budget(nodes=30, seconds=None)):
-            state, _ = play_bots(state)
+            state = play_bots(state, UNBOUNDED).state
     finally:
         STRATEGIES["expert"] = original  # type: ignore[index]
     assert state.status == "finished" and state.winners
@@ -221,8 +222,8 @@ def test_same_seed_same_choice() -> None:
 
 def test_a_seeded_game_of_experts_replays_exactly() -> None:
     seats = [SeatSpec(kind="bot", bot="expert"), SeatSpec(kind="bot", bot="greedy")]
-    a, _ = play_bots(_game("express", seats, seed=12))
-    b, _ = play_bots(_game("express", seats, seed=12))
+    a = play_bots(_game("express", seats, seed=12), UNBOUNDED).state
+    b = play_bots(_game("express", seats, seed=12), UNBOUNDED).state
     assert a == b and a.status == "finished"
 
 

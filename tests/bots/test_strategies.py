@@ -13,9 +13,10 @@ import pytest
 
 from service.bots.hand import Scoring, best_split, outs, unseen_cards
 from service.bots.memory import Memory
+from service.bots.play import UNBOUNDED, play_bots
 from service.bots.strategies import STRATEGIES, choose_move
 from service.rules.cards import build_deck, card_points
-from service.rules.engine import SeatSpec, apply, legal_moves, new_game, play_bots
+from service.rules.engine import SeatSpec, apply, legal_moves, new_game
 from service.rules.melds import candidate_melds
 from service.rules.moves import Discard, Draw, LayOff, Meld, Move, Reengage
 from service.rules.options import PRESETS, resolve_options
@@ -109,7 +110,7 @@ def test_greedy_beats_random_in_every_one_of_ten_seeded_games() -> None:
         if seed % 2:
             seats.reverse()
         state, _ = new_game(opts, "standard", seats, seed=seed)
-        state, _ = play_bots(state)
+        state = play_bots(state, UNBOUNDED).state
         assert state.winners == ((seed % 2),)
 
 

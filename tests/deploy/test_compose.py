@@ -54,3 +54,14 @@ def test_redis_runs_the_production_config_with_aof_everysec() -> None:
 
 def test_web_sets_only_known_settings() -> None:
     assert compose()["services"]["web"]["environment"].keys() <= known_settings()
+
+
+def test_worker_runs_the_runner_on_the_same_image_and_redis() -> None:
+    services = compose()["services"]
+    worker, web = services["worker"], services["web"]
+    assert worker["image"] == web["image"]
+    assert worker["entrypoint"] == ["python", "-m", "service.runner"]
+    for name in ("STORE_URL", "STORE_PASSWORD"):
+        assert worker["environment"][name] == web["environment"][name]
+    assert worker["environment"].keys() <= known_settings()
+    assert worker["depends_on"]["redis"]["condition"] == "service_healthy"

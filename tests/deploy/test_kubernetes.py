@@ -113,6 +113,18 @@ def test_configmap_sets_only_known_settings() -> None:
     assert settings["STORE_URL"] == Config.from_env(settings).STORE_URL
 
 
+def test_worker_deployment_runs_the_runner_with_the_web_settings() -> None:
+    res = resources()
+    worker = res["Deployment/rummy-worker"]
+    (container,) = worker["spec"]["template"]["spec"]["containers"]
+    assert container["command"] == ["python", "-m", "service.runner"]
+    web = res["Deployment/rummy-web"]["spec"]["template"]["spec"]["containers"][0]
+    assert container["image"] == web["image"]
+    # The same STORE_URL, settings and Redis password.
+    assert container["envFrom"] == web["envFrom"] and container["env"] == web["env"]
+    assert worker["spec"]["template"]["spec"]["securityContext"]["runAsNonRoot"] is True
+
+
 def test_redis_requires_the_secret_password_and_only_the_service_reaches_it() -> None:
     res = resources()
     conf = (DEPLOY / "redis.conf").read_text().splitlines()

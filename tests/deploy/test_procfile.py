@@ -1,4 +1,4 @@
-"""The Procfile passes `honcho check`, and its `web` process serves /healthz."""
+"""The Procfile passes `honcho check`, names `web` and `worker`, and `web` serves /healthz."""
 
 from __future__ import annotations
 
@@ -29,9 +29,14 @@ def honcho_check(root: Path) -> str:
     return result.stdout + result.stderr
 
 
-def test_honcho_check_passes_and_finds_web() -> None:
-    # honcho skips lines it cannot read, so the check must also name `web`.
-    assert "Valid procfile detected (web)" in honcho_check(ROOT)
+def test_honcho_check_passes_and_finds_web_and_worker() -> None:
+    # honcho skips lines it cannot read, so the check must also name both.
+    assert "Valid procfile detected (web, worker)" in honcho_check(ROOT)
+
+
+def test_the_worker_line_runs_the_runner() -> None:
+    lines = dict(line.split(": ", 1) for line in (ROOT / "Procfile").read_text().splitlines())
+    assert lines["worker"] == "python -m service.runner"
 
 
 def test_honcho_check_names_what_it_found(tmp_path: Path) -> None:

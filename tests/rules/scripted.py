@@ -10,6 +10,7 @@ deck below, in deck order.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 from service.rules.cards import build_deck, parse_card
 from service.rules.engine import Event, SeatSpec, apply, legal_moves, new_game
 from service.rules.moves import Move, parse_move
-from service.rules.options import resolve_options
+from service.rules.options import MAX_HAND_SIZE, resolve_options
 from service.rules.state import GameState
 
 
@@ -70,7 +71,14 @@ def scripted(
     seed: int = 7,
 ) -> tuple[GameState, list[Event]]:
     """A game of ``preset`` dealt exactly as written, every seat a human."""
-    opts = resolve_options(preset, dict(options or {}), len(hands))
+    overrides = dict(options or {})
+    # The engine deals any hand size; the options' upper bound limits what a
+    # client may ask for. Tests that need a short stock deal larger hands.
+    big_hands = overrides.get("hand_size", 0) > MAX_HAND_SIZE
+    hand_size = overrides.pop("hand_size") if big_hands else None
+    opts = resolve_options(preset, overrides, len(hands))
+    if big_hands:
+        opts = dataclasses.replace(opts, hand_size=hand_size)
     size = opts.hand_size_for(len(hands))
     first = (dealer + 1) % len(hands)
     for seat, text in enumerate(hands):

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import dataclasses
 
+import jsonschema
 import pytest
 
 from service.rules.options import (
     OPTION_NAMES,
+    OPTION_TABLE,
     PRESETS,
     Options,
     OptionsError,
+    OptionSpec,
     options_from_json,
+    options_json_schema,
     resolve_options,
 )
 
@@ -121,7 +125,7 @@ def test_hand_size_by_player_count(players: int, size: int) -> None:
         ("standard", {"players": [1, 4]}, 2, "players", "[min, max]"),
         ("standard", {"players": [2, 7]}, 2, "players", "[min, max]"),
         ("standard", {"hand_size": 12}, 5, "hand_size", "5 hands of 12 cards"),
-        ("standard", {"hand_size": 0}, 2, "hand_size", "integer 1..60"),
+        ("standard", {"hand_size": 0}, 2, "hand_size", "integer 1..15"),
         (
             "standard",
             {"hand_size": 2, "go_out_requires_discard": True},
@@ -139,7 +143,7 @@ def test_hand_size_by_player_count(players: int, size: int) -> None:
         ("standard", {"no_winner": "all"}, 2, "no_winner", "void"),
         ("standard", {"scoring": "x"}, 2, "scoring", "winner_takes_all"),
         ("standard", {"end": "never"}, 2, "end", "target"),
-        ("standard", {"target_score": 0}, 2, "target_score", "at least 1"),
+        ("standard", {"target_score": 0}, 2, "target_score", "integer 1..1000"),
         ("standard", {"target_score": {"9": 100}}, 2, "target_score", "player count"),
         ("standard", {"target_score": {"3": 100}}, 2, "target_score", "no target for 2"),
         ("standard", {"end": "rounds"}, 2, "rounds", "needs a number of rounds"),
@@ -148,7 +152,7 @@ def test_hand_size_by_player_count(players: int, size: int) -> None:
         ("standard", {"jokers": 7}, 2, "jokers", "0..6"),
         ("standard", {"concealed_rounds": [0]}, 2, "concealed_rounds", "round numbers"),
         ("standard", {"first_turn_no_draw": 1}, 2, "first_turn_no_draw", "true or false"),
-        ("romme", {"hand_size": 20}, 6, "hand_size", "the deck has 110"),
+        ("standard", {"hand_size": 9}, 6, "hand_size", "the deck has 52"),
     ],
 )
 def test_bad_overrides_are_refused_with_a_clear_message(
@@ -168,3 +172,82 @@ def test_options_json_round_trips_for_every_preset() -> None:
 def test_options_are_frozen() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         PRESETS["standard"].options.ace = "around"  # type: ignore[misc]
+
+
+def _largest(spec: OptionSpec) -> object:
+    """The largest value the option's row allows, in JSON form."""
+    if spec.kind == "players":
+        return [spec.high, spec.high]
+    if spec.kind == "round_list":
+        return list(range(spec.high - spec.max_items + 1, spec.high + 1))
+    if spec.kind == "choice":
+        return spec.choices[-1]
+    if spec.kind == "bool":
+        return True
+    return spec.high
+
+
+def _too_large(spec: OptionSpec) -> object:
+    """A value just past the row's upper bound (or outside its choices), in JSON form."""
+    if spec.kind == "players":
+        return [spec.low, spec.high + 1]
+    if spec.kind == "round_list":
+        return [spec.low] * (spec.max_items + 1)  # padded: one item too many
+    if spec.kind == "choice":
+        return "x" * 10_000
+    if spec.kind == "bool":
+        return 1
+    return spec.high + 1
+
+
+@pytest.mark.parametrize("spec", OPTION_TABLE, ids=lambda spec: spec.name)
+def test_every_option_is_bounded_and_its_edge_is_checked(spec: OptionSpec) -> None:
+    assert spec.description and spec.kind in (
+        "bool", "choice", "int", "players", "target", "round_list",
+    )  # fmt: skip
+    if spec.kind in ("int", "players", "target", "round_list"):
+        assert spec.high > 0
+    errors: dict[str, list[str]] = {}
+    spec.convert(_largest(spec), errors)
+    assert errors == {}
+    spec.convert(_too_large(spec), errors)
+    assert list(errors) == [spec.name]
+    # A padded value is named in the message only in part.
+    assert all(len(message) < 200 for message in errors[spec.name])
+
+
+@pytest.mark.parametrize("spec", OPTION_TABLE, ids=lambda spec: spec.name)
+def test_the_options_schema_agrees_with_the_table(spec: OptionSpec) -> None:
+    schema = options_json_schema()
+    validator = jsonschema.Draft202012Validator(schema)
+    assert schema["properties"][spec.name]["description"] == spec.description
+    assert validator.is_valid({spec.name: _largest(spec)})
+    assert validator.is_valid({spec.name: Options().to_json()[spec.name]})
+    assert not validator.is_valid({spec.name: _too_large(spec)})
+    assert not validator.is_valid({"colour": "red"})
+
+
+def test_the_table_gives_the_defaults_of_options() -> None:
+    assert Options().to_json() == {spec.name: options_json_schema()["properties"][spec.name][
+        "default"] for spec in OPTION_TABLE}  # fmt: skip
+    assert Options() == PRESETS["standard"].options
+
+
+@pytest.mark.parametrize(
+    ("overrides", "field"),
+    [
+        ({"target_score": 10**15}, "target_score"),
+        ({"target_score": {"2": 10**15}}, "target_score"),
+        ({"rounds": 101, "end": "rounds"}, "rounds"),
+        ({"concealed_rounds": [1] * 9000}, "concealed_rounds"),
+        ({"concealed_rounds": [101]}, "concealed_rounds"),
+        ({"hand_size": 22}, "hand_size"),
+        ({"first_meld_min_points": 500}, "first_meld_min_points"),
+        ({"max_refills": 10**9}, "max_refills"),
+        ({"reengage_limit": 11}, "reengage_limit"),
+    ],
+)
+def test_values_past_an_upper_bound_are_refused(overrides: dict[str, object], field: str) -> None:
+    with pytest.raises(OptionsError) as err:
+        resolve_options("romme", overrides, 2)
+    assert field in err.value.errors

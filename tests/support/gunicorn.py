@@ -2,6 +2,9 @@
 
 `GunicornServer(env={...}).start()` runs it on a free port with the given
 environment, waits for `/healthz`, and `stop()` ends it (SIGTERM, then SIGKILL).
+With a shared store (``STORE_URL`` redis) it also runs the `worker` process of
+the Procfile (``python -m service.runner``), as a deployment does, unless
+``runner=False``.
 Like the test Redis servers, a gunicorn master dies with the test process, even a
 killed one, so a test run leaves no server behind.
 """
@@ -55,6 +58,7 @@ class GunicornServer:
         *,
         workers: int = 2,
         command: list[str] | None = None,
+        runner: bool | None = None,
     ) -> None:
         #: What to run; default: gunicorn with the production config.
         self.command = command or [
@@ -65,6 +69,13 @@ class GunicornServer:
         self.env["WEB_CONCURRENCY"] = str(workers)
         self.env.update(env or {})
         self.process: subprocess.Popen[bytes] | None = None
+        #: Whether to run the runner process beside gunicorn (default: with Redis).
+        self.runner = (
+            runner if runner is not None else self.env.get("STORE_URL", "").startswith("redis")
+        )
+        #: The runner process (service/runner.py), when running.
+        self.runner_process: subprocess.Popen[bytes] | None = None
+        self._runners: list[subprocess.Popen[bytes]] = []
         self._log = tempfile.NamedTemporaryFile(  # noqa: SIM115 - lives as long as the server
             prefix="gunicorn-", suffix=".log", delete=False
         )
@@ -93,6 +104,10 @@ class GunicornServer:
             try:
                 with urllib.request.urlopen(self.url + "/healthz", timeout=1) as answer:
                     if answer.status == 200:
+                        # After the master's start-up (which empties the metrics
+                        # directory the runner writes its counts to as well).
+                        if self.runner:
+                            self.start_runner()
                         return self
             except (urllib.error.URLError, ConnectionError, TimeoutError):
                 pass
@@ -100,9 +115,39 @@ class GunicornServer:
         self.stop()
         raise RuntimeError(f"gunicorn did not answer /healthz:\n{self.log_tail()}")
 
+    def start_runner(self) -> subprocess.Popen[bytes]:
+        """Start the runner process with the server's environment (a second one
+        when one runs already: several runners may share a store)."""
+        process = subprocess.Popen(
+            [sys.executable, "-m", "service.runner"],
+            cwd=ROOT,
+            env=self.env,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=_die_with_parent(),
+        )
+        self._runners.append(process)
+        self.runner_process = process
+        return process
+
+    def stop_runner(self, timeout: float = 10.0) -> None:
+        """Stop every runner process (SIGTERM, then SIGKILL)."""
+        for process in self._runners:
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+                try:
+                    process.wait(timeout)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait(5)
+        self._runners.clear()
+        self.runner_process = None
+
     def stop(self, timeout: float = 10.0) -> None:
-        """Stop gunicorn (graceful first); safe to call twice."""
+        """Stop gunicorn (graceful first) and the runner; safe to call twice."""
         _live.discard(self)
+        self.stop_runner(timeout)
         if self.process is None or self.process.poll() is not None:
             return
         self.process.send_signal(signal.SIGTERM)

@@ -1,0 +1,287 @@
+"""The runner: advances games in the background when the server owes them moves.
+
+A request plays bot turns within a small budget (`service.bots.play`); a game
+whose bots are still to move when it runs out is saved as it stands and, in
+the same save, put in the store's queue of due games (`Due(at, reason)`: a
+sorted set in Redis, scored by the time it is due). The runner takes due games
+from that queue and advances each one:
+
+    claim (a lease) → load → what is due (bots) → compare-and-set save,
+    queued again in the same save if more is still due
+
+Several runners may share one store: a claim moves the game's entry to the
+end of a lease, so no other runner takes it meanwhile, and every advance is a
+compare-and-set on the game's version, so a game moved by anyone else in the
+meantime is loaded again, never overwritten. A runner that dies leaves its
+claims due again when their leases end.
+
+The queue is generic: an entry is a due time and a reason. Today the only
+reason is ``"bots"`` (due at once); turn deadlines can be scheduled in the
+same queue (`next_due` says what a state is waiting for, `advance` does it).
+
+How it runs:
+
+- with Redis, as its own process: ``python -m service.runner`` (the Procfile's
+  ``worker:``; as many as wanted, on any host that reaches the store);
+- with the memory store (one process), as a thread of the web process, woken
+  by each save that queues a game (`InProcessRunner`).
+
+Settings (environment, see `service.config.Config`): ``RUNNER_BATCH`` games
+claimed at once, ``RUNNER_LEASE`` seconds a claim lasts, ``RUNNER_IDLE``
+seconds between two looks at an empty queue, and the bot budget of one advance
+``RUNNER_BOT_MOVES`` / ``RUNNER_BOT_SECONDS``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from service import clock
+from service.bots.play import Budget, bot_to_move, play_bots
+from service.rules.state import GameState, decode_state, encode_state
+from service.store import (
+    Due,
+    DueClaim,
+    GameNotFound,
+    GameStore,
+    MemoryStore,
+    StoreUnavailable,
+    open_store,
+)
+
+_log = logging.getLogger(__name__)
+
+#: The reason of a game queued because bot seats are still to move.
+BOTS = "bots"
+
+
+#: The reason of a game queued for its turn clock: the turn's deadline.
+CLOCK = "clock"
+
+
+def next_due(state: GameState, now: float | None = None) -> Due | None:
+    """What the game waits for from the server, or ``None``: bots to move are due
+    at once, a clocked turn at its deadline (service/clock.py)."""
+    if bot_to_move(state):
+        return Due(time.time() if now is None else now, BOTS)
+    deadline = clock.due(state)
+    if deadline is not None:
+        return Due(deadline / 1000, CLOCK)
+    return None
+
+
+#: One advance's default bot budget (a game needing more is queued again, so
+#: that the games due at once take turns).
+RUNNER_BUDGET = Budget(moves=2000, seconds=1.0)
+
+
+@dataclass(frozen=True)
+class RunnerSettings:
+    """How a runner works (see the module docstring for the settings' names)."""
+
+    batch: int = 16
+    lease: float = 30.0
+    idle: float = 0.5
+    budget: Budget = RUNNER_BUDGET
+    retries: int = 8
+
+
+class Runner:
+    """Claims due games from ``store`` and advances them (see the module docstring)."""
+
+    def __init__(
+        self,
+        store: GameStore,
+        settings: RunnerSettings | None = None,
+        *,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.store = store
+        self.settings = settings or RunnerSettings()
+        self.clock = clock
+        #: Advances that saved a change (for tests and the log).
+        self.advanced = 0
+
+    def run_once(self) -> int:
+        """Claim one batch of due games and advance each; how many were claimed."""
+        settings = self.settings
+        claims = self.store.claim_due(self.clock(), settings.batch, settings.lease)
+        for claim in claims:
+            try:
+                self.advance(claim)
+            except StoreUnavailable:
+                raise
+            except Exception:  # one broken game must not stop the others
+                _log.exception("advancing game %s failed", claim.game_id)
+        return len(claims)
+
+    def advance(self, claim: DueClaim) -> str:
+        """Do what the claimed game waits for; the outcome: ``saved``, ``idle``
+        (nothing was due), ``gone`` (no such game) or ``busy`` (lost every race;
+        the claim's lease runs out and it is tried again)."""
+        for _attempt in range(self.settings.retries):
+            try:
+                loaded = self.store.load(claim.game_id)
+            except GameNotFound:
+                self.store.drop_due(claim)
+                return "gone"
+            state = decode_state(loaded.state)
+            now = self.clock()
+            due = next_due(state, now)
+            if due is None:
+                self.store.drop_due(claim)
+                return "idle"
+            if due.at > now:
+                return "idle"  # a later save queued it again, for then
+            events: list[dict[str, Any]] = []
+            timed_out = clock.time_out(state, int(now * 1000))
+            if timed_out is not None:
+                # The only writer of timeouts: this save is a compare-and-set on
+                # the version read, so no other runner applies the same one.
+                state, events = timed_out
+            played = play_bots(state, self.settings.budget)
+            after = clock.stamp(state, played.state, int(now * 1000))
+            result = self.store.save(
+                claim.game_id,
+                loaded.version,
+                encode_state(after),
+                events + played.events,
+                due=next_due(after, now),
+            )
+            if result.status == "saved":
+                self.advanced += 1
+                return "saved"
+            if result.status == "not_found":
+                self.store.drop_due(claim)
+                return "gone"
+            # Stale: a player (or another runner) moved first. Load again.
+        return "busy"
+
+    def run(self, stop: threading.Event) -> None:
+        """Advance due games until ``stop`` is set; waits ``idle`` s when none is due.
+
+        A store outage is logged and waited out."""
+        while not stop.is_set():
+            try:
+                claimed = self.run_once()
+            except StoreUnavailable as exc:
+                _log.warning("runner: store unavailable: %s", exc)
+                claimed = 0
+            if claimed == 0:
+                stop.wait(self.settings.idle)
+
+
+class InProcessRunner:
+    """The runner as a thread of the web process, for the memory store.
+
+    It sleeps until a save queues a game (the store's ``due_listener``), or
+    until the earliest queued game is due. The thread is started by the first
+    wake-up in this process (a gunicorn worker forked after start-up has its own).
+    """
+
+    def __init__(self, store: MemoryStore, runner: Runner) -> None:
+        self.store = store
+        self.runner = runner
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._pid = 0
+        store.due_listener = self.wake
+
+    def wake(self) -> None:
+        """Something was queued: start the thread if needed and let it look."""
+        if self._thread is None or self._pid != os.getpid():
+            with self._lock:
+                if self._thread is None or self._pid != os.getpid():
+                    self._pid = os.getpid()
+                    self._thread = threading.Thread(
+                        target=self._loop, name="rummy-runner", daemon=True
+                    )
+                    self._thread.start()
+        self._wake.set()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """End the thread (after its current game)."""
+        self._stop.set()
+        self._wake.set()
+        thread = self._thread
+        if thread is not None and thread.is_alive():
+            thread.join(timeout)
+
+    def _loop(self) -> None:
+        runner = self.runner
+        while not self._stop.is_set():
+            self._wake.clear()
+            try:
+                claimed = runner.run_once()
+            except Exception:  # pragma: no cover - the memory store does not fail
+                _log.exception("in-process runner failed")
+                claimed = 0
+            if claimed:
+                continue
+            due = self.store.next_due()
+            wait = runner.settings.lease if due is None else due - runner.clock()
+            if wait > 0:
+                self._wake.wait(min(wait, runner.settings.lease))
+
+
+def settings_from(config: Any) -> RunnerSettings:
+    """The runner's settings from a `service.config.Config` (or a Flask config mapping)."""
+
+    def get(name: str) -> Any:
+        return config[name] if isinstance(config, dict) else getattr(config, name)
+
+    return RunnerSettings(
+        batch=int(get("RUNNER_BATCH")),
+        lease=float(get("RUNNER_LEASE")),
+        idle=float(get("RUNNER_IDLE")),
+        budget=Budget(moves=int(get("RUNNER_BOT_MOVES")), seconds=float(get("RUNNER_BOT_SECONDS"))),
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """The worker process: advance due games of ``STORE_URL`` until SIGTERM or SIGINT."""
+    from service.config import Config, store_settings
+
+    logging.basicConfig(level=os.environ.get("LOG_LEVEL", "INFO").upper(), format="%(message)s")
+    config = Config.from_env()
+    # The web process's store settings (lifetimes, password, ...); one plain
+    # connection at a time (no gevent here, nothing to pipeline).
+    settings = {**store_settings(config.flask_settings()), "pipelining": False}
+    store = open_store(config.STORE_URL, **settings)
+    if isinstance(store, MemoryStore):
+        raise SystemExit(
+            "the runner process needs a shared store (STORE_URL=redis://...); with "
+            "memory:// the web process runs it as a thread"
+        )
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        # Beside the web workers on one host: its store counts (finished games,
+        # conflicts) are summed into their /metrics.
+        from service.observability.store_metrics import instrument
+
+        store = instrument(store)
+    stop = threading.Event()
+
+    def _stop(signum: int, frame: Any) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
+    runner = Runner(store, settings_from(config))
+    _log.info("runner: advancing due games of %s", store)
+    try:
+        runner.run(stop)
+    finally:
+        store.close()
+
+
+if __name__ == "__main__":
+    main()

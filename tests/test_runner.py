@@ -1,0 +1,173 @@
+"""The runner (service/runner.py): it advances queued games, and several runners on one
+store never apply a move twice."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from flask import Flask
+
+from service.app import RUNNER_EXTENSION, create_app
+from service.bots.play import UNBOUNDED, Budget, play_bots
+from service.config import TestConfig
+from service.rules.engine import SeatSpec, new_game
+from service.rules.options import resolve_options
+from service.rules.state import GameState, decode_state, encode_state
+from service.runner import BOTS, Runner, RunnerSettings, next_due
+from service.store import Due, GameStore, MemoryStore, RedisStore
+from tests.support.redis_server import RedisServer
+
+
+@pytest.fixture(params=["memory", "redis"])
+def store(request: pytest.FixtureRequest) -> Iterator[GameStore]:
+    """A memory store, then a Redis store on a throwaway redis-server."""
+    if request.param == "memory":
+        yield MemoryStore()
+        return
+    server: RedisServer = request.getfixturevalue("redis_server")
+    made = RedisStore(server.url, prefix=f"t{uuid.uuid4().hex[:12]}")
+    yield made
+    made.close()
+
+
+def bot_game(seed: int, strategy: str = "random", preset: str = "express") -> GameState:
+    """A new game of two bot seats (not yet played)."""
+    options = resolve_options(preset, {}, 2)
+    seats = [SeatSpec(kind="bot", bot=strategy), SeatSpec(kind="bot", bot=strategy)]
+    return new_game(options, preset, seats, seed=seed)[0]
+
+
+def queue(store: GameStore, state: GameState) -> str:
+    """Store a game as a request would after spending its budget: queued for the runner."""
+    due = next_due(state)
+    assert due is not None and due.reason == BOTS
+    return store.create(encode_state(state), [{"type": "game_created"}], due=due).game_id
+
+
+def drain(runner: Runner, until: float = 120.0) -> None:
+    """Run ``runner`` until the queue has nothing due."""
+    deadline = time.monotonic() + until
+    while runner.run_once():
+        assert time.monotonic() < deadline, "the runner did not empty the queue"
+
+
+def small(moves: int) -> RunnerSettings:
+    """Runner settings whose advances play only ``moves`` bot moves each."""
+    return RunnerSettings(batch=4, budget=Budget(moves=moves, seconds=60))
+
+
+def test_the_runner_plays_a_queued_game_to_its_end(store: GameStore) -> None:
+    game = queue(store, bot_game(3))
+    runner = Runner(store, small(10))
+    drain(runner)
+    state = decode_state(store.load(game).state)
+    assert state.status == "finished" and state.winners is not None
+    assert runner.advanced > 1  # in several advances of 10 moves: requeued in between
+    events = store.events(game, 0, limit=1000)
+    assert events[-1]["type"] == "game_ended"
+    assert store.claim_due(time.time() + 3600, 10, 30) == []
+
+
+def test_a_game_with_nothing_due_is_taken_off_the_queue(store: GameStore) -> None:
+    finished = play_bots(bot_game(5), UNBOUNDED).state
+    game = store.create(encode_state(finished), due=Due(time.time(), BOTS)).game_id
+    runner = Runner(store)
+    assert runner.run_once() == 1
+    assert runner.advanced == 0 and store.load(game).version == 1
+    assert store.claim_due(time.time() + 3600, 10, 30) == []
+
+
+def test_a_forgotten_game_leaves_the_queue(store: GameStore) -> None:
+    claims_before = store.claim_due(time.time(), 10, 30)
+    assert claims_before == []
+    if isinstance(store, MemoryStore):
+        game = queue(store, bot_game(5))
+        store._drop(game)  # as when its idle TTL ran out
+        store._due[game] = (0, BOTS)  # a stale entry left behind
+    else:
+        game = "NoSuchGameNoSuchGame00"
+        store.client.zadd(f"{store.prefix}:{{due}}:q", {game: 0})
+    assert Runner(store).run_once() == 1
+    assert store.claim_due(time.time() + 3600, 10, 30) == []
+
+
+def test_two_runners_on_one_store_never_apply_a_move_twice(store: GameStore) -> None:
+    # Random bots choose from the state alone, so each game has one right ending.
+    seeds = range(12)
+    expected = {seed: play_bots(bot_game(seed), UNBOUNDED) for seed in seeds}
+    games = {queue(store, bot_game(seed)): seed for seed in seeds}
+    runners = [Runner(store, small(3)) for _ in range(2)]
+    stop = threading.Event()
+    threads = [threading.Thread(target=r.run, args=(stop,)) for r in runners]
+    for thread in threads:
+        thread.start()
+    try:
+        deadline = time.monotonic() + 120
+        while store.next_due() is not None:
+            assert time.monotonic() < deadline, "the runners did not finish the games"
+            time.sleep(0.05)
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join()
+    saves = 0
+    for game, seed in games.items():
+        loaded = store.load(game)
+        want = expected[seed]
+        assert decode_state(loaded.state) == want.state
+        # One game_created event, then exactly the events of one play-through.
+        assert loaded.last_event == 1 + len(want.events)
+        saves += loaded.version - 1
+    assert sum(r.advanced for r in runners) == saves
+    assert all(r.advanced for r in runners), "both runners took part"
+
+
+@pytest.fixture
+def app_small_budget() -> Iterator[Flask]:
+    """An app on the memory store whose requests play at most 3 bot moves."""
+    app = create_app(dataclasses.replace(TestConfig(), BOT_MOVES_PER_REQUEST=3))
+    yield app
+    app.extensions[RUNNER_EXTENSION].stop()
+
+
+def test_an_all_bot_game_answers_at_once_and_the_in_process_runner_finishes_it(
+    app_small_budget: Flask,
+) -> None:
+    client = app_small_budget.test_client()
+    body = {"preset": "express", "seats": [{"bot": "greedy"}, {"bot": "random"}], "seed": 3}
+    created = client.post("/games", json=body)
+    assert created.status_code == 201 and created.json is not None
+    assert created.json["status"] == "active"
+    game = created.json["id"]
+    deadline = time.monotonic() + 60
+    while (view := client.get(f"/games/{game}").json)["status"] != "finished":
+        assert time.monotonic() < deadline, view
+        time.sleep(0.05)
+    assert view["winners"] and view["version"] >= 2  # the runner saved it
+
+
+def test_a_move_that_hands_the_turn_to_bots_queues_the_game_when_the_budget_ends(
+    app_small_budget: Flask,
+) -> None:
+    app_small_budget.extensions[RUNNER_EXTENSION].stop()  # look at the queue instead
+    client = app_small_budget.test_client()
+    body = {"preset": "standard", "seats": [{"name": "Ann"}, *[{"bot": "random"}] * 3]}
+    created = client.post("/games", json={**body, "first_dealer": 3})
+    assert created.json is not None
+    game, token = created.json["id"], created.json["seats"][0]["token"]
+    auth = {"Authorization": f"Bearer {token}"}
+    client.post(f"/games/{game}/moves", json={"type": "draw", "source": "stock"}, headers=auth)
+    hand = client.get(f"/games/{game}", headers=auth).json["hand"]  # type: ignore[index]
+    moved = client.post(
+        f"/games/{game}/moves", json={"type": "discard", "card": hand[0]}, headers=auth
+    )
+    assert moved.status_code == 200 and moved.json is not None
+    store = app_small_budget.extensions["rummy.store"].inner
+    # Three bots need more than 3 moves: the answer shows the game mid-way, queued.
+    assert moved.json["round"]["turn"] != 0
+    assert [c.game_id for c in store.claim_due(time.time() + 1, 10, 30)] == [game]
