@@ -69,6 +69,7 @@ def test_nothing_happens_before_a_deadline_and_the_turn_is_played_after_it(
     assert runner.run_once() == 0  # the next deadline is not due
 
 
+@pytest.mark.slow
 def test_two_runners_on_one_store_never_apply_a_timeout_twice(store: GameStore) -> None:
     games = [store_game(store, clocked_game(seed)) for seed in range(1000)]
     # Every first turn is past its deadline; the next ones are not (30 s later).
