@@ -365,7 +365,16 @@ class Join(MethodView):
         raise busy()
 
 
-@blp.route("/<string:game_id>/leave", parameters=[GAME_ID_PARAMETER])
+_SEAT_TOKEN = {
+    "in": "header",
+    "name": "Authorization",
+    "required": False,
+    "description": "`Bearer <seat token>` (required)",
+    "schema": {"type": "string"},
+}
+
+
+@blp.route("/<string:game_id>/leave", parameters=[GAME_ID_PARAMETER, _SEAT_TOKEN])
 class Leave(MethodView):
     """Leaving a seat."""
 
@@ -374,7 +383,7 @@ class Leave(MethodView):
     @blp.problem(404, "No such game (`game_not_found`)")
     @blp.problem(409, "The game is over (`game_not_active`)")
     @common_errors(blp, 400, 429, 503)
-    @blp.doc(operationId="leaveGame", security=[{"seatToken": []}])
+    @blp.doc(operationId="leaveGame")
     def post(self, game_id: str) -> Response:
         """Leave a seat
 
