@@ -159,11 +159,15 @@ def verify_game(view: dict[str, Any], events: list[dict[str, Any]]) -> Report:
         if number not in starts or number not in ends:
             report.note(f"round {number}: its events are no longer kept; deal not replayed")
             continue
-        first_dealer = None
+        # Who must deal: round 1's dealer is drawn from its secret (unless the creator
+        # gave one); later rounds pass the deal on from the previous round's dealer.
+        dealer_rule: tuple[str, int | None] | None = None
         if number == 1 and created is not None:
-            first_dealer = created.get("first_dealer")
+            dealer_rule = ("first", created.get("first_dealer"))
+        elif number - 1 in starts:
+            dealer_rule = ("after", events[starts[number - 1]]["dealer"])
         _replay_round(
-            report, view, events[starts[number] : ends[number] + 1], rec, first_dealer, number
+            report, view, events[starts[number] : ends[number] + 1], rec, dealer_rule, number
         )
         replayed += 1
     if replayed == 0 and rounds:
@@ -176,7 +180,7 @@ def _replay_round(
     view: dict[str, Any],
     events: list[dict[str, Any]],
     rec: dict[str, Any],
-    first_dealer: int | None,
+    dealer_rule: tuple[str, int | None] | None,
     number: int,
 ) -> None:
     start, end = events[0], events[-1]
@@ -192,11 +196,16 @@ def _replay_round(
     dealt = [size is not None for size in sizes]
     players = len(sizes)
     dealer = start["dealer"]
-    if number == 1:
-        expected_dealer = (
-            first_dealer if first_dealer is not None else fairness.first_dealer(secret, players)
-        )
-        report.expect(dealer == expected_dealer, f"{tag}: the first dealer is the derived one")
+    if dealer_rule is not None:
+        kind, seat = dealer_rule
+        if kind == "first":
+            expected = seat if seat is not None else fairness.first_dealer(secret, players)
+        else:
+            assert seat is not None
+            expected = next(
+                (seat + k) % players for k in range(1, players + 1) if dealt[(seat + k) % players]
+            )
+        report.expect(dealer == expected, f"{tag}: the dealer is the one the rules give")
     replay = _Replay(view["options"], secret)
     counted = [s for s in sizes if s is not None]
     extra = 1 if view["options"].get("first_turn_no_draw") else 0

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+import orjson
 from flask import Flask, current_app
 
 from service import clock
@@ -22,7 +23,7 @@ from service.api.problems import Problem
 from service.bots import play as bots
 from service.bots.play import Budget
 from service.config import store_settings
-from service.rules import views
+from service.rules import engine, views
 from service.rules.state import GameState, decode_state, encode_state
 from service.runner import next_due
 from service.store import Due, GameStore, open_store
@@ -97,6 +98,43 @@ class DecodedStates:
 #: Per process; about 1,000 games in play at once per worker stay decoded
 #: (a few KB each).
 STATES = DecodedStates(1024)
+
+
+class LegalMovesCache:
+    """Answers of `GET /games/{id}/legal-moves` by (game, version, seat) (LRU).
+
+    A game's version names one state, so a listing made once serves every
+    request for that version and seat (clients and bots poll it), and its
+    work — bounded, but the largest of any read — is not done again.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._answers: OrderedDict[tuple[str, int, int | None], bytes] = OrderedDict()
+        self._lock = threading.Lock()
+        #: Listings made (cache misses), for tests and benchmarks.
+        self.computed = 0
+
+    def answer(self, game: LoadedGame, seat: int | None) -> bytes:
+        """The JSON answer (``{"version", "moves"}``) for ``seat`` (``None``: no seat)."""
+        key = (game.game_id, game.version, seat)
+        with self._lock:
+            found = self._answers.get(key)
+            if found is not None:
+                self._answers.move_to_end(key)
+                return found
+        moves = [] if seat is None else engine.legal_moves(game.state, seat)
+        body = orjson.dumps({"version": game.version, "moves": [m.to_json() for m in moves]})
+        with self._lock:
+            self.computed += 1
+            self._answers[key] = body
+            while len(self._answers) > self.size:
+                self._answers.popitem(last=False)
+        return body
+
+
+#: Per process: the listings of about the last 1,000 (game, version, seat).
+LEGAL_MOVES = LegalMovesCache(1024)
 
 
 def load_game(game_id: str) -> LoadedGame:

@@ -20,6 +20,7 @@ from service import clock
 from service.api import auth
 from service.api.fastpath import MoveHeadersSchema, MoveRequestSchema
 from service.api.gamestore import (
+    LEGAL_MOVES,
     LoadedGame,
     busy,
     encode,
@@ -30,7 +31,7 @@ from service.api.gamestore import (
     seated,
 )
 from service.api.idempotency import fingerprint, idempotency_key, key_reused
-from service.api.jsonio import json_response, raw_json_response, request_body
+from service.api.jsonio import raw_json_response, request_body
 from service.api.paths import (
     ETAG_HEADER,
     GAME_ID_PARAMETER,
@@ -111,17 +112,16 @@ class LegalMoves(MethodView):
         token = auth.bearer_token()
         game = load_game(game_id)
         headers = {"ETag": etag(game.version), "Vary": "Authorization"}
-        if token is None:
-            moves: list[dict[str, Any]] = []
-        else:
+        seat = None
+        if token is not None:
             game, seat = seated(game, token)
             headers["ETag"] = etag(game.version)
-            moves = [move.to_json() for move in engine.legal_moves(game.state, seat)]
+        # Answered before any listing: the client has this version's moves.
         if not_modified(game.version):
             response = Response(status=304)
             response.headers.update(headers)
             return response
-        return json_response({"version": game.version, "moves": moves}, 200, headers)
+        return raw_json_response(LEGAL_MOVES.answer(game, seat), 200, headers)
 
 
 @blp.route("/<string:game_id>/moves", parameters=[GAME_ID_PARAMETER, _BEARER])

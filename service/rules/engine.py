@@ -342,7 +342,7 @@ def leave_seat(state: GameState, seat: int) -> tuple[GameState, list[Event]]:
         event = {"type": "seat_left", "seat": seat, "kind": "bot", "bot": LEAVER_BOT}
     else:
         raise IllegalMove("game_not_active", "the game is over")
-    return _evolve(state, seats=tuple(seats)), [event]
+    return _counted(state, [event], seats=tuple(seats)), [event]
 
 
 def _start(state: GameState, events: list[Event]) -> GameState:
@@ -509,6 +509,22 @@ _CARD_AT: dict[int, Card] = {i: c for c, i in _ORDER.items()}
 
 _PoolMeld = tuple[int, int, int, tuple[int, ...]]  # packed cards, points, size, card shifts
 
+#: Melds one listing of the legal moves may try, all its checks together, when
+#: it searches how the turn can still end after a meld or a joker swap (a
+#: first-meld minimum, a concealed round's way out). Sized so that the worst
+#: allowed hand stays within the budget of docs/performance.md; the checks of
+#: a preset's hands use a small part of it.
+SEARCH_NODES = 2_000
+
+
+class _Nodes:
+    """What is left of a listing's `SEARCH_NODES` (shared by its checks)."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, left: int = SEARCH_NODES) -> None:
+        self.left = left
+
 
 @dataclass(frozen=True, slots=True)
 class _Pool:
@@ -577,9 +593,14 @@ def _finish_code(
     opening: int | None,
     turn_melds: int,
     pool: _Pool | None = None,
+    nodes: _Nodes | None = None,
 ) -> str | None:
     """``None`` if the turn can still be finished legally after a move leaving
     ``hand``, else the refusal code.
+
+    The search tries at most ``nodes.left`` melds (then answers that the turn
+    cannot be finished: a listing omits the move, and `apply` refuses a move
+    its listing would not show).
 
     ``pool`` may give the melds of a larger hand (every meld that ``hand`` can
     form must be in it), so that :func:`legal_moves` searches with one list for
@@ -610,6 +631,12 @@ def _finish_code(
             return card != taken
         return _plain_finish(opts, (card,), taken, melds, True, concealed)
 
+    # Bounded work: the melds tried come out of ``budget``, and a sub-search
+    # that failed is not repeated (two decks and jokers reach the same rest of
+    # a hand by several routes).
+    budget = nodes if nodes is not None else _Nodes()
+    failed: set[tuple[int, int, int]] = set()
+
     def search(h: int, n: int, need: int, fits: int) -> bool:
         # ``fits``: the pool melds still to try that ``h`` holds. Melds are tried
         # in pool order and a chosen one stays available (two decks may repeat
@@ -620,12 +647,18 @@ def _finish_code(
             return True
         if not more:
             return False
+        key = (h, need, fits)
+        if key in failed:
+            return False
         most = n // 3
         while fits:
             low = fits & -fits
             packed, points, size, shifts = melds_in_pool[low.bit_length() - 1]
             if need > 0 and points * most < need:
+                break
+            if budget.left <= 0:
                 return False
+            budget.left -= 1
             left = h - packed
             keep = fits
             for shift in shifts:
@@ -633,6 +666,7 @@ def _finish_code(
             if search(left, n - size, need - points, keep):
                 return True
             fits ^= low
+        failed.add(key)
         return False
 
     packed_hand = _pack(hand)
@@ -641,6 +675,17 @@ def _finish_code(
     if not _plain_finish(opts, hand, r.taken, melds, melded, concealed) and not must_out:
         return "would_leave_no_legal_discard"
     return "concealed_round" if must_out else "first_meld_minimum"
+
+
+def _searched(opts: Options, r: RoundState, seat: int) -> bool:
+    """Whether a check of a meld or a swap by ``seat`` searches further melds."""
+    opening_pending = opts.first_meld_min_points > 0 and not _opened(opts, r, seat)
+    return opening_pending or _concealed(opts, r)
+
+
+def _search_code(opts: Options, r: RoundState, seat: int) -> str:
+    """The refusal of a move whose search the listing's budget did not reach."""
+    return "concealed_round" if _concealed(opts, r) else "first_meld_minimum"
 
 
 def _turn_seat_check(state: GameState, seat: int) -> RoundState:
@@ -692,13 +737,14 @@ def legal_moves(state: GameState, seat: int) -> list[Move]:
     concealed = _concealed(opts, r)
     out: list[Move] = []
     opening_pending = opts.first_meld_min_points > 0 and not _opened(opts, r, seat)
+    nodes = _Nodes()  # one search budget for every check of this listing
     # Melds
     if opts.melds_per_turn is None or r.turn_melds == 0:
         # One pool of melds serves every search for the first-meld minimum or a
         # concealed round's way out.
         pool = _meld_pool(hand, opts.ace) if opening_pending or concealed else None
         for cards in candidate_melds(hand, opts.ace):
-            if _meld_code(state, r, seat, hand, cards, pool) is None:
+            if _meld_code(state, r, seat, hand, cards, pool, nodes) is None:
                 out.append(Meld(cards))
     # Lay-offs
     if (
@@ -717,7 +763,7 @@ def legal_moves(state: GameState, seat: int) -> list[Move]:
             if JOKER not in m.shape.cards:
                 continue
             for card in sorted(set(hand), key=_ORDER.__getitem__):
-                if card != JOKER and _swap_code(state, r, seat, hand, m, card) is None:
+                if card != JOKER and _swap_code(state, r, seat, hand, m, card, nodes) is None:
                     out.append(SwapJoker(m.id, card))
     # Discards
     if r.opening is None and not (concealed and r.turn_melds > 0 and len(hand) > 1):
@@ -738,6 +784,7 @@ def _meld_code(
     hand: tuple[Card, ...],
     cards: Sequence[Card],
     pool: _Pool | None = None,
+    nodes: _Nodes | None = None,
 ) -> str | None:
     """Why a meld of ``cards`` (already checked to be in hand) is refused, or ``None``."""
     opts = state.options
@@ -753,7 +800,7 @@ def _meld_code(
         if opening >= opts.first_meld_min_points:
             opening = None
     melds = (*r.melds, TableMeld(r.next_meld_id, shape, seat))
-    return _finish_code(opts, r, rest, melds, True, opening, r.turn_melds + 1, pool)
+    return _finish_code(opts, r, rest, melds, True, opening, r.turn_melds + 1, pool, nodes)
 
 
 def _layoff_code(
@@ -779,7 +826,13 @@ def _layoff_code(
 
 
 def _swap_code(
-    state: GameState, r: RoundState, seat: int, hand: tuple[Card, ...], meld: TableMeld, card: Card
+    state: GameState,
+    r: RoundState,
+    seat: int,
+    hand: tuple[Card, ...],
+    meld: TableMeld,
+    card: Card,
+    nodes: _Nodes | None = None,
 ) -> str | None:
     opts = state.options
     swapped = swap_joker(meld.shape, card)
@@ -790,7 +843,7 @@ def _swap_code(
         return "card_not_in_hand"
     rest = _sorted_hand((*rest, swapped[1]))
     melds = tuple(TableMeld(m.id, swapped[0], m.owner) if m.id == meld.id else m for m in r.melds)
-    return _finish_code(opts, r, rest, melds, r.melded[seat], r.opening, r.turn_melds)
+    return _finish_code(opts, r, rest, melds, r.melded[seat], r.opening, r.turn_melds, None, nodes)
 
 
 # ---------------------------------------------------------------------------
@@ -949,6 +1002,14 @@ def _apply_meld(
     if opts.melds_per_turn is not None and r.turn_melds >= opts.melds_per_turn:
         raise IllegalMove("one_meld_per_turn", "only one meld per turn")
     code = _meld_code(state, r, seat, hand, move.cards)
+    if code is None and _searched(opts, r, seat):
+        # The listing's checks share one search budget: a meld it leaves out
+        # is refused, so that a move is legal exactly when it is listed.
+        listed = {
+            _shape(m.cards, opts.ace) for m in legal_moves(state, seat) if isinstance(m, Meld)
+        }
+        if shape not in listed:
+            code = _search_code(opts, r, seat)
     if code is not None:
         raise IllegalMove(
             code, f"melding {list(move.cards)} would leave no legal way to finish the turn"
@@ -1041,6 +1102,8 @@ def _apply_swap(
     if target is None:
         raise IllegalMove("unknown_meld", f"no meld {move.meld} on the table")
     code = _swap_code(state, r, seat, hand, target, move.card)
+    if code is None and _searched(opts, r, seat) and move not in legal_moves(state, seat):
+        code = _search_code(opts, r, seat)  # left out of the listing, as for a meld
     if code is not None:
         raise IllegalMove(code, f"cannot swap {move.card} for a joker of meld {move.meld}")
     swapped = swap_joker(target.shape, move.card)

@@ -35,11 +35,11 @@ MIN_PLAYERS = 2
 MAX_PLAYERS = 6
 
 # Upper bounds (docs/security.md says why each is what it is). The work of a
-# move's validation and of the legal-move listing grows with the hand: with
-# two decks and six jokers a hand of 16 cards stays within the budget of
-# docs/performance.md, so a hand is dealt at most 15 cards (plus one drawn).
+# move's validation and of the legal-move listing grows with the hand (with
+# two decks and jokers, a hand of 16 cards forms thousands of melds): a hand is
+# dealt at most the largest preset's 13 cards (docs/performance.md measures it).
 #: Most cards dealt to a hand.
-MAX_HAND_SIZE = 15
+MAX_HAND_SIZE = 13
 #: Highest target score (also each entry of a per-player-count map).
 MAX_TARGET_SCORE = 1_000
 #: Most rounds of an ``end: rounds`` game; also the highest concealed round number
@@ -51,8 +51,8 @@ MAX_REENGAGE_LIMIT = 10
 MAX_REFILLS = 100
 #: Highest value of a joker left in hand.
 MAX_JOKER_POINTS = 100
-#: Highest first-meld minimum (more than a hand of 16 cards can reach is pointless,
-#: and a higher minimum only makes the search for the opening longer).
+#: Highest first-meld minimum (about what a hand of 14 cards can reach; a higher
+#: minimum only makes the search for an opening longer).
 MAX_FIRST_MELD_POINTS = 150
 
 

@@ -125,7 +125,7 @@ def test_hand_size_by_player_count(players: int, size: int) -> None:
         ("standard", {"players": [1, 4]}, 2, "players", "[min, max]"),
         ("standard", {"players": [2, 7]}, 2, "players", "[min, max]"),
         ("standard", {"hand_size": 12}, 5, "hand_size", "5 hands of 12 cards"),
-        ("standard", {"hand_size": 0}, 2, "hand_size", "integer 1..15"),
+        ("standard", {"hand_size": 0}, 2, "hand_size", "integer 1..13"),
         (
             "standard",
             {"hand_size": 2, "go_out_requires_discard": True},

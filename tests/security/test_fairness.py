@@ -227,7 +227,13 @@ def other_stock_card(view: dict[str, Any], events: list[dict[str, Any]]) -> None
     event["card"] = "HK" if event["card"] != "HK" else "SK"
 
 
+def other_dealer(view: dict[str, Any], events: list[dict[str, Any]]) -> None:
+    event = [x for x in events if x["type"] == "round_started"][-1]
+    event["dealer"] = (event["dealer"] + 1) % len(view["seats"])
+
+
 TAMPERINGS = [
+    other_dealer,
     swap_a_discard,
     other_round_secret,
     other_game_secret,
@@ -263,6 +269,8 @@ def test_verify_replays_a_finished_game_and_finds_any_altered_card_or_secret() -
     replayed = [line for line in report.lines if "every move replays" in line]
     assert len(replayed) == len(view["rounds"])
     assert any("dealt hand is the derived one" in line for line in report.lines)
+    dealers = [line for line in report.lines if "the dealer is the one the rules give" in line]
+    assert len(dealers) == len(view["rounds"])
     assert any("game secret and the client seeds" in line for line in report.lines)
     for tamper in TAMPERINGS:
         altered_view, altered_events = json.loads(json.dumps(view)), json.loads(json.dumps(events))

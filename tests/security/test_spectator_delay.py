@@ -16,6 +16,7 @@ from flask.testing import FlaskClient
 from service.app import create_app
 from service.config import TestConfig
 from service.rules.options import MAX_SPECTATOR_DELAY
+from service.rules.state import decode_state
 from tests.e2e.http import choose
 
 #: Fields of a view that are about the request, not the game as it was.
@@ -113,3 +114,50 @@ def test_the_delay_is_bounded(client: FlaskClient) -> None:
         assert answer.json is not None and "spectator_delay" in answer.json["errors"]
     top = {"spectator_delay": MAX_SPECTATOR_DELAY}
     assert client.post("/games", json={"seats": seats, "options": top}).status_code == 201
+
+
+def test_the_engine_counts_every_event_it_emits_as_the_store_numbers_them(
+    client: FlaskClient,
+) -> None:
+    """A spectator's place in the game is an event count: it must be the `seq` of the
+    game's last event after joining, moves, bots and a player leaving."""
+    body = client.post(
+        "/games",
+        json={
+            "options": {"spectator_delay": 2},
+            "seats": [{"name": "Ann"}, {"name": "Bob"}, {"name": None}, {"bot": "random"}],
+        },
+    ).json
+    assert body is not None
+    game = body["id"]
+    store = client.application.extensions["rummy.store"]
+
+    def counted_as_stored() -> None:
+        loaded = store.load(game)
+        assert decode_state(loaded.state).event_count == loaded.last_event
+
+    counted_as_stored()
+    joined = client.post(f"/games/{game}/join", json={"name": "Cy"}).json
+    assert joined is not None
+    counted_as_stored()
+    tokens = {0: body["seats"][0]["token"], 1: body["seats"][1]["token"], 2: joined["token"]}
+    left = client.post(f"/games/{game}/leave", headers=_bearer(tokens[1]))
+    assert left.status_code == 200, left.json
+    counted_as_stored()
+    rng = random.Random(1)
+    for _ in range(30):
+        view = client.get(f"/games/{game}", headers=_bearer(tokens[0])).json
+        assert view is not None
+        if view["status"] != "active":
+            break
+        turn = view["round"]["turn"]
+        token = tokens[0] if turn == 0 else tokens[2]
+        legal = client.get(f"/games/{game}/legal-moves", headers=_bearer(token)).json
+        mine = client.get(f"/games/{game}", headers=_bearer(token)).json
+        assert legal is not None and mine is not None
+        move = choose(legal["moves"], rng, mine["hand"])
+        assert (
+            client.post(f"/games/{game}/moves", json=move, headers=_bearer(token)).status_code
+            == 200
+        )
+        counted_as_stored()

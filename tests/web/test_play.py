@@ -22,10 +22,25 @@ DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 375, "height": 812}
 
 
-def create_from_lobby(page: Any, name: str, seats: list[str]) -> str:
-    """Create an express game from the lobby form; returns the game id from the URL."""
+def create_from_lobby(
+    page: Any,
+    name: str,
+    seats: list[str],
+    *,
+    preset: str = "express",
+    options: dict[str, str] | None = None,
+) -> str:
+    """Create a game from the lobby form; returns the game id from the URL."""
     page.get_by_label("Your name").fill(name)
-    page.get_by_label("Rules").select_option("express")
+    page.get_by_label("Rules").select_option(preset)
+    if options:
+        page.get_by_text("Options", exact=True).click()
+        for option, value in options.items():
+            field = page.get_by_label(option.replace("_", " "), exact=True)
+            if field.evaluate("e => e.tagName") == "SELECT":
+                field.select_option(value)
+            else:
+                field.fill(value)
     for index, choice in enumerate(seats, start=2):
         if index > 2:
             page.get_by_role("button", name="Add a seat").click()
@@ -88,6 +103,8 @@ def test_a_person_plays_express_against_a_greedy_bot_to_the_end(
     expect(over.get_by_role("button", name="Play again")).to_be_visible()
     expect(over.locator("table.scores tbody tr")).to_have_count(2)
     save_screenshot(page, "play-game-over-1280x800")
+    # It followed the game with the event stream.
+    assert any(re.search(r"/games/[\w-]+/stream\?after=", url) for url in page_log.requests)
     assert_clean(page_log)
 
     # Play again: a new game with the same seats and options.
@@ -176,6 +193,7 @@ def test_a_refused_move_shows_the_services_words(
     # The page stops hearing of moves (a stalled network), then the same seat draws
     # elsewhere: the page still offers the draw, and the service refuses it.
     page.route("**/events?**", lambda route: None)
+    page.route("**/stream?**", lambda route: None)
     page.reload()
     expect(page.get_by_role("button", name="Draw from stock")).to_be_enabled()
     saved = json.loads(page.evaluate(f"localStorage.getItem('rummy.seat.{game_id}')"))
@@ -248,3 +266,65 @@ def test_the_page_waits_out_an_unreachable_or_busy_service(
     assert page_log.outside_requests() == []
     assert page_log.page_errors == []
     page.context.close()
+
+
+def test_a_round_end_shows_every_hand_and_the_points_then_the_next_round(
+    browser: Browser, page_log: PageLog, play_server: GunicornServer
+) -> None:
+    page = browser.new_page(viewport=DESKTOP)
+    page.goto(f"{play_server.url}/play")
+    create_from_lobby(
+        page, "Eve", ["greedy"], preset="standard", options={"end": "rounds", "rounds": "2"}
+    )
+    me = TablePlayer(page)
+    result = page.get_by_role("region", name="Round 1 result")
+    play_until([me], lambda: result.count() > 0 or me.game_over())
+    assert not me.game_over()
+    expect(result.locator("tbody tr")).to_have_count(2)
+    hands = result.locator("tbody tr .card")
+    assert hands.count() > 0  # the loser's cards, revealed
+    labels = [hands.nth(i).get_attribute("aria-label") for i in range(hands.count())]
+    assert all(labels)
+    points = [int(t) for t in result.locator("tbody tr td:last-child").all_inner_texts()]
+    assert sum(points) > 0
+    expect(page.locator(".game-header")).to_contain_text("round 2")
+    result.get_by_role("button", name="Continue").click()
+    expect(result).to_have_count(0)
+
+    play_until([me], me.game_over)
+    page.locator(".score-sheet summary").click()
+    expect(page.locator(".score-sheet tbody tr")).to_have_count(3)  # two rounds and the total
+    assert_clean(page_log)
+    page.context.close()
+
+
+def test_leaving_hands_the_seat_to_a_bot_and_the_creator_may_cancel_a_waiting_game(
+    browser: Browser, page_log: PageLog, play_server: GunicornServer
+) -> None:
+    page = browser.new_page(viewport=DESKTOP)
+    page.goto(f"{play_server.url}/play")
+    playing = create_from_lobby(page, "Fay", ["greedy"])
+    expect(page.get_by_role("region", name="Your hand")).to_be_visible()
+    page.get_by_role("button", name="Leave", exact=True).click()
+    page.get_by_role("button", name="Leave game").click()
+    expect(page.get_by_role("button", name="Create game")).to_be_visible()
+    assert page.evaluate(f"localStorage.getItem('rummy.seat.{playing}')") is None
+    seats = get(play_server, f"/games/{playing}")[1]["seats"]
+    assert [seat["kind"] for seat in seats] == ["bot", "bot"]
+
+    waiting = create_from_lobby(page, "Fay", ["open"])
+    expect(page.get_by_label("Game link")).to_be_visible()
+    page.get_by_role("button", name="Cancel this game").click()
+    expect(page.get_by_role("button", name="Create game")).to_be_visible()
+    assert get(play_server, f"/games/{waiting}")[0] == 404
+    assert_clean(page_log)
+    page.context.close()
+
+
+def get(server: GunicornServer, path: str) -> tuple[int, dict[str, Any]]:
+    """GET a path of the API without a token: (status, JSON body)."""
+    try:
+        with urllib.request.urlopen(f"{server.url}{path}") as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as refused:
+        return refused.code, json.loads(refused.read())

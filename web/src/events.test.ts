@@ -21,6 +21,12 @@ describe("events in words", () => {
     expect(
       describeEvent({ type: "melded", seat: 1, meld: { id: 1, cards: ["H2", "H3", "H4"] } }, name),
     ).toBe("Bob melded 2♥ 3♥ 4♥.");
+    expect(
+      describeEvent(
+        { type: "melded", seat: 1, meld: { id: 2, cards: ["SJ", "JK", "SK"], jokers: { "1": "SQ" } } },
+        name,
+      ),
+    ).toBe("Bob melded J♠ Joker(Q♠) K♠.");
     expect(describeEvent({ type: "laid_off", seat: 0, meld: 1, cards: ["H5"] }, name, 0)).toBe(
       "You laid off 5♥ on meld 1.",
     );
@@ -34,8 +40,17 @@ describe("events in words", () => {
     );
   });
 
+  it("says who left and who plays the seat now", () => {
+    expect(describeEvent({ type: "seat_left", seat: 1, kind: "bot", bot: "greedy" }, name)).toBe(
+      "Bob left; the greedy bot plays the seat.",
+    );
+    expect(describeEvent({ type: "seat_left", seat: 1, kind: "human" }, name)).toBe(
+      "Bob left; the seat is open again.",
+    );
+  });
+
   it("still says something about an event type it does not know", () => {
-    expect(describeEvent({ type: "seat_left", seat: 1 }, name)).toBe("Bob: seat left.");
+    expect(describeEvent({ type: "seat_rested", seat: 1 }, name)).toBe("Bob: seat rested.");
     expect(describeEvent({ type: "clock_paused" }, name)).toBe("Clock paused.");
   });
 });

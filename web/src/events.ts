@@ -17,11 +17,20 @@ function cards(value: unknown): Card[] {
   return Array.isArray(value) ? value.filter((c): c is string => typeof c === "string") : [];
 }
 
-function meldCards(value: unknown): Card[] {
-  if (typeof value === "object" && value !== null && "cards" in value) {
-    return cards((value as { cards: unknown }).cards);
-  }
-  return [];
+/** A table meld in short text, each joker with what it stands for: "J♠ Joker(Q♠) K♠". */
+export function meldText(value: unknown): string {
+  if (typeof value !== "object" || value === null) return "";
+  const meld = value as { cards?: unknown; jokers?: unknown };
+  const jokers = (typeof meld.jokers === "object" && meld.jokers !== null ? meld.jokers : {}) as Record<
+    string,
+    unknown
+  >;
+  return cards(meld.cards)
+    .map((card, i) => {
+      const standsFor = jokers[String(i)];
+      return typeof standsFor === "string" ? `${cardText(card)}(${cardText(standsFor)})` : cardText(card);
+    })
+    .join(" ");
 }
 
 function names(seats: unknown, name: SeatNamer): string {
@@ -49,13 +58,16 @@ export function describeEvent(event: EventLike, name: SeatNamer, you: number | n
     case "stock_refilled":
       return "The discard pile was turned over to make a new stock.";
     case "melded":
-      return `${who} melded ${cardsText(meldCards(event.meld))}.`;
+      return `${who} melded ${meldText(event.meld)}.`;
     case "laid_off":
       return `${who} laid off ${cardsText(cards(event.cards))} on meld ${String(event.meld)}.`;
     case "joker_swapped":
       return `${who} swapped ${cardText(String(event.card))} for the joker of meld ${String(event.meld)}.`;
     case "discarded":
       return `${who} discarded ${cardText(String(event.card))}.`;
+    case "seat_left":
+      if (event.kind !== "bot") return `${who} left; the seat is open again.`;
+      return `${who} left; ${typeof event.bot === "string" ? `the ${event.bot} bot` : "a bot"} plays the seat.`;
     case "reengaged":
       return `${who} re-engaged.`;
     case "seat_rejoined":

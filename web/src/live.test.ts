@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { GameEvent } from "./api/client";
 import { SseParser, follow, sseEvents } from "./live";
 
-const event = (seq: number, type = "discarded"): GameEvent => ({ seq, version: seq, type, at: "" });
+const event = (seq: number, type = "discarded"): GameEvent =>
+  ({ seq, version: seq, type, at: "" }) as GameEvent;
 
 describe("follow", () => {
   it("asks for the events after the last one seen and hands each batch on", async () => {

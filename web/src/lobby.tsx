@@ -73,20 +73,13 @@ export async function createAndOpen(request: CreateGame): Promise<string | null>
   return null;
 }
 
-function CreateForm(props: { name: string }) {
-  const [presets, setPresets] = useState<Preset[]>([]);
+function CreateForm(props: { name: string; presets: Preset[] }) {
+  const { presets } = props;
   const [presetName, setPresetName] = useState("express");
   const [seats, setSeats] = useState<SeatChoice[]>(["me", DEFAULT_BOT]);
   const [edited, setEdited] = useState<Record<string, unknown>>({});
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-
-  useEffect(() => {
-    void api.GET("/presets").then(({ data, error: problem }) => {
-      if (data !== undefined) setPresets(data.presets);
-      else setError(problemText(problem, "The presets could not be loaded."));
-    });
-  }, []);
 
   const preset = presets.find((p) => p.name === presetName);
   const presetOptions = (preset?.options ?? {}) as Record<string, unknown>;
@@ -242,7 +235,7 @@ function OptionInput(props: {
         <input
           type="text"
           value={String(value ?? "")}
-          onChange={(e) => props.onChange(e.currentTarget.value)}
+          onInput={(e) => props.onChange(e.currentTarget.value)}
         />
       </label>
     );
@@ -256,7 +249,7 @@ function OptionInput(props: {
         min={schema.minimum}
         max={schema.maximum}
         placeholder={presetValue === null ? "auto" : ""}
-        onChange={(e) => {
+        onInput={(e) => {
           const text = e.currentTarget.value;
           props.onChange(text === "" ? presetValue : Number(text));
         }}
@@ -265,14 +258,20 @@ function OptionInput(props: {
   );
 }
 
-function OpenGames() {
+function OpenGames(props: { presets: Preset[] }) {
   const [games, setGames] = useState<LobbyGame[]>([]);
+  const [filter, setFilter] = useState("");
   const [cursor, setCursor] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [loaded, setLoaded] = useState(false);
 
-  const load = async (from: string | null): Promise<void> => {
-    const query = from === null ? { status: "waiting" as const, limit: 10 } : { status: "waiting" as const, limit: 10, cursor: from };
+  const load = async (from: string | null, preset = filter): Promise<void> => {
+    const query = {
+      status: "waiting" as const,
+      limit: 10,
+      ...(from === null ? {} : { cursor: from }),
+      ...(preset === "" ? {} : { preset }),
+    };
     const { data, error: problem } = await api.GET("/games", { params: { query } });
     setLoaded(true);
     if (data === undefined) {
@@ -296,6 +295,23 @@ function OpenGames() {
           Refresh
         </button>
       </h2>
+      <p class="filter">
+        <select
+          aria-label="Show games of"
+          value={filter}
+          onChange={(e) => {
+            setFilter(e.currentTarget.value);
+            void load(null, e.currentTarget.value);
+          }}
+        >
+          <option value="">Any rules</option>
+          {props.presets.map((p) => (
+            <option key={p.name} value={p.name}>
+              {p.name}
+            </option>
+          ))}
+        </select>
+      </p>
       <Alert text={error} />
       {loaded && games.length === 0 && <p class="muted">No game is waiting for players.</p>}
       <ul class="games">
@@ -341,6 +357,14 @@ function MyGames() {
 
 export function Lobby() {
   const [name, setName] = useState(savedName());
+  const [presets, setPresets] = useState<Preset[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    void api.GET("/presets").then(({ data, error: problem }) => {
+      if (data !== undefined) setPresets(data.presets);
+      else setError(problemText(problem, "The presets could not be loaded."));
+    });
+  }, []);
   return (
     <main class="lobby">
       <label class="name">
@@ -355,10 +379,11 @@ export function Lobby() {
           }}
         />
       </label>
+      <Alert text={error} />
       <div class="columns">
-        <CreateForm name={name} />
+        <CreateForm name={name} presets={presets} />
         <div>
-          <OpenGames />
+          <OpenGames presets={presets} />
           <MyGames />
         </div>
       </div>

@@ -19,7 +19,7 @@ import { type Card, type SortOrder, cardLabel, cardText, sortHand } from "./card
 import { Alert, CardBack, CardButton } from "./components";
 import { contract } from "./contract";
 import { type EventLike, describeEvent } from "./events";
-import { follow } from "./live";
+import { follow, sseEvents } from "./live";
 import { createAndOpen } from "./lobby";
 import { type Offer, offer } from "./moves";
 import { gameLink, navigate } from "./router";
@@ -38,7 +38,7 @@ function loadSort(): SortOrder {
 
 /** A seat is open while nobody holds it. */
 export function isOpenSeat(seat: GameView["seats"][number]): boolean {
-  return seat.kind === "open" || (seat.kind === "human" && seat.name === null);
+  return seat.kind === "human" && seat.name === null;
 }
 
 /** Seats for "play again": the same bots, me, and open seats for the other people. */
@@ -68,6 +68,10 @@ export function GamePage(props: { gameId: string }) {
   const [showPile, setShowPile] = useState(false);
   const [seenRound, setSeenRound] = useState<number | null>(null);
   const latest = useRef<GameView | null>(null);
+  /** Stops following the game (before giving up the seat: its token stops counting). */
+  const stopFollowing = useRef<() => void>(() => undefined);
+  /** Bumped to follow again (after a refused leave). */
+  const [followRun, setFollowRun] = useState(0);
 
   const reload = useCallback(async (): Promise<GameView | null> => {
     const path = { game_id: gameId };
@@ -109,6 +113,7 @@ export function GamePage(props: { gameId: string }) {
     setLog([]);
     setSelected([]);
     const controller = new AbortController();
+    stopFollowing.current = () => controller.abort();
     const run = async (): Promise<void> => {
       const first = await reload();
       if (first === null || controller.signal.aborted) return;
@@ -124,6 +129,22 @@ export function GamePage(props: { gameId: string }) {
             });
             if (data === undefined) throw new Error(problemText(error));
             return data;
+          },
+          stream: async (after, signal) => {
+            // Not through the retrying fetch: a refused stream (503 when the server
+            // holds its most streams) falls back to the long-poll at once.
+            const { response } = await api.GET("/games/{game_id}/stream", {
+              params: { path: { game_id: gameId }, query: { after } },
+              headers: { ...bearer(token), Accept: "text/event-stream" },
+              parseAs: "stream",
+              fetch: (request: Request) => fetch(request),
+              signal,
+            });
+            if (!response.ok || response.body === null) {
+              await response.body?.cancel();
+              return null;
+            }
+            return sseEvents(response.body);
           },
           onEvents: (events: GameEvent[]) => {
             setLog((before) => [...before, ...events.map(describe)].slice(-LOG_LENGTH));
@@ -143,7 +164,7 @@ export function GamePage(props: { gameId: string }) {
     };
     void run();
     return () => controller.abort();
-  }, [gameId, token, reload]);
+  }, [gameId, token, reload, followRun]);
 
   const hand = view?.hand ?? [];
   const handKey = hand.join(",");
@@ -180,7 +201,22 @@ export function GamePage(props: { gameId: string }) {
   const name = (seat: number): string =>
     seat === you ? "You" : (view.seats[seat]?.name ?? `Seat ${seat + 1}`);
 
-  const leave = (): void => {
+  const leave = async (): Promise<void> => {
+    stopFollowing.current();
+    if (view.status !== "finished" && token !== null) {
+      setBusy(true);
+      const { error, response } = await api.POST("/games/{game_id}/leave", {
+        params: { path: { game_id: gameId } },
+        headers: bearer(token),
+      });
+      setBusy(false);
+      // 401: the seat was already given up; anything else refused stays here.
+      if (error !== undefined && response.status !== 401) {
+        setRefusal(problemText(error));
+        setFollowRun(followRun + 1);
+        return;
+      }
+    }
     forgetSeat(gameId);
     navigate("/");
   };
@@ -197,13 +233,23 @@ export function GamePage(props: { gameId: string }) {
           {` · ${view.status}`}
         </span>
         {you !== null && (
-          <button type="button" onClick={leave}>
-            Leave
-          </button>
+          <LeaveButton
+            finished={view.status === "finished"}
+            waiting={view.status === "waiting"}
+            busy={busy}
+            onLeave={() => void leave()}
+          />
         )}
       </header>
       {view.status === "waiting" && (
-        <Waiting view={view} gameId={gameId} joined={you !== null} onJoined={setSaved} />
+        <Waiting
+          view={view}
+          gameId={gameId}
+          seat={saved}
+          onJoined={setSaved}
+          onWithdraw={() => stopFollowing.current()}
+          onRefused={() => setFollowRun(followRun + 1)}
+        />
       )}
       <Players view={view} name={name} />
       <Alert text={refusal} onClose={() => setRefusal(null)} />
@@ -288,11 +334,43 @@ export function turnText(view: GameView, you: number | null): string {
     : "Your turn: meld or lay off if you like, then discard a card.";
 }
 
+/** Leave, asked twice: in a game being played a bot takes the seat for good. */
+function LeaveButton(props: { finished: boolean; waiting: boolean; busy: boolean; onLeave: () => void }) {
+  const [asking, setAsking] = useState(false);
+  if (props.finished) {
+    return (
+      <button type="button" onClick={props.onLeave}>
+        Forget this game
+      </button>
+    );
+  }
+  if (!asking) {
+    return (
+      <button type="button" onClick={() => setAsking(true)}>
+        Leave
+      </button>
+    );
+  }
+  return (
+    <span class="confirm" role="group" aria-label="Leave this game?">
+      {props.waiting ? "Give up your seat?" : "A bot will play your seat."}{" "}
+      <button type="button" class="danger" disabled={props.busy} onClick={props.onLeave}>
+        Leave game
+      </button>{" "}
+      <button type="button" onClick={() => setAsking(false)}>
+        Stay
+      </button>
+    </span>
+  );
+}
+
 function Waiting(props: {
   view: GameView;
   gameId: string;
-  joined: boolean;
+  seat: SavedSeat | null;
   onJoined: (seat: SavedSeat) => void;
+  onWithdraw: () => void;
+  onRefused: () => void;
 }) {
   const [name, setName] = useState(savedName());
   const [error, setError] = useState<string | null>(null);
@@ -319,13 +397,39 @@ function Waiting(props: {
     props.onJoined(seat);
   };
 
+  /** The creator withdraws the game while nobody else has joined. */
+  const withdraw = async (token: string): Promise<void> => {
+    props.onWithdraw();
+    setBusy(true);
+    const { error: problem, response } = await api.DELETE("/games/{game_id}", {
+      params: { path: { game_id: props.gameId } },
+      headers: bearer(token),
+    });
+    setBusy(false);
+    if (response.status !== 204) {
+      setError(problemText(problem));
+      props.onRefused();
+      return;
+    }
+    forgetSeat(props.gameId);
+    navigate("/");
+  };
+
   return (
     <section class="panel waiting">
       <h2>Waiting for players</h2>
-      {props.joined ? (
-        <p>
-          Send this link to a friend: <input class="link-box" readOnly value={link} aria-label="Game link" />
-        </p>
+      {props.seat !== null ? (
+        <>
+          <p>
+            Send this link to a friend:{" "}
+            <input class="link-box" readOnly value={link} aria-label="Game link" />
+          </p>
+          {props.seat.created !== undefined && (
+            <button type="button" disabled={busy} onClick={() => void withdraw(props.seat?.token ?? "")}>
+              Cancel this game
+            </button>
+          )}
+        </>
       ) : open ? (
         <form onSubmit={(e) => void join(e)} aria-label="Join this game">
           <label>
