@@ -77,9 +77,11 @@ def seating(a: str, b: str, players: int, seed: int) -> tuple[str, ...]:
     return tuple(seats[1:] + seats[:1]) if seed % 2 else tuple(seats)
 
 
-def play(setting: str, a: str, b: str, seed: int, nodes: int, timed: bool) -> Result:
+def play(
+    setting: str, a: str, b: str, seed: int, nodes: int, timed: bool, seconds: float | None = None
+) -> Result:
     """Play one seeded game of the setting to its end."""
-    expert.configure(expert.Budget(nodes=nodes, seconds=None))
+    expert.configure(expert.Budget(nodes=nodes, seconds=seconds))
     preset, players = SETTINGS[setting]
     seats = seating(a, b, players, seed)
     opts = resolve_options(preset, {}, players)
@@ -122,7 +124,7 @@ def play(setting: str, a: str, b: str, seed: int, nodes: int, timed: bool) -> Re
     )
 
 
-def _play(job: tuple[str, str, str, int, int, bool]) -> Result:
+def _play(job: tuple[str, str, str, int, int, bool, float | None]) -> Result:
     return play(*job)
 
 
@@ -143,7 +145,7 @@ def wilson(wins: float, n: int) -> tuple[float, float]:
 
 def ratings(games: Iterable[Result], anchor: str = "random") -> dict[str, float]:
     """Elo-style ratings (Bradley-Terry, 400-point logistic scale) from the games'
-    win shares, ``anchor`` at 0. Each game counts as one a-versus-b comparison; a
+    win shares, ``anchor`` at 0 (else the weakest). Each game counts as one a-versus-b comparison; a
     pairing won every time gets half a game's doubt, so ratings stay finite."""
     score: dict[tuple[str, str], float] = defaultdict(float)
     count: dict[tuple[str, str], int] = defaultdict(int)
@@ -169,7 +171,7 @@ def ratings(games: Iterable[Result], anchor: str = "random") -> dict[str, float]
                 expected += n / (strength[x] + strength[y])
             new[x] = won / expected if expected else strength[x]
         strength = new
-    base = strength.get(anchor, 1.0)
+    base = strength.get(anchor, min(strength.values(), default=1.0))
     return {x: 400 * math.log10(s / base) for x, s in strength.items()}
 
 
@@ -260,21 +262,44 @@ def main(argv: Sequence[str] | None = None) -> int:
         choices=[f"{a}-{b}" for a, b in PAIRINGS],
     )
     parser.add_argument("--timed", type=int, default=20, help="games per setting timing the expert")
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        default=None,
+        help="the expert's time cap (default none: games replay exactly; with a cap they may not)",
+    )
+    parser.add_argument(
+        "--cap",
+        action="append",
+        default=[],
+        metavar="SETTING:PAIRING=N",
+        help="fewer games for one pairing, e.g. romme-2:expert-greedy=200 (repeatable)",
+    )
     parser.add_argument("--out", type=Path, default=Path("strength.jsonl"), help="results file")
     parser.add_argument("--summarise", type=Path, help="only print the tables of this file")
     args = parser.parse_args(argv)
     if args.summarise:
         print(summarise(load(args.summarise)))
         return 0
+    caps = {}
+    for cap in args.cap:
+        key, _, n = cap.partition("=")
+        caps[key] = int(n)
+    # Games already in the results file (same seeds, same budget) are not played again.
+    results = load(args.out) if args.out.exists() else []
+    done = {(r.setting, r.a, r.b, r.seed) for r in results}
     jobs = []
-    # Game by game across every pairing, so a run cut short covers them all.
+    # Seed by seed across every pairing, so a run cut short covers them all.
     for seed in range(args.games):
         for setting in args.settings:
             for pairing in args.pairings:
                 a, b = pairing.split("-")
+                if seed >= caps.get(f"{setting}:{pairing}", args.games):
+                    continue
+                if (setting, a, b, seed) in done:
+                    continue
                 timed = "expert" in (a, b) and seed < args.timed
-                jobs.append((setting, a, b, seed, args.nodes, timed))
-    results = []
+                jobs.append((setting, a, b, seed, args.nodes, timed, args.seconds))
     with args.out.open("a") as out, multiprocessing.Pool(args.jobs) as pool:
         for result in pool.imap(_play, jobs, chunksize=1):
             results.append(result)

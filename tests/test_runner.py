@@ -4,8 +4,10 @@ store never apply a move twice."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import threading
 import time
+import urllib.request
 import uuid
 from collections.abc import Iterator
 
@@ -20,6 +22,7 @@ from service.rules.options import resolve_options
 from service.rules.state import GameState, decode_state, encode_state
 from service.runner import BOTS, Runner, RunnerSettings, next_due
 from service.store import Due, GameStore, MemoryStore, RedisStore
+from tests.support.gunicorn import GunicornServer
 from tests.support.redis_server import RedisServer
 
 
@@ -171,3 +174,28 @@ def test_a_move_that_hands_the_turn_to_bots_queues_the_game_when_the_budget_ends
     # Three bots need more than 3 moves: the answer shows the game mid-way, queued.
     assert moved.json["round"]["turn"] != 0
     assert [c.game_id for c in store.claim_due(time.time() + 1, 10, 30)] == [game]
+
+
+@pytest.mark.slow
+def test_under_gunicorn_on_the_memory_store_the_runner_thread_finishes_a_game_of_bots() -> None:
+    env = {"STORE_URL": "memory://", "ACCESS_LOG": "0", "BOT_MOVES_PER_REQUEST": "3"}
+    with GunicornServer(env, workers=1) as server:
+        body = json.dumps({"preset": "standard", "seats": [{"bot": "greedy"}, {"bot": "random"}]})
+        request = urllib.request.Request(
+            server.url + "/games",
+            data=body.encode(),
+            headers={"Content-Type": "application/json"},
+            method="POST",
+        )
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            created = json.load(answer)
+        assert created["status"] == "active"
+        deadline = time.monotonic() + 120
+        while True:
+            with urllib.request.urlopen(f"{server.url}/games/{created['id']}", timeout=10) as got:
+                view = json.load(got)
+            if view["status"] == "finished":
+                break
+            assert time.monotonic() < deadline, "the runner thread did not finish the game"
+            time.sleep(0.2)
+        assert view["winners"]

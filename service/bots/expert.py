@@ -89,6 +89,8 @@ _MARGIN = 0.5
 _Z = 2.0
 #: ... over at least this many worlds.
 _MIN_WORLDS = 4
+#: From this many stock refills in a round on, the expert plays greedy's choices.
+_GREEDY_AFTER_REFILLS = 2
 #: Weight of a card that fits a table meld when a rollout seat picks its discard.
 _FEEDS_TABLE = 4
 
@@ -142,6 +144,10 @@ def expert_move(
             return move
     if len(moves) == 1 or not view.get("round"):
         return moves[0]
+    if view["round"].get("refills", 0) >= _GREEDY_AFTER_REFILLS:
+        # A long round: greedy's occasional random discard lets a table where each
+        # seat holds what another waits for move on; a search would not.
+        return greedy_move(view, moves, rng, memory)
     settings = _budget
     started = time.perf_counter()
     choice = greedy_move(view, moves, random.Random(rng.getrandbits(32)), memory)

@@ -13,6 +13,12 @@ from flask import Blueprint, Flask, Response, abort, send_from_directory
 STATIC = Path(__file__).parent / "static"
 #: Cache lifetime of the hashed assets, seconds.
 ASSET_MAX_AGE = 365 * 24 * 3600
+#: The page loads scripts, styles and data from this service only.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+    "frame-ancestors 'none'"
+)
 
 blp = Blueprint("webui", __name__)
 
@@ -23,6 +29,7 @@ def index() -> Response:
     """The page; routes after `#` (`/play/#/games/{id}`) are the page's own."""
     response = send_from_directory(STATIC, "index.html", max_age=0)
     response.headers["Cache-Control"] = "no-cache"
+    response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
     return response
 
 

@@ -4,6 +4,7 @@ consistent sampled worlds, budgets honoured, deterministic for a seed."""
 from __future__ import annotations
 
 import dataclasses
+import math
 import random
 from collections import Counter
 from typing import Any
@@ -15,6 +16,7 @@ from service.bots.expert import Budget, expert_move
 from service.bots.greedy import greedy_move
 from service.bots.memory import Memory
 from service.bots.play import UNBOUNDED, play_bots
+from service.bots.play import Budget as PlayBudget
 from service.bots.strategies import STRATEGIES, choose_move
 from service.rules.cards import build_deck
 from service.rules.engine import SeatSpec, apply, legal_moves, new_game
@@ -257,3 +259,30 @@ def test_the_service_settings_bound_the_budget_and_reach_the_expert() -> None:
         create_app(dataclasses.replace(TestConfig(), BOT_EXPERT_SECONDS=0.25))
         assert expert.current_budget().seconds == 0.25
     assert expert.current_budget() == SMALL
+
+
+@pytest.mark.parametrize(("ace", "ace_points"), [("low", 1), ("high_or_low", 15), ("around", 1)])
+def test_the_mask_split_matches_the_general_one(ace: str, ace_points: int) -> None:
+    from service.bots.hand import Scoring, best_split
+    from service.bots.masks import fast_split
+
+    rng = random.Random(ace)
+    deck = build_deck(1, 0)
+    scoring = Scoring(ace, ace_points, 0)
+    for _ in range(400):
+        hand = rng.sample(deck, rng.randint(1, 14))
+        fast, general = fast_split(hand, ace, ace_points), best_split(hand, scoring)
+        assert (fast.points, len(fast.deadwood)) == (general.points, len(general.deadwood))
+        assert Counter(c for m in fast.melds for c in m) + Counter(fast.deadwood) == Counter(hand)
+
+
+@pytest.mark.slow
+def test_a_table_of_experts_and_greedies_that_refilled_twice_still_ends() -> None:
+    """Seed 21 of the four-player round-robin: each expert held what the other waited
+    for and the round ran on; from the second refill on the experts play greedy's
+    choices (with its occasional random discard) and the round ends."""
+    seats = [SeatSpec(kind="bot", bot=b) for b in ("greedy", "expert", "greedy", "expert")]
+    state = _game("standard", seats, seed=21)
+    with expert.budget(Budget(nodes=100, seconds=None)):
+        played = play_bots(state, PlayBudget(moves=6000, seconds=math.inf))
+    assert not played.pending and played.state.status == "finished"

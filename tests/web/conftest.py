@@ -17,3 +17,12 @@ def play_server(redis_url: str) -> Iterator[GunicornServer]:
     ).start()
     yield server
     server.stop()
+
+
+@pytest.fixture(autouse=True)
+def patient_expectations() -> None:
+    """Page assertions wait up to 20 s: on a loaded machine a bot's turn in the
+    background runner may take longer than Playwright's default 5 s."""
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=20_000)

@@ -76,6 +76,8 @@ def test_play_is_served_with_cache_rules(play_server: GunicornServer) -> None:
     with urllib.request.urlopen(f"{play_server.url}/play") as answer:
         html = answer.read().decode()
         assert answer.headers["Cache-Control"] == "no-cache"
+        policy = answer.headers["Content-Security-Policy"]
+        assert "default-src 'self'" in policy and "connect-src 'self'" in policy
     asset = html.split('src="', 1)[1].split('"', 1)[0]
     assert asset.startswith("/play/assets/index-")
     with urllib.request.urlopen(f"{play_server.url}{asset}") as answer:
