@@ -20,7 +20,7 @@ from flask.views import MethodView
 
 from service import admission
 from service.api import auth
-from service.api.gamestore import LoadedGame, get_store, load_game
+from service.api.gamestore import LoadedGame, get_store, load_game, seated
 from service.api.jsonio import json_response
 from service.api.paths import GAME_ID_PARAMETER, check_game_id
 from service.api.problems import Problem
@@ -51,10 +51,13 @@ STREAM_RETRY_AFTER = 5
 SLOTS_EXTENSION = "rummy.stream_slots"
 
 
-def caller_seat(game: LoadedGame) -> int | None:
-    """The caller's seat in `game` by its bearer token; `None` without one (401 for a wrong one)."""
+def caller_seat(game: LoadedGame) -> tuple[LoadedGame, int | None]:
+    """The caller's seat in `game` by its bearer token (`None` without one, 401 for a
+    wrong one), and the game after an away caller came back."""
     token = auth.bearer_token()
-    return auth.seat_of(game.state.seats, token) if token is not None else None
+    if token is None:
+        return game, None
+    return seated(game, token)
 
 
 def visible_events(
@@ -100,7 +103,7 @@ class Events(MethodView):
                 errors={"wait": [f"at most {longest:g}"]},
             )
         game = load_game(game_id)
-        seat = caller_seat(game)
+        game, seat = caller_seat(game)
         after = int(query["after"])
         # Spectators see an event once `spectator_delay` more have followed it.
         delay = views.spectator_delay(game.state) if seat is None else 0
@@ -248,7 +251,7 @@ class Stream(MethodView):
         resume = _last_event_id()
         after = resume if resume is not None else int(query["after"])
         game = load_game(game_id)
-        seat = caller_seat(game)
+        game, seat = caller_seat(game)
         slots: StreamSlots = current_app.extensions[SLOTS_EXTENSION]
         if not slots.take():
             raise _too_many_streams(slots.limit)

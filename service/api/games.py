@@ -18,6 +18,7 @@ from service.api.gamestore import (
     lobby_summary,
     now_iso,
     play_bots,
+    seated,
 )
 from service.api.jsonio import json_response
 from service.api.paths import (
@@ -131,7 +132,7 @@ class Games(MethodView):
             deck=body.get("deck"),
             first_dealer=body.get("first_dealer"),
         )
-        state, bot_events, due = play_bots(state)
+        state, bot_events, due = play_bots(state, None)
         created_at = now_iso()
         store = get_store()
         owner = quota_owner()
@@ -259,7 +260,9 @@ class Game(MethodView):
         check_game_id(game_id)
         token = auth.bearer_token()
         game = load_game(game_id)
-        seat = auth.seat_of(game.state.seats, token) if token is not None else None
+        seat = None
+        if token is not None:
+            game, seat = seated(game, token)
         headers = {"ETag": etag(game.version), "Vary": "Authorization"}
         if not_modified(game.version):
             response = Response(status=304)
@@ -339,7 +342,7 @@ class Join(MethodView):
                 game.state, body.get("seat"), body["name"], token_hash, body.get("client_seed")
             )
             seat = auth.seat_of(state.seats, token)
-            state, bot_events, due = play_bots(state)
+            state, bot_events, due = play_bots(state, game.state)
             events = events + bot_events
             lobby: LobbyUpdate = KEEP
             if game.state.status == "waiting":
@@ -384,7 +387,7 @@ class Leave(MethodView):
             game = load_game(game_id)
             seat = auth.seat_of(game.state.seats, token)
             state, events = engine.leave_seat(game.state, seat)
-            state, bot_events, due = play_bots(state)
+            state, bot_events, due = play_bots(state, game.state)
             events = events + bot_events
             lobby: LobbyUpdate = KEEP
             if game.state.status == "waiting":

@@ -15,6 +15,7 @@ import orjson
 from flask import Response, current_app
 from flask.views import MethodView
 
+from service import clock
 from service.api import auth
 from service.api.fastpath import MoveHeadersSchema, MoveRequestSchema
 from service.api.gamestore import (
@@ -26,6 +27,7 @@ from service.api.gamestore import (
     get_store,
     load_game,
     play_bots,
+    seated,
 )
 from service.api.idempotency import fingerprint, idempotency_key, key_reused
 from service.api.jsonio import raw_json_response, request_body
@@ -107,7 +109,8 @@ class LegalMoves(MethodView):
             raise auth.missing_token()
         game = load_game(game_id)
         headers = {"ETag": etag(game.version), "Vary": "Authorization"}
-        seat = auth.seat_of(game.state.seats, token)
+        game, seat = seated(game, token)
+        headers["ETag"] = etag(game.version)
         # Answered before any listing: the client has this version's moves.
         if not_modified(game.version):
             response = Response(status=304)
@@ -158,8 +161,7 @@ class Moves(MethodView):
         fp = fingerprint(request_body()) if key is not None else ""
         store = get_store()
         for _attempt in range(int(current_app.config["SAVE_RETRIES"])):
-            game = load_game(game_id)
-            seat = auth.seat_of(game.state.seats, token)
+            game, seat = seated(load_game(game_id), token)
             # For the request log line and the moves metric (one dict update).
             request_log.annotate(seat=seat, move_type=body.get("type", "actions"))
             if key is not None:
@@ -177,7 +179,7 @@ class Moves(MethodView):
                 state, events = engine.apply(game.state, seat, moves[0])
             else:
                 state, events = engine.apply_all(game.state, seat, moves)
-            state, bot_events, due = play_bots(state)
+            state, bot_events, due = play_bots(clock.moved(state, seat), game.state)
             events = events + bot_events
             # The compare-and-set makes the next version and event numbers certain.
             version = game.version + 1

@@ -287,6 +287,9 @@ class ViewSeatSchema(_Response):
     score = fields.Integer(required=True)
     has_melded = fields.Boolean()
     eliminated = fields.Boolean()
+    away = fields.Boolean(
+        metadata={"description": "the server plays this seat until its player is back"}
+    )
     client_seed = fields.String(allow_none=True)
     known_cards = fields.List(
         fields.String(),
@@ -320,6 +323,17 @@ class GameViewSchema(_Response):
     rounds = fields.List(fields.Nested(FinishedRoundSchema), required=True)
     winners = fields.List(fields.Integer(), allow_none=True, required=True)
     last_event = fields.Integer(required=True)
+    turn_deadline = fields.String(
+        allow_none=True,
+        metadata={
+            "format": "date-time",
+            "description": "when the turn of the seat to move runs out (RFC 3339); null "
+            "without a turn clock (`turn_seconds`)",
+        },
+    )
+    now = fields.String(
+        metadata={"format": "date-time", "description": "the server's time of this answer"}
+    )
 
 
 class JoinedSchema(_Response):

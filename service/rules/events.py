@@ -14,6 +14,8 @@ EVENTS: Mapping[str, str] = {
     "seat_taken": "an open seat was taken",
     "seat_left": "a seat's player left: the seat is open again (waiting game) or played "
     "by a bot (game being played)",
+    "seat_away": "a seat timed out too often: the server plays its turns until its player is back",
+    "seat_back": "an away seat's player is back",
     "round_started": "a round was dealt: dealer, first player, up card, hand sizes "
     "(the viewer's own hand only)",
     "drew": "a seat drew; the card is shown only to the drawer when it came from the stock",

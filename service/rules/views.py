@@ -12,6 +12,7 @@ shows each viewer only their own dealt hand.
 from __future__ import annotations
 
 import functools
+from datetime import UTC, datetime
 from typing import Any
 
 import orjson
@@ -56,6 +57,7 @@ def public_view(state: GameState) -> dict[str, Any]:
             "score": s.score,
             "has_melded": r.melded[i] if r is not None else False,
             "eliminated": s.eliminated,
+            "away": s.away,
             "client_seed": s.client_seed,
             "known_cards": list(r.known[i]) if r is not None and r.known else [],
         }
@@ -97,7 +99,17 @@ def public_view(state: GameState) -> dict[str, Any]:
             for rec in state.rounds
         ],
         "winners": None if state.winners is None else list(state.winners),
+        "turn_deadline": rfc3339(state.turn_deadline),
     }
+
+
+def rfc3339(epoch_ms: int | None) -> str | None:
+    """Epoch milliseconds as an RFC 3339 UTC time with milliseconds (``None`` stays)."""
+    if epoch_ms is None:
+        return None
+    seconds, millis = divmod(epoch_ms, 1000)
+    moment = datetime.fromtimestamp(seconds, UTC).replace(microsecond=millis * 1000)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 @functools.lru_cache(maxsize=1024)

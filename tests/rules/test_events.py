@@ -27,3 +27,9 @@ def test_random_games_emit_only_listed_events(preset: str) -> None:
             emitted |= {e["type"] for e in events}
     assert {"round_started", "drew", "discarded", "round_ended"} <= emitted
     assert emitted <= set(EVENTS), emitted - set(EVENTS)
+
+
+def test_every_event_the_store_knows_is_in_the_vocabulary() -> None:
+    from service.store.codec import EVENT_TYPES
+
+    assert set(EVENT_TYPES) <= set(EVENTS), set(EVENT_TYPES) - set(EVENTS)

@@ -46,8 +46,9 @@ export function againSeats(view: GameView, name: string): SeatSpec[] {
   return view.seats.map((seat): SeatSpec => {
     if (seat.seat === view.you) return { name };
     if (seat.kind === "bot") {
-      const strategy = String(seat.name ?? "").split(" ")[0];
-      return { bot: strategy === "random" ? "random" : "greedy" };
+      // The view names a bot seat after its strategy ("greedy bot").
+      const strategy = contract.bots.find((bot) => String(seat.name ?? "").startsWith(bot));
+      return { bot: (strategy ?? contract.bots[0] ?? "greedy") as NonNullable<SeatSpec["bot"]> };
     }
     return { name: null };
   });
