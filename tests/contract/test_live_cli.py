@@ -77,6 +77,6 @@ def test_schemathesis_cli_finds_no_failure(live: GunicornServer, tmp_path: Path)
     assert run.returncode == 0, output[-12000:]
     for phase in ("Examples", "Coverage", "Fuzzing", "Stateful"):
         assert f"✅  {phase}" in output or f"✅ {phase}" in output, output[-6000:]
-    assert "Tested: 11" in output, output[-6000:]
+    assert "Tested: 14" in output, output[-6000:]
     log = Path(live._log.name).read_text(errors="replace")
     assert error_lines(log) == [], live.log_tail(80)
