@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { GameView } from "./api/client";
-import { againSeats, indicesOf, isOpenSeat, turnText } from "./table";
+import { againSeats, indicesOf, isOpenSeat, secondsLeft, turnText } from "./table";
 
 function view(overrides: Partial<GameView>): GameView {
   return {
@@ -48,5 +48,16 @@ describe("table helpers", () => {
     expect(turnText(view({ round: { ...round, phase: "play" } as GameView["round"] }), 0)).toContain("discard a card");
     expect(turnText(view({ round: { ...round, turn: 2 } as GameView["round"] }), 0)).toBe("Waiting for Bob…");
     expect(turnText(view({ status: "finished" }), 0)).toBe("The game is over.");
+  });
+});
+
+describe("turn clock", () => {
+  it("counts down from the deadline on the server's clock", () => {
+    const loadedAt = Date.parse("2026-12-01T10:00:00Z"); // this browser's clock, 5 s behind
+    const now = "2026-12-01T10:00:05Z";
+    const deadline = "2026-12-01T10:00:35Z";
+    expect(secondsLeft(deadline, now, loadedAt, loadedAt)).toBe(30);
+    expect(secondsLeft(deadline, now, loadedAt, loadedAt + 10_500)).toBe(20);
+    expect(secondsLeft(deadline, now, loadedAt, loadedAt + 60_000)).toBe(0);
   });
 });
