@@ -1,6 +1,6 @@
 """Strength table of the built-in bots: seeded engine-level games, one row per match-up.
 
-    .venv/bin/python bench/bots.py --games 1000 --jobs 2 > /tmp/bots.md
+    .venv/bin/python bench/bots.py --games 1000 --jobs 2    # prints a Markdown table
 
 ``--rows greedy-basic`` adds greedy against basic in two-player ``standard``;
 ``--rows`` alone (no row) only times greedy's choices (``--timing`` games).

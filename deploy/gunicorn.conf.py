@@ -34,6 +34,13 @@ def on_starting(server):
     multiproc.prepare_dir(clear=True)
 
 
+def when_ready(server):
+    """Once the socket is bound: the banner `rummy-service` asked for, if any."""
+    banner = os.environ.get("RUMMY_SERVE_BANNER")
+    if banner:
+        print(banner, flush=True)
+
+
 def child_exit(server, worker):
     """Forget an exited worker: its live metric values (only in multi-process mode),
     and its connections on the balanced workers' board."""

@@ -43,6 +43,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from service import clock
 from service.bots.play import Budget, bot_to_move, play_bots
 from service.rules.state import GameState, decode_state, encode_state
 from service.store import (
@@ -61,10 +62,18 @@ _log = logging.getLogger(__name__)
 BOTS = "bots"
 
 
+#: The reason of a game queued for its turn clock: the turn's deadline.
+CLOCK = "clock"
+
+
 def next_due(state: GameState, now: float | None = None) -> Due | None:
-    """What the game waits for from the server, or ``None``: bots to move are due at once."""
+    """What the game waits for from the server, or ``None``: bots to move are due
+    at once, a clocked turn at its deadline (service/clock.py)."""
     if bot_to_move(state):
         return Due(time.time() if now is None else now, BOTS)
+    deadline = clock.due(state)
+    if deadline is not None:
+        return Due(deadline / 1000, CLOCK)
     return None
 
 
@@ -124,16 +133,27 @@ class Runner:
                 self.store.drop_due(claim)
                 return "gone"
             state = decode_state(loaded.state)
-            if next_due(state, self.clock()) is None:
+            now = self.clock()
+            due = next_due(state, now)
+            if due is None:
                 self.store.drop_due(claim)
                 return "idle"
+            if due.at > now:
+                return "idle"  # a later save queued it again, for then
+            events: list[dict[str, Any]] = []
+            timed_out = clock.time_out(state, int(now * 1000))
+            if timed_out is not None:
+                # The only writer of timeouts: this save is a compare-and-set on
+                # the version read, so no other runner applies the same one.
+                state, events = timed_out
             played = play_bots(state, self.settings.budget)
+            after = clock.stamp(state, played.state, int(now * 1000))
             result = self.store.save(
                 claim.game_id,
                 loaded.version,
-                encode_state(played.state),
-                played.events,
-                due=next_due(played.state, self.clock()),
+                encode_state(after),
+                events + played.events,
+                due=next_due(after, now),
             )
             if result.status == "saved":
                 self.advanced += 1

@@ -7,6 +7,7 @@ for a shared store such as Redis, WEB_CONCURRENCY are honoured.
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from collections.abc import Sequence
@@ -35,12 +36,40 @@ def gunicorn_command(environ: dict[str, str]) -> tuple[list[str], dict[str, str]
     return argv, env
 
 
+def parser() -> argparse.ArgumentParser:
+    """The command line of `rummy-service`."""
+    command = argparse.ArgumentParser(
+        prog="rummy-service",
+        description="Serve the Rummy service (HTTP API, /docs) with gunicorn.",
+        epilog=(
+            "Settings come from the environment: HOST (default 127.0.0.1), PORT (8000), "
+            "STORE_URL (memory:// keeps games in this one process; redis://host:port/db "
+            "shares them), WEB_CONCURRENCY (worker processes, on a shared store) and the "
+            "others listed in the README. The contract is served at /openapi.json, the "
+            "interactive docs at /docs."
+        ),
+    )
+    command.add_argument("--host", help="address to listen on (overrides HOST)")
+    command.add_argument("--port", type=int, help="port to listen on (overrides PORT)")
+    return command
+
+
 def main(argv: Sequence[str] | None = None) -> None:
-    """Replace this process with gunicorn serving `service.wsgi:app`."""
-    command, env = gunicorn_command(dict(os.environ))
-    print(
-        f"Serving on http://{env['HOST']}:{env['PORT']} (store {env.get('STORE_URL', 'memory://')})",
-        flush=True,
+    """Replace this process with gunicorn serving `service.wsgi:app`.
+
+    The banner naming the URL is printed by gunicorn's `when_ready` hook
+    (deploy/gunicorn.conf.py), once the socket is bound.
+    """
+    args = parser().parse_args(argv)
+    environ = dict(os.environ)
+    if args.host:
+        environ["HOST"] = args.host
+    if args.port is not None:
+        environ["PORT"] = str(args.port)
+    command, env = gunicorn_command(environ)
+    env["RUMMY_SERVE_BANNER"] = (
+        f"Serving on http://{env['HOST']}:{env['PORT']} "
+        f"(store {env.get('STORE_URL', 'memory://')}; docs at /docs)"
     )
     os.execve(command[0], command, env)
 

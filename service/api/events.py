@@ -20,25 +20,18 @@ from flask.views import MethodView
 
 from service import admission
 from service.api import auth
-from service.api.gamestore import LoadedGame, get_store, load_game
+from service.api.gamestore import LoadedGame, get_store, load_game, seated
 from service.api.jsonio import json_response
 from service.api.paths import GAME_ID_PARAMETER, check_game_id
 from service.api.problems import Problem
 from service.api.schemas import EventsQuerySchema, EventsSchema, StreamQuerySchema
-from service.api.smorest import Blueprint, common_errors
+from service.api.smorest import SEAT_OPTIONAL, Blueprint, common_errors
 from service.rules import views
 from service.store import GameNotFound, GameStore, StoreUnavailable
 from service.store.watch import Watch
 
 blp = Blueprint("events", __name__, url_prefix="/games", description="Events")
 
-_BEARER = {
-    "in": "header",
-    "name": "Authorization",
-    "required": False,
-    "description": "`Bearer <seat token>`: that seat's cards are shown; else the public events",
-    "schema": {"type": "string"},
-}
 _LAST_EVENT_ID = {
     "in": "header",
     "name": "Last-Event-ID",
@@ -58,10 +51,13 @@ STREAM_RETRY_AFTER = 5
 SLOTS_EXTENSION = "rummy.stream_slots"
 
 
-def caller_seat(game: LoadedGame) -> int | None:
-    """The caller's seat in `game` by its bearer token; `None` without one (401 for a wrong one)."""
+def caller_seat(game: LoadedGame) -> tuple[LoadedGame, int | None]:
+    """The caller's seat in `game` by its bearer token (`None` without one, 401 for a
+    wrong one), and the game after an away caller came back."""
     token = auth.bearer_token()
-    return auth.seat_of(game.state.seats, token) if token is not None else None
+    if token is None:
+        return game, None
+    return seated(game, token)
 
 
 def visible_events(
@@ -75,7 +71,7 @@ def visible_events(
     return [views.redact_event(event, seat) for event in events]
 
 
-@blp.route("/<string:game_id>/events", parameters=[GAME_ID_PARAMETER, _BEARER])
+@blp.route("/<string:game_id>/events", parameters=[GAME_ID_PARAMETER])
 class Events(MethodView):
     """The event log of a game."""
 
@@ -85,7 +81,7 @@ class Events(MethodView):
     @blp.problem(404, "No such game (`game_not_found`)")
     @blp.problem(422, "`after` or `wait` out of range (wait: 0 to 30 s)")
     @common_errors(blp, 400, 429, 503)
-    @blp.doc(operationId="getEvents")
+    @blp.doc(operationId="getEvents", security=SEAT_OPTIONAL)
     def get(self, query: dict[str, Any], game_id: str) -> Response:
         """List events after `after`, long-polling up to `wait` seconds
 
@@ -107,7 +103,7 @@ class Events(MethodView):
                 errors={"wait": [f"at most {longest:g}"]},
             )
         game = load_game(game_id)
-        seat = caller_seat(game)
+        game, seat = caller_seat(game)
         after = int(query["after"])
         # Spectators see an event once `spectator_delay` more have followed it.
         delay = views.spectator_delay(game.state) if seat is None else 0
@@ -210,7 +206,7 @@ _STREAM_EXAMPLE = (
 HEARTBEAT = b": heartbeat\n\n"
 
 
-@blp.route("/<string:game_id>/stream", parameters=[GAME_ID_PARAMETER, _BEARER, _LAST_EVENT_ID])
+@blp.route("/<string:game_id>/stream", parameters=[GAME_ID_PARAMETER, _LAST_EVENT_ID])
 class Stream(MethodView):
     """The events of a game, pushed as they happen."""
 
@@ -227,6 +223,7 @@ class Stream(MethodView):
     @common_errors(blp, 429)
     @blp.doc(
         operationId="streamEvents",
+        security=SEAT_OPTIONAL,
         responses={
             200: {
                 "description": (
@@ -254,7 +251,7 @@ class Stream(MethodView):
         resume = _last_event_id()
         after = resume if resume is not None else int(query["after"])
         game = load_game(game_id)
-        seat = caller_seat(game)
+        game, seat = caller_seat(game)
         slots: StreamSlots = current_app.extensions[SLOTS_EXTENSION]
         if not slots.take():
             raise _too_many_streams(slots.limit)

@@ -2,8 +2,8 @@
 
 Nearly every move a client sends is one plain move in canonical form
 (`{"type": "discard", "card": "SK"}`). For those, `MoveRequestSchema.load`
-would return an equal dict after 40-140 µs of validation (a meld costs most);
-the subclass here returns the body at once. Anything else (other forms of
+would return an equal dict after parsing it; the subclass here returns the
+body at once, after the move classes' quick canonical check. Anything else (other forms of
 card codes, `actions`, extra or missing fields, wrong types) goes through the
 full schema, so errors and results stay the schema's.
 
@@ -20,46 +20,11 @@ from flask import request
 from service.api import schemas
 from service.api.jsonio import request_body
 from service.api.smorest import QUICK_MISS
-from service.rules.cards import JOKER, NATURAL_CARDS
+from service.rules.moves import is_canonical_move
 
-_CODES = frozenset((*NATURAL_CARDS, JOKER))
-_FIELDS = {
-    "draw": frozenset({"type", "source"}),
-    "discard": frozenset({"type", "card"}),
-    "meld": frozenset({"type", "cards"}),
-    "layoff": frozenset({"type", "meld", "cards"}),
-    "swap_joker": frozenset({"type", "meld", "card"}),
-    "reengage": frozenset({"type"}),
-}
-
-
-def _is_code(value: object) -> bool:
-    return type(value) is str and value in _CODES
-
-
-def is_plain_move(body: object) -> bool:
-    """Whether `body` is one move whose every field the schema would accept unchanged."""
-    if type(body) is not dict:
-        return False
-    kind = body.get("type")
-    if type(kind) is not str or _FIELDS.get(kind) != body.keys():
-        return False
-    # Every field of the shape is present (the key sets are equal): check each value.
-    if "source" in body and body["source"] not in ("stock", "discard"):
-        return False
-    if "card" in body and not _is_code(body["card"]):
-        return False
-    if "meld" in body:
-        meld = body["meld"]
-        if type(meld) is not int or not 0 <= meld <= 10_000:
-            return False
-    if "cards" in body:
-        cards = body["cards"]
-        if type(cards) is not list or not 1 <= len(cards) <= schemas.MAX_CARDS:
-            return False
-        if not all(_is_code(card) for card in cards):
-            return False
-    return True
+#: Whether a body is one move the schema would load unchanged: the move classes'
+#: own check (`service.rules.moves`), so the shapes are described once.
+is_plain_move = is_canonical_move
 
 
 class MoveRequestSchema(schemas.MoveRequestSchema):

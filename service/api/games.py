@@ -18,6 +18,7 @@ from service.api.gamestore import (
     lobby_summary,
     now_iso,
     play_bots,
+    seated,
 )
 from service.api.jsonio import json_response
 from service.api.paths import (
@@ -38,7 +39,7 @@ from service.api.schemas import (
     LobbyPageSchema,
     LobbyQuerySchema,
 )
-from service.api.smorest import Blueprint, common_errors
+from service.api.smorest import SEAT_OPTIONAL, SEAT_REQUIRED, Blueprint, common_errors
 from service.bots.strategies import STRATEGIES
 from service.ratelimit import client_address
 from service.rules import engine
@@ -78,13 +79,6 @@ _JOIN_LINKS = {
         ("MakeMoveAsSeat", "makeMove"),
         ("GetEventsAsSeat", "getEvents"),
     )
-}
-_AUTH_PARAMETER = {
-    "in": "header",
-    "name": "Authorization",
-    "required": False,
-    "description": "`Bearer <seat token>`: the seat's view; without it, the public view",
-    "schema": {"type": "string"},
 }
 _IF_NONE_MATCH = IF_NONE_MATCH_PARAMETER
 
@@ -138,7 +132,7 @@ class Games(MethodView):
             deck=body.get("deck"),
             first_dealer=body.get("first_dealer"),
         )
-        state, bot_events, due = play_bots(state)
+        state, bot_events, due = play_bots(state, None)
         created_at = now_iso()
         store = get_store()
         owner = quota_owner()
@@ -247,7 +241,7 @@ def _lobby_for_create(state: Any, created_at: str) -> Any:
     return lobby_summary("", state, created_at)
 
 
-@blp.route("/<string:game_id>", parameters=[GAME_ID_PARAMETER, _AUTH_PARAMETER, _IF_NONE_MATCH])
+@blp.route("/<string:game_id>", parameters=[GAME_ID_PARAMETER, _IF_NONE_MATCH])
 class Game(MethodView):
     """One game."""
 
@@ -256,7 +250,7 @@ class Game(MethodView):
     @blp.problem(401, "The token is not a seat token of this game")
     @blp.problem(404, "No such game (`game_not_found`)")
     @common_errors(blp, 400, 429, 503)
-    @blp.doc(operationId="getGame")
+    @blp.doc(operationId="getGame", security=SEAT_OPTIONAL)
     def get(self, game_id: str) -> Response:
         """View a game
 
@@ -266,7 +260,9 @@ class Game(MethodView):
         check_game_id(game_id)
         token = auth.bearer_token()
         game = load_game(game_id)
-        seat = auth.seat_of(game.state.seats, token) if token is not None else None
+        seat = None
+        if token is not None:
+            game, seat = seated(game, token)
         headers = {"ETag": etag(game.version), "Vary": "Authorization"}
         if not_modified(game.version):
             response = Response(status=304)
@@ -281,7 +277,7 @@ class Game(MethodView):
     @blp.problem(404, "No such game (`game_not_found`)")
     @blp.problem(409, "The game is no longer waiting for players (`game_not_waiting`)")
     @common_errors(blp, 400, 429, 503)
-    @blp.doc(operationId="deleteGame")
+    @blp.doc(operationId="deleteGame", security=SEAT_REQUIRED)
     def delete(self, game_id: str) -> Response:
         """Delete a game waiting for players
 
@@ -324,7 +320,9 @@ class Join(MethodView):
     @blp.problem(409, "No open seat, or that seat is taken")
     @blp.problem(422, "Invalid body")
     @common_errors(blp, 400, 413, 415, 429, 503)
-    @blp.doc(operationId="joinGame", responses={201: {"links": _JOIN_LINKS}})
+    @blp.doc(
+        operationId="joinGame", security=SEAT_OPTIONAL, responses={201: {"links": _JOIN_LINKS}}
+    )
     def post(self, body: dict[str, Any], game_id: str) -> Response:
         """Take an open seat
 
@@ -344,7 +342,7 @@ class Join(MethodView):
                 game.state, body.get("seat"), body["name"], token_hash, body.get("client_seed")
             )
             seat = auth.seat_of(state.seats, token)
-            state, bot_events, due = play_bots(state)
+            state, bot_events, due = play_bots(state, game.state)
             events = events + bot_events
             lobby: LobbyUpdate = KEEP
             if game.state.status == "waiting":
@@ -371,7 +369,7 @@ class Leave(MethodView):
     @blp.problem(404, "No such game (`game_not_found`)")
     @blp.problem(409, "The game is over (`game_not_active`)")
     @common_errors(blp, 400, 429, 503)
-    @blp.doc(operationId="leaveGame", security=[{"seatToken": []}])
+    @blp.doc(operationId="leaveGame", security=SEAT_REQUIRED)
     def post(self, game_id: str) -> Response:
         """Leave a seat
 
@@ -389,7 +387,7 @@ class Leave(MethodView):
             game = load_game(game_id)
             seat = auth.seat_of(game.state.seats, token)
             state, events = engine.leave_seat(game.state, seat)
-            state, bot_events, due = play_bots(state)
+            state, bot_events, due = play_bots(state, game.state)
             events = events + bot_events
             lobby: LobbyUpdate = KEEP
             if game.state.status == "waiting":

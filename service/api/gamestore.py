@@ -9,6 +9,7 @@ in which case the answer is 412 and nothing changes.
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -17,6 +18,7 @@ from typing import Any
 import orjson
 from flask import Flask, current_app
 
+from service import clock
 from service.api.problems import Problem
 from service.bots import play as bots
 from service.bots.play import Budget
@@ -163,23 +165,58 @@ def busy() -> Problem:
     )
 
 
-def play_bots(state: GameState) -> tuple[GameState, list[dict[str, Any]], Due | None]:
-    """Play bot seats within the request's budget (`BOT_MOVES_PER_REQUEST`,
-    `BOT_SECONDS_PER_REQUEST`): the state, its events, and the game's entry in
-    the runner's queue (for the save) — due at once when bots are still to move."""
+def play_bots(
+    state: GameState, before: GameState | None = None
+) -> tuple[GameState, list[dict[str, Any]], Due | None]:
+    """Play bot seats (and away ones) within the request's budget
+    (`BOT_MOVES_PER_REQUEST`, `BOT_SECONDS_PER_REQUEST`), then stamp the turn
+    clock (`before`: the state as loaded, whose deadline goes on while the same
+    turn does): the state, its events, and the game's entry in the runner's
+    queue (for the save): due at once when bots are still to move, at the turn's
+    deadline when a clock runs."""
     config = current_app.config
     budget = Budget(
         moves=int(config["BOT_MOVES_PER_REQUEST"]),
         seconds=float(config["BOT_SECONDS_PER_REQUEST"]),
     )
     played = bots.play_bots(state, budget)
-    return played.state, played.events, next_due(played.state)
+    now = time.time()
+    state = clock.stamp(before, played.state, int(now * 1000))
+    return state, played.events, next_due(state, now)
+
+
+def seated(game: LoadedGame, token: str) -> tuple[LoadedGame, int]:
+    """The caller's seat by its token (401 if none), and the game after the caller
+    came back if the seat was away (`back_if_away`)."""
+    from service.api import auth  # auth imports nothing of this module's
+
+    seat = auth.seat_of(game.state.seats, token)
+    if game.state.seats[seat].away:
+        game = back_if_away(game, seat)
+    return game, seat
+
+
+def back_if_away(game: LoadedGame, seat: int) -> LoadedGame:
+    """The game after its away `seat`'s player came back (any authenticated request
+    does: event ``seat_back``, saved with a compare-and-set); `game` if not away."""
+    store = get_store()
+    for _attempt in range(int(current_app.config["SAVE_RETRIES"])):
+        back = clock.come_back(game.state, seat)
+        if back is None:
+            return game
+        state, events = back
+        state, bot_events, due = play_bots(state, game.state)
+        result = store.save(game.game_id, game.version, encode(state), events + bot_events, due=due)
+        if result.saved:
+            return LoadedGame(game.game_id, state, result.version, result.last_event)
+        game = load_game(game.game_id)
+    raise busy()
 
 
 def game_view(
     game_id: str, state: GameState, version: int, last_event: int, seat: int | None
 ) -> dict[str, Any]:
-    """The API.md view of a game: a seat's view, or the public view for `None`."""
+    """The docs/api.md view of a game: a seat's view, or the public view for `None`."""
     if seat is not None:
         body = views.seat_view(state, seat)
     else:
@@ -189,6 +226,7 @@ def game_view(
     view: dict[str, Any] = {"id": game_id, "version": version}
     view.update(body)
     view["last_event"] = last_event
+    view["now"] = views.rfc3339(time.time_ns() // 1_000_000)
     return view
 
 

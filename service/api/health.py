@@ -18,6 +18,7 @@ class Health(MethodView):
     """Liveness."""
 
     @blp.response(200, HealthSchema)
+    @blp.doc(operationId="getHealth")
     def get(self) -> Response:
         """Liveness: the process answers"""
         return json_response({"status": "ok"})
@@ -29,6 +30,7 @@ class Ready(MethodView):
 
     @blp.response(200, HealthSchema)
     @blp.problem(503, "The store does not answer or refuses writes (`store_unavailable`)")
+    @blp.doc(operationId="getReadiness")
     def get(self) -> Response:
         """Readiness: the store answers and accepts writes"""
         get_store().ping()

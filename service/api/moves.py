@@ -9,13 +9,13 @@ view dict serialised directly, with the version as `ETag`.
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 import orjson
 from flask import Response, current_app
 from flask.views import MethodView
 
+from service import clock
 from service.api import auth
 from service.api.fastpath import MoveHeadersSchema, MoveRequestSchema
 from service.api.gamestore import (
@@ -27,6 +27,7 @@ from service.api.gamestore import (
     get_store,
     load_game,
     play_bots,
+    seated,
 )
 from service.api.idempotency import fingerprint, idempotency_key, key_reused
 from service.api.jsonio import raw_json_response, request_body
@@ -38,23 +39,15 @@ from service.api.paths import (
     game_not_found,
 )
 from service.api.preconditions import check_if_match, etag, not_modified, parse_if_match
-from service.api.problems import Problem
 from service.api.schemas import GameViewSchema, LegalMovesSchema
-from service.api.smorest import Blueprint, common_errors
+from service.api.smorest import SEAT_REQUIRED, Blueprint, common_errors
 from service.observability import request_log
 from service.rules import engine
-from service.rules.moves import Move, parse_move
+from service.rules.moves import parse_request
 from service.store import KEEP, IdempotencyRecord
 
 blp = Blueprint("moves", __name__, url_prefix="/games", description="Moves")
 
-_BEARER = {
-    "in": "header",
-    "name": "Authorization",
-    "required": False,
-    "description": "`Bearer <seat token>` (required to move)",
-    "schema": {"type": "string"},
-}
 _SAME_SEAT = "$request.header.Authorization"
 _MOVE_LINKS = {
     "NextMove": {
@@ -89,28 +82,35 @@ _LEGAL_MOVES_LINKS = {
 
 @blp.route(
     "/<string:game_id>/legal-moves",
-    parameters=[GAME_ID_PARAMETER, _BEARER, IF_NONE_MATCH_PARAMETER],
+    parameters=[GAME_ID_PARAMETER, IF_NONE_MATCH_PARAMETER],
 )
 class LegalMoves(MethodView):
     """The moves a seat may make now."""
 
     @blp.response(200, LegalMovesSchema, headers=ETAG_HEADER)
     @blp.alt_response(304, description="Not modified since the ETag in If-None-Match")
-    @blp.problem(401, "The token is not a seat token of this game")
+    @blp.problem(401, "Missing seat token, or not a seat token of this game")
     @blp.problem(404, "No such game (`game_not_found`)")
     @common_errors(blp, 400, 429, 503)
-    @blp.doc(operationId="getLegalMoves", responses={200: {"links": _LEGAL_MOVES_LINKS}})
+    @blp.doc(
+        operationId="getLegalMoves",
+        security=SEAT_REQUIRED,
+        responses={200: {"links": _LEGAL_MOVES_LINKS}},
+    )
     def get(self, game_id: str) -> Response:
         """List the moves the caller may make now
 
-        Empty when it is not the caller's turn (and for a caller without a
-        token, who has no seat).
+        Empty when it is not the caller's turn. A caller without a seat token
+        has no moves to make: `401 missing_token`.
         """
         check_game_id(game_id)
         token = auth.bearer_token()
+        if token is None:
+            raise auth.missing_token()
         game = load_game(game_id)
         headers = {"ETag": etag(game.version), "Vary": "Authorization"}
-        seat = auth.seat_of(game.state.seats, token) if token is not None else None
+        game, seat = seated(game, token)
+        headers["ETag"] = etag(game.version)
         # Answered before any listing: the client has this version's moves.
         if not_modified(game.version):
             response = Response(status=304)
@@ -119,7 +119,7 @@ class LegalMoves(MethodView):
         return raw_json_response(LEGAL_MOVES.answer(game, seat), 200, headers)
 
 
-@blp.route("/<string:game_id>/moves", parameters=[GAME_ID_PARAMETER, _BEARER])
+@blp.route("/<string:game_id>/moves", parameters=[GAME_ID_PARAMETER])
 class Moves(MethodView):
     """Moves of a game."""
 
@@ -136,7 +136,9 @@ class Moves(MethodView):
     @blp.problem(422, "Body does not match the schema, or Idempotency-Key reused")
     @blp.problem(503, "Store unavailable or busy; see Retry-After")
     @common_errors(blp, 413, 415, 429)
-    @blp.doc(operationId="makeMove", responses={200: {"links": _MOVE_LINKS}})
+    @blp.doc(
+        operationId="makeMove", security=SEAT_REQUIRED, responses={200: {"links": _MOVE_LINKS}}
+    )
     def post(self, headers: dict[str, Any], body: dict[str, Any], game_id: str) -> Response:
         """Make a move, or several all-or-nothing
 
@@ -154,13 +156,12 @@ class Moves(MethodView):
             raise auth.missing_token()
         expected = parse_if_match(headers.get("if_match"))
         key = idempotency_key()
-        moves = _parse_moves(body)
+        moves = parse_request(body)
         # The fingerprint covers the body as sent, not as the schema loaded it.
         fp = fingerprint(request_body()) if key is not None else ""
         store = get_store()
         for _attempt in range(int(current_app.config["SAVE_RETRIES"])):
-            game = load_game(game_id)
-            seat = auth.seat_of(game.state.seats, token)
+            game, seat = seated(load_game(game_id), token)
             # For the request log line and the moves metric (one dict update).
             request_log.annotate(seat=seat, move_type=body.get("type", "actions"))
             if key is not None:
@@ -178,7 +179,7 @@ class Moves(MethodView):
                 state, events = engine.apply(game.state, seat, moves[0])
             else:
                 state, events = engine.apply_all(game.state, seat, moves)
-            state, bot_events, due = play_bots(state)
+            state, bot_events, due = play_bots(clock.moved(state, seat), game.state)
             events = events + bot_events
             # The compare-and-set makes the next version and event numbers certain.
             version = game.version + 1
@@ -208,33 +209,6 @@ class Moves(MethodView):
                 # (a stale answer carries the game's current version).
                 check_if_match(expected, result.version)
         raise busy()
-
-
-def _parse_moves(body: dict[str, Any]) -> list[Move]:
-    """The engine's moves for the request body (422 for a bad shape or card)."""
-    raw = body.get("actions", [body])
-    moves = []
-    for index, item in enumerate(raw):
-        move = parse_move(item)
-        _refuse_duplicate_cards(move, index if "actions" in body else None)
-        moves.append(move)
-    return moves
-
-
-def _refuse_duplicate_cards(move: Move, index: int | None) -> None:
-    """A natural card named twice in one move is a malformed request (422)."""
-    cards = getattr(move, "cards", None)
-    if not cards:
-        return
-    repeated = sorted(card for card, count in Counter(cards).items() if count > 1 and card != "JK")
-    if repeated:
-        field = "cards" if index is None else f"actions.{index}.cards"
-        raise Problem(
-            422,
-            "validation_error",
-            f"Card {repeated[0]} is named more than once in one move.",
-            errors={field: [f"duplicate card {code}" for code in repeated]},
-        )
 
 
 def recorded_version(body: bytes) -> int:

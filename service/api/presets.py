@@ -25,6 +25,7 @@ class PresetList(MethodView):
     """The collection of presets."""
 
     @blp.response(200, PresetListSchema)
+    @blp.doc(operationId="listPresets")
     def get(self) -> Response:
         """List every rule preset"""
         return json_response({"presets": [_preset_json(name) for name in PRESETS]})
@@ -37,6 +38,7 @@ class PresetByName(MethodView):
     @blp.response(200, PresetSchema)
     @common_errors(blp, 429)
     @blp.problem(404, "No preset of that name (`preset_not_found`)")
+    @blp.doc(operationId="getPreset")
     def get(self, name: str) -> Response:
         """Get one rule preset by name"""
         if name not in PRESETS:

@@ -17,6 +17,8 @@ import orjson
 from flask import Flask, Response, current_app
 from werkzeug.exceptions import HTTPException
 
+from service.rules.moves import ERROR_CODES
+
 PROBLEM_MIMETYPE = "application/problem+json"
 log = logging.getLogger(__name__)
 
@@ -38,6 +40,70 @@ HTTP_CODES: dict[int, str] = {
     500: "internal_error",
     503: "service_unavailable",
 }
+
+
+#: Every problem `code` the service answers that is not a rule's refusal, with its
+#: status and when it happens; the rules' refusals (409) are `ERROR_CODES` of
+#: `service.rules.moves`. Together they are the documented enum of `Problem.code`
+#: (a test fails when the code base answers a code missing here).
+API_PROBLEM_CODES: dict[str, tuple[int, str]] = {
+    "invalid_json": (400, "the body is not JSON, or is nested too deeply"),
+    "invalid_if_match": (400, 'If-Match is not a quoted version such as `"17"`, `W/"17"` or `*`'),
+    "invalid_last_event_id": (400, "`Last-Event-ID` of a stream is not an event's `seq`"),
+    "bad_request": (400, "another malformed request"),
+    "missing_token": (401, "the request needs a seat token and sent none"),
+    "invalid_token": (401, "the Authorization header is malformed or not a seat of this game"),
+    "unauthorized": (401, "another authentication failure"),
+    "not_creator": (403, "only the seat that created a game may delete it"),
+    "game_not_found": (404, "no game has this id (or it has been forgotten)"),
+    "preset_not_found": (404, "no preset has this name"),
+    "not_found": (404, "no such resource"),
+    "method_not_allowed": (405, "the resource does not answer this method (see `Allow`)"),
+    "not_acceptable": (406, "the answer cannot be given in an accepted media type"),
+    "body_timeout": (408, "the request body did not arrive in time (the connection is closed)"),
+    "already_seated": (409, "the token already holds a seat of this game: no second join"),
+    "game_not_waiting": (409, "the game has started: it can no longer be deleted (leave it)"),
+    "conflict": (409, "another conflict with the game's state"),
+    "version_mismatch": (412, "If-Match names another version than the game's current one"),
+    "body_too_large": (413, "the body is larger than MAX_CONTENT_LENGTH"),
+    "uri_too_long": (414, "the URL is too long"),
+    "unsupported_media_type": (415, "the body is not sent as application/json"),
+    "validation_error": (
+        422,
+        "the body, query or a header does not match its schema, or "
+        "options, a deck or a card code are not valid (`errors` names the fields)",
+    ),
+    "idempotency_key_reused": (422, "an Idempotency-Key was used before with another body"),
+    "fixed_deal_refused": (
+        422,
+        "`seed`, `deck` or `first_dealer` given for a game with an "
+        "open seat (a stranger must never join a stacked deal)",
+    ),
+    "rate_limited": (429, "too many requests from this token or address; see Retry-After"),
+    "game_quota_exceeded": (
+        429,
+        "this client already has as many unfinished games as it may create; see Retry-After",
+    ),
+    "headers_too_large": (431, "the request headers are too large"),
+    "internal_error": (500, "the service failed (a bug: it is logged)"),
+    "store_unavailable": (503, "the game store does not answer; see Retry-After"),
+    "busy": (503, "the game changed too often while the move was applied; see Retry-After"),
+    "rate_limit_unavailable": (
+        503,
+        "the request cannot be counted against its rate limit "
+        "(the limiter's store does not answer); see Retry-After",
+    ),
+    "too_many_streams": (
+        503,
+        "this server holds as many event streams as it may; long-poll meanwhile, see Retry-After",
+    ),
+    "service_unavailable": (503, "the service cannot answer now; see Retry-After"),
+    "error": (0, "any other HTTP error status"),
+}
+
+
+#: Every problem `code` (the documented enum).
+PROBLEM_CODES: tuple[str, ...] = (*API_PROBLEM_CODES, *ERROR_CODES)
 
 
 class Problem(HTTPException):
@@ -139,6 +205,9 @@ def http_exception_response(error: HTTPException) -> Response:
         # webargs: the body or the query does not match its schema.
         errors = _flatten_messages(data["messages"])
         detail = "The request does not match the schema."
+        only = next(iter(errors.values())) if len(errors) == 1 else None
+        if isinstance(only, list) and len(only) == 1 and isinstance(only[0], str):
+            detail = f"{next(iter(errors))}: {only[0]}"
     if status == 404:
         detail = "No such resource."
     if status == 405:

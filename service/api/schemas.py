@@ -14,23 +14,21 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from service.api.names import PlayerName
+from service.api.problems import PROBLEM_CODES
+from service.rules.cards import CARD_PATTERN
+from service.rules.events import EVENTS
 from service.rules.fairness import CLIENT_SEED_PATTERN
+from service.rules.moves import MAX_CARDS, MoveFormatError, parse_request
 from service.rules.options import PRESETS
-from service.rules.state import DEALS
+from service.rules.state import DEALS, PHASES, REASONS, STATUSES
 
-#: Longest list of cards a request may hold (two decks and six jokers).
-MAX_CARDS = 110
-#: Most moves in one all-or-nothing request.
-MAX_ACTIONS = 64
-MOVE_TYPES = ("draw", "meld", "layoff", "discard", "swap_joker", "reengage")
 BOT_STRATEGIES = ("random", "greedy", "expert")
+#: A seat is played by a person (`human`, holding a token, or open while nobody
+#: holds it) or by the server (`bot`).
+SEAT_KINDS = ("human", "bot")
 
-#: Every card code form RULES.md §1 accepts (suit and rank either way, any case,
-#: 1/11/12/13 and T), documented as a pattern; the engine parses the code and
-#: names a bad one in its 422 answer.
-CARD_PATTERN = (
-    r"^([Jj][Kk]|[CDHScdhs]([2-9]|1[0-3]?|[AJQKTajqkt])|([2-9]|1[0-3]?|[AJQKTajqkt])[CDHScdhs])$"
-)
+# Every accepted card code form, documented as a pattern; the engine parses the
+# code and names a bad one in its 422 answer.
 _card = fields.String(
     validate=validate.Length(min=1, max=8), metadata={"example": "H10", "pattern": CARD_PATTERN}
 )
@@ -63,7 +61,11 @@ class ProblemSchema(_Response):
     status = fields.Integer(required=True)
     detail = fields.String(required=True)
     code = fields.String(
-        required=True, metadata={"description": "stable snake_case reason, e.g. not_your_turn"}
+        required=True,
+        metadata={
+            "description": "stable snake_case reason, e.g. not_your_turn",
+            "enum": list(PROBLEM_CODES),
+        },
     )
     errors = fields.Dict(
         keys=fields.String(),
@@ -141,7 +143,7 @@ class CreatedSeatSchema(_Response):
 
     seat = fields.Integer(required=True)
     name = fields.String(allow_none=True)
-    kind = fields.String(required=True, metadata={"enum": ["human", "bot", "open"]})
+    kind = fields.String(required=True, metadata={"enum": list(SEAT_KINDS)})
     token = fields.String(metadata={"description": "the seat's secret, shown only once"})
 
 
@@ -150,7 +152,7 @@ class CreatedSchema(_Response):
 
     id = fields.String(required=True)
     version = fields.Integer(required=True)
-    status = fields.String(required=True)
+    status = fields.String(required=True, metadata={"enum": list(STATUSES)})
     seats = fields.List(fields.Nested(CreatedSeatSchema), required=True)
 
 
@@ -184,7 +186,7 @@ class LobbySeatSchema(_Response):
 
     seat = fields.Integer(required=True)
     name = fields.String(allow_none=True)
-    kind = fields.String(required=True)
+    kind = fields.String(required=True, metadata={"enum": list(SEAT_KINDS)})
     open = fields.Boolean(required=True)
 
 
@@ -241,7 +243,11 @@ class RoundSchema(_Response):
     number = fields.Integer(required=True)
     dealer = fields.Integer(required=True)
     turn = fields.Integer(allow_none=True, required=True)
-    phase = fields.String(allow_none=True, required=True)
+    phase = fields.String(
+        allow_none=True,
+        required=True,
+        metadata={"enum": [*PHASES, None], "description": "`draw` until the seat to play draws"},
+    )
     stock_size = fields.Integer(required=True)
     refills = fields.Integer(required=True)
     discard_pile = fields.List(fields.String(), required=True)
@@ -259,7 +265,7 @@ class FinishedRoundSchema(_Response):
     """A finished round: every hand is revealed."""
 
     number = fields.Integer(required=True)
-    reason = fields.String(required=True)
+    reason = fields.String(required=True, metadata={"enum": list(REASONS)})
     winner = fields.Integer(allow_none=True)
     rummy = fields.Boolean()
     points = fields.List(fields.Integer(), required=True)
@@ -276,11 +282,14 @@ class ViewSeatSchema(_Response):
 
     seat = fields.Integer(required=True)
     name = fields.String(allow_none=True, required=True)
-    kind = fields.String(required=True)
+    kind = fields.String(required=True, metadata={"enum": list(SEAT_KINDS)})
     hand_size = fields.Integer(required=True)
     score = fields.Integer(required=True)
     has_melded = fields.Boolean()
     eliminated = fields.Boolean()
+    away = fields.Boolean(
+        metadata={"description": "the server plays this seat until its player is back"}
+    )
     client_seed = fields.String(allow_none=True)
     known_cards = fields.List(
         fields.String(),
@@ -296,7 +305,7 @@ class GameViewSchema(_Response):
 
     id = fields.String(required=True)
     version = fields.Integer(required=True)
-    status = fields.String(required=True, metadata={"enum": ["waiting", "active", "finished"]})
+    status = fields.String(required=True, metadata={"enum": list(STATUSES)})
     preset = fields.String(required=True)
     options = fields.Dict(keys=fields.String(), values=fields.Raw(), required=True)
     deal = fields.String(required=True, metadata=DEAL_METADATA)
@@ -314,6 +323,17 @@ class GameViewSchema(_Response):
     rounds = fields.List(fields.Nested(FinishedRoundSchema), required=True)
     winners = fields.List(fields.Integer(), allow_none=True, required=True)
     last_event = fields.Integer(required=True)
+    turn_deadline = fields.String(
+        allow_none=True,
+        metadata={
+            "format": "date-time",
+            "description": "when the turn of the seat to move runs out (RFC 3339); null "
+            "without a turn clock (`turn_seconds`)",
+        },
+    )
+    now = fields.String(
+        metadata={"format": "date-time", "description": "the server's time of this answer"}
+    )
 
 
 class JoinedSchema(_Response):
@@ -327,51 +347,30 @@ class JoinedSchema(_Response):
 # --- moves ------------------------------------------------------------------
 
 
-class MoveSchema(ma.Schema):
-    """One move; which fields apply depends on `type` (see API.md)."""
-
-    type = fields.String(required=True, validate=validate.OneOf(MOVE_TYPES))
-    source = fields.String(validate=validate.OneOf(["stock", "discard"]))
-    cards = fields.List(_card, validate=validate.Length(min=1, max=MAX_CARDS))
-    meld = WholeNumber(validate=validate.Range(min=0, max=10_000))
-    card = _card
-
-
 class MoveRequestSchema(ma.Schema):
-    """Body of `POST /games/{id}/moves`: one move, or `{"actions": [...]}` all-or-nothing."""
+    """Body of `POST /games/{id}/moves`: one move, or `{"actions": [...]}` all-or-nothing.
 
-    type = fields.String(validate=validate.OneOf(MOVE_TYPES))
-    source = fields.String(validate=validate.OneOf(["stock", "discard"]))
-    cards = fields.List(_card, validate=validate.Length(min=1, max=MAX_CARDS))
-    meld = WholeNumber(validate=validate.Range(min=0, max=10_000))
-    card = _card
-    actions = fields.List(
-        fields.Nested(MoveSchema), validate=validate.Length(min=1, max=MAX_ACTIONS)
-    )
+    The moves' own parser (`service.rules.moves.parse_request`) checks the body;
+    the documented shape comes from the same move classes (see `spec_overrides`).
+    """
 
-    @ma.validates_schema
-    def _one_or_many(self, data: dict[str, Any], **kwargs: Any) -> None:
-        if ("actions" in data) == ("type" in data):
-            raise ma.ValidationError("give either a move's `type` or `actions`", "type")
-        if "actions" in data and len(data) > 1:
-            raise ma.ValidationError("`actions` stands alone", "actions")
-
-
-class LegalMoveSchema(_Response):
-    """A move in the exact shape `POST /moves` accepts."""
-
-    type = fields.String(required=True)
-    source = fields.String()
-    cards = fields.List(fields.String())
-    meld = fields.Integer()
-    card = fields.String()
+    def load(self, data: Any, *args: Any, **kwargs: Any) -> Any:
+        """The body with its moves in canonical JSON form, or a `ValidationError`."""
+        try:
+            moves = parse_request(data)
+        except MoveFormatError as error:
+            raise ma.ValidationError({error.field: [error.detail]}) from None
+        if isinstance(data, dict) and "actions" in data:
+            return {"actions": [move.to_json() for move in moves]}
+        return moves[0].to_json()
 
 
 class LegalMovesSchema(_Response):
     """Every move the caller may make now."""
 
     version = fields.Integer(required=True)
-    moves = fields.List(fields.Nested(LegalMoveSchema), required=True)
+    # Items: the `Move` component (see spec_overrides).
+    moves = fields.List(fields.Dict(), required=True)
 
 
 #: The `If-Match` forms a move accepts: `*`, `"17"` or `W/"17"`.
@@ -423,7 +422,7 @@ class EventSchema(_Response):
 
     seq = fields.Integer(required=True)
     version = fields.Integer(required=True)
-    type = fields.String(required=True)
+    type = fields.String(required=True, metadata={"enum": list(EVENTS)})
     at = fields.String(required=True)
     seat = fields.Integer(allow_none=True)
 

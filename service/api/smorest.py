@@ -108,6 +108,11 @@ def _doc_only(decorator: Callable[[_F], _F]) -> Callable[[_F], _F]:
     return apply
 
 
+#: `security` of an operation that needs a seat token (`Authorization: Bearer <token>`).
+SEAT_REQUIRED: list[dict[str, list[str]]] = [{"seatToken": []}]
+#: `security` of an operation that answers with or without a seat token.
+SEAT_OPTIONAL: list[dict[str, list[str]]] = [{}, {"seatToken": []}]
+
 #: Standard descriptions of the error answers shared by many operations.
 COMMON_ERRORS: dict[int, str] = {
     400: "Malformed JSON (`invalid_json`) or header",

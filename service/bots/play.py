@@ -27,8 +27,8 @@ from typing import Any
 
 from service.bots import strategies
 from service.bots.memory import Memory
-from service.rules.engine import apply, legal_moves
-from service.rules.state import GameState
+from service.rules.engine import LEAVER_BOT, apply, legal_moves
+from service.rules.state import GameState, Seat
 from service.rules.views import redact_event, seat_view
 
 Event = dict[str, Any]
@@ -60,9 +60,21 @@ class BotPlay:
 
 
 def bot_to_move(state: GameState) -> bool:
-    """Whether the game is in play and the seat to move is a bot."""
+    """Whether the game is in play and the server plays the seat to move: a bot,
+    or a player's seat marked away (turn clocks, service/clock.py)."""
     r = state.round
-    return state.status == "active" and r is not None and state.seats[r.turn].kind == "bot"
+    if state.status != "active" or r is None:
+        return False
+    seat = state.seats[r.turn]
+    return seat.kind == "bot" or seat.away
+
+
+def strategy_of(seat: Seat) -> str:
+    """The strategy the server plays `seat` with: its bot's; an away player's
+    seat is played like a leaver's (`LEAVER_BOT`) until the player is back."""
+    if seat.kind == "bot":
+        return seat.bot or "random"
+    return LEAVER_BOT
 
 
 def play_bots(
@@ -91,7 +103,7 @@ def play_bots(
         seat = state.round.turn
         chooser = rng if rng is not None else random.Random(f"{state.seed}/bot/{state.steps}")
         move = strategies.choose_move(  # looked up per call: benchmarks time it
-            state.seats[seat].bot or "random",
+            strategy_of(state.seats[seat]),
             seat_view(state, seat),
             legal_moves(state, seat),
             chooser,

@@ -7,7 +7,7 @@
 - ``basic``: the first simple greedy player, kept as a yardstick (service/bots/basic.py).
 
 A strategy is a function ``(view, legal_moves, rng, memory) -> move``. It sees
-only the seat view (API.md shape: its own hand, the table, public counts), the
+only the seat view (docs/api.md shape: its own hand, the table, public counts), the
 legal moves, a random generator for its choices and, when the caller keeps
 one, a :class:`~service.bots.memory.Memory` of public events; never another
 hand or the stock, so it cannot cheat. It must return one of ``legal_moves``.

@@ -41,7 +41,7 @@ _DURATION = {op: STORE_DURATION.labels(op) for op in _OPERATIONS}
 _ERRORS = {op: STORE_ERRORS.labels(op) for op in _OPERATIONS}
 
 
-#: The event the engine emits when a game ends (API.md, Events).
+#: The event the engine emits when a game ends (docs/api.md, Events).
 GAME_ENDED = "game_ended"
 
 

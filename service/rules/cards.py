@@ -1,4 +1,4 @@
-"""Card codes: parsing, canonical form, rank, suit, points and decks (RULES.md §1).
+"""Card codes: parsing, canonical form, rank, suit, points and decks (docs/rules.md §1).
 
 A card is its canonical code string (``Card = str``): the suit letter then the
 rank, ``"HA"``, ``"H8"``, ``"H10"``, ``"SK"``; a joker is ``"JK"``.
@@ -80,6 +80,13 @@ for (_s, _r), _c in _CODE.items():
     for _spelling in _RANK_SPELLINGS[_r]:
         _INPUT_FORMS[_s + _spelling] = _c
         _INPUT_FORMS[_spelling + _s] = _c
+
+
+#: Every accepted input form of a card code, as a regular expression (for
+#: documents such as the OpenAPI contract; :func:`parse_card` decides).
+CARD_PATTERN = (
+    r"^([Jj][Kk]|[CDHScdhs]([2-9]|1[0-3]?|[AJQKTajqkt])|([2-9]|1[0-3]?|[AJQKTajqkt])[CDHScdhs])$"
+)
 
 
 class CardCodeError(ValueError):

@@ -1,4 +1,4 @@
-"""The game engine: create a game, list the legal moves, apply a move (RULES.md §3-§6).
+"""The game engine: create a game, list the legal moves, apply a move (docs/rules.md §3-§6).
 
 Everything here is pure: :func:`apply` returns a new :class:`GameState` and the
 events the move caused and never mutates its input. A move is legal if and only
@@ -357,7 +357,7 @@ def _start(state: GameState, events: list[Event]) -> GameState:
 def _deal(
     state: GameState, number: int, events: list[Event], prev_dealer: int | None = None
 ) -> GameState:
-    """Deal round ``number`` (RULES.md §3) and append ``round_started``."""
+    """Deal round ``number`` (docs/rules.md §3) and append ``round_started``."""
     opts = state.options
     n = state.players
     seats = list(state.seats)
@@ -1279,7 +1279,7 @@ def _table_outlook(
 
 
 def _blocked(r: RoundState, opts: Options) -> bool:
-    """RULES.md §5: nobody can ever go out.
+    """docs/rules.md §5: nobody can ever go out.
 
     Under ``go_out_requires_discard`` a hand of two cards counts as a hand of one
     does without it: after the draw its three cards cannot be melded and leave a

@@ -1,4 +1,4 @@
-"""Melds: sets, runs, jokers, lay-offs, joker swaps and the meld search (RULES.md §2).
+"""Melds: sets, runs, jokers, lay-offs, joker swaps and the meld search (docs/rules.md §2).
 
 A meld on the table is a :class:`MeldShape`: its kind, its cards in table
 display order and, parallel to them, the card each one stands for (a natural

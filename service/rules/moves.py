@@ -1,4 +1,11 @@
-"""Moves a seat can make, their JSON shapes (API.md) and the errors that refuse them.
+"""Moves a seat can make: the one description of each move's JSON shape, and the
+errors that refuse a move.
+
+Each move class names its `type`, its fields (a :class:`MoveField` each: the
+field's JSON Schema and its parser) and an example. From that one description
+come :func:`parse_request` (the parser of a move request body: one move or
+`{"actions": [...]}`), each move's ``to_json`` and :func:`move_schema` (the
+JSON Schema the API documents as the move's component).
 
 :class:`MoveFormatError` means the move is malformed (shape, field or card code:
 the API answers 422); :class:`IllegalMove` means a rule forbids it now (409).
@@ -7,11 +14,27 @@ Every refusal code is listed, with its meaning, in :data:`ERROR_CODES`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar
 
-from service.rules.cards import JOKER, NATURAL_CARDS, Card, CardCodeError, parse_card
+from service.rules.cards import (
+    CARD_PATTERN,
+    JOKER,
+    NATURAL_CARDS,
+    Card,
+    CardCodeError,
+    is_card,
+    parse_card,
+)
+
+#: Most cards one move may name (two decks and six jokers).
+MAX_CARDS = 110
+#: Largest meld id a move may name (ids count the melds of a game from 0).
+MAX_MELD_ID = 10_000
+#: Most moves in one all-or-nothing request.
+MAX_ACTIONS = 64
 
 ERROR_CODES: Mapping[str, str] = {
     "game_not_active": "the game is not being played (waiting for players or finished)",
@@ -63,75 +86,285 @@ class MoveFormatError(ValueError):
         super().__init__(f"{field}: {detail}")
 
 
+# --- fields -----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class MoveField:
+    """A kind of move field: its JSON Schema, its parser and its canonical check.
+
+    ``parse(value, path)`` returns the value the move holds (card codes in
+    canonical form) or raises :class:`MoveFormatError` naming ``path``;
+    ``is_canonical(value)`` says, without parsing, that ``parse`` would return an
+    equal value (the API's quick path for bodies already in canonical form).
+    """
+
+    schema: Mapping[str, Any]
+    parse: Callable[[Any, str], Any]
+    is_canonical: Callable[[Any], bool]
+
+
+def _parse_source(value: Any, path: str) -> str:
+    if value not in ("stock", "discard"):
+        raise MoveFormatError("must be 'stock' or 'discard'", path)
+    return str(value)
+
+
+def _parse_card(value: Any, path: str) -> Card:
+    try:
+        return parse_card(value)
+    except CardCodeError as exc:
+        raise MoveFormatError(str(exc), path) from None
+
+
+def _parse_cards(value: Any, path: str) -> tuple[Card, ...]:
+    if type(value) is not list or not 1 <= len(value) <= MAX_CARDS:
+        raise MoveFormatError(f"must be a non-empty list of at most {MAX_CARDS} card codes", path)
+    try:
+        cards = tuple([parse_card(c) for c in value])
+    except CardCodeError as exc:
+        raise MoveFormatError(str(exc), path) from None
+    return cards
+
+
+def _parse_meld_id(value: Any, path: str) -> int:
+    if type(value) is not int or not 0 <= value <= MAX_MELD_ID:
+        raise MoveFormatError(f"must be a meld id (an integer from 0 to {MAX_MELD_ID})", path)
+    return value
+
+
+def _canonical_cards(value: Any) -> bool:
+    if type(value) is not list or not 1 <= len(value) <= MAX_CARDS:
+        return False
+    if not all([is_card(c) for c in value]):
+        return False
+    if len(set(value)) < len(value):
+        # A natural card named twice goes through the parser for its answer.
+        naturals = [c for c in value if c != JOKER]
+        return len(set(naturals)) == len(naturals)
+    return True
+
+
+_CARD_SCHEMA: dict[str, Any] = {
+    "type": "string",
+    "pattern": CARD_PATTERN,
+    "description": "a card code: suit then rank (`H10`, `SK`), or `JK` for a joker; rank "
+    "first, any case, `1`/`11`/`12`/`13` and `T` are accepted too (`10h`, `S12`, `TD`)",
+    "example": "SK",
+}
+
+SOURCE = MoveField(
+    {
+        "type": "string",
+        "enum": ["stock", "discard"],
+        "description": "`stock`: the top of the stock; `discard`: the top of the discard pile",
+    },
+    _parse_source,
+    lambda value: value == "stock" or value == "discard",
+)
+CARD = MoveField(_CARD_SCHEMA, _parse_card, is_card)
+CARDS = MoveField(
+    {
+        "type": "array",
+        "items": _CARD_SCHEMA,
+        "minItems": 1,
+        "maxItems": MAX_CARDS,
+        "description": "card codes from the hand; a natural card at most once",
+    },
+    _parse_cards,
+    _canonical_cards,
+)
+MELD_ID = MoveField(
+    {
+        "type": "integer",
+        "minimum": 0,
+        "maximum": MAX_MELD_ID,
+        "description": "the `id` of a meld on the table",
+    },
+    _parse_meld_id,
+    lambda value: type(value) is int and 0 <= value <= MAX_MELD_ID,
+)
+
+
+# --- moves ------------------------------------------------------------------
+
+
 @dataclass(frozen=True, slots=True)
 class Draw:
-    """Draw the top card of the ``stock`` or the ``discard`` pile."""
+    """Draw the top card of the stock or of the discard pile: every turn starts so."""
 
-    source: str
+    TYPE: ClassVar[str] = "draw"
+    EXAMPLE: ClassVar[dict[str, Any]] = {"type": "draw", "source": "stock"}
+    source: str = field(metadata={"kind": SOURCE})
 
     def to_json(self) -> dict[str, Any]:
-        """The API.md shape."""
+        """The move's JSON shape."""
         return {"type": "draw", "source": self.source}
 
 
 @dataclass(frozen=True, slots=True)
 class Meld:
-    """Put a new meld of these cards from hand on the table."""
+    """Put a new meld (a set or a run) of these cards from the hand on the table."""
 
-    cards: tuple[Card, ...]
+    TYPE: ClassVar[str] = "meld"
+    EXAMPLE: ClassVar[dict[str, Any]] = {"type": "meld", "cards": ["H5", "H6", "H7"]}
+    cards: tuple[Card, ...] = field(metadata={"kind": CARDS})
 
     def to_json(self) -> dict[str, Any]:
-        """The API.md shape."""
+        """The move's JSON shape."""
         return {"type": "meld", "cards": list(self.cards)}
 
 
 @dataclass(frozen=True, slots=True)
 class LayOff:
-    """Add cards from hand to the table meld with id ``meld``."""
+    """Add cards from the hand to a meld on the table (any meld, whoever put it down)."""
 
-    meld: int
-    cards: tuple[Card, ...]
+    TYPE: ClassVar[str] = "layoff"
+    EXAMPLE: ClassVar[dict[str, Any]] = {"type": "layoff", "meld": 1, "cards": ["H10"]}
+    meld: int = field(metadata={"kind": MELD_ID})
+    cards: tuple[Card, ...] = field(metadata={"kind": CARDS})
 
     def to_json(self) -> dict[str, Any]:
-        """The API.md shape."""
+        """The move's JSON shape."""
         return {"type": "layoff", "meld": self.meld, "cards": list(self.cards)}
 
 
 @dataclass(frozen=True, slots=True)
 class Discard:
-    """Discard a card face up; ends the turn."""
+    """Discard a card from the hand face up on the discard pile: this ends the turn."""
 
-    card: Card
+    TYPE: ClassVar[str] = "discard"
+    EXAMPLE: ClassVar[dict[str, Any]] = {"type": "discard", "card": "SK"}
+    card: Card = field(metadata={"kind": CARD})
 
     def to_json(self) -> dict[str, Any]:
-        """The API.md shape."""
+        """The move's JSON shape."""
         return {"type": "discard", "card": self.card}
 
 
 @dataclass(frozen=True, slots=True)
 class SwapJoker:
-    """Give ``card`` from hand for the joker standing for it in meld ``meld``."""
+    """Give the card a melded joker stands for, from the hand, and take the joker
+    (where the option `joker_swap` is on)."""
 
-    meld: int
-    card: Card
+    TYPE: ClassVar[str] = "swap_joker"
+    EXAMPLE: ClassVar[dict[str, Any]] = {"type": "swap_joker", "meld": 3, "card": "H9"}
+    meld: int = field(metadata={"kind": MELD_ID})
+    card: Card = field(metadata={"kind": CARD})
 
     def to_json(self) -> dict[str, Any]:
-        """The API.md shape."""
+        """The move's JSON shape."""
         return {"type": "swap_joker", "meld": self.meld, "card": self.card}
 
 
 @dataclass(frozen=True, slots=True)
 class Reengage:
-    """An eliminated seat re-enters the game (elimination mode)."""
+    """An eliminated seat enters the game again from the next deal (elimination games
+    where the option `reengage` is on)."""
+
+    TYPE: ClassVar[str] = "reengage"
+    EXAMPLE: ClassVar[dict[str, Any]] = {"type": "reengage"}
 
     def to_json(self) -> dict[str, Any]:
-        """The API.md shape."""
+        """The move's JSON shape."""
         return {"type": "reengage"}
 
 
 Move = Draw | Meld | LayOff | Discard | SwapJoker | Reengage
 
-_ORDER = {Draw: 0, Meld: 1, LayOff: 2, SwapJoker: 3, Discard: 4, Reengage: 5}
+#: Every kind of move, in the order of :func:`move_sort_key`.
+MOVE_CLASSES: tuple[type[Move], ...] = (Draw, Meld, LayOff, SwapJoker, Discard, Reengage)
+#: The move class of each `type`.
+MOVE_TYPES: Mapping[str, type[Move]] = {cls.TYPE: cls for cls in MOVE_CLASSES}
+#: The fields of each `type`, as (name, kind) pairs in the class's order.
+MOVE_FIELDS: Mapping[str, tuple[tuple[str, MoveField], ...]] = {
+    cls.TYPE: tuple((f.name, f.metadata["kind"]) for f in fields(cls)) for cls in MOVE_CLASSES
+}
+_KEYS: dict[str, frozenset[str]] = {
+    kind: frozenset({"type", *(name for name, _ in shape)}) for kind, shape in MOVE_FIELDS.items()
+}
+_PARSERS: dict[type[Move], tuple[tuple[str, Callable[[Any, str], Any]], ...]] = {
+    cls: tuple((name, kind.parse) for name, kind in MOVE_FIELDS[cls.TYPE]) for cls in MOVE_CLASSES
+}
+
+
+def move_schema(cls: type[Move]) -> dict[str, Any]:
+    """The JSON Schema of one kind of move (its documented component)."""
+    shape = MOVE_FIELDS[cls.TYPE]
+    return {
+        "type": "object",
+        "description": " ".join((cls.__doc__ or "").split()),
+        "properties": {
+            "type": {"type": "string", "enum": [cls.TYPE]},
+            **{name: dict(kind.schema) for name, kind in shape},
+        },
+        "required": ["type", *(name for name, _ in shape)],
+        "additionalProperties": False,
+        "example": cls.EXAMPLE,
+    }
+
+
+def parse_move(obj: Any, path: str = "") -> Move:
+    """Parse one move object; card codes may use any accepted input form.
+
+    ``path`` prefixes the field named by a :class:`MoveFormatError`
+    (``actions.2.`` inside a request of several moves).
+    """
+    if not isinstance(obj, Mapping):
+        raise MoveFormatError("a move must be an object", path + "type")
+    kind = obj.get("type")
+    cls = MOVE_TYPES.get(kind) if type(kind) is str else None
+    if cls is None:
+        raise MoveFormatError(
+            f"unknown move type {kind!r}; one of {', '.join(MOVE_TYPES)}", path + "type"
+        )
+    extra = obj.keys() - _KEYS[cls.TYPE]
+    if extra:
+        name = sorted(str(e) for e in extra)[0]
+        raise MoveFormatError(f"unknown field for a {cls.TYPE} move", path + name)
+    return cls(*[parse(obj.get(name), path + name) for name, parse in _PARSERS[cls]])
+
+
+def parse_request(body: Any) -> list[Move]:
+    """The moves of a move request body: one move, or ``{"actions": [move, ...]}``
+    (1 to :data:`MAX_ACTIONS` moves, applied all or nothing).
+
+    A request naming one natural card twice in a move is malformed (two
+    spellings of a card count as the same card); :func:`parse_move` alone lets
+    the rules refuse such a move (`invalid_meld`).
+    """
+    if isinstance(body, Mapping) and "actions" in body:
+        if len(body) > 1:
+            raise MoveFormatError("`actions` stands alone", "actions")
+        actions = body["actions"]
+        if type(actions) is not list or not 1 <= len(actions) <= MAX_ACTIONS:
+            raise MoveFormatError(f"must be a list of 1 to {MAX_ACTIONS} moves", "actions")
+        paths = [f"actions.{index}." for index in range(len(actions))]
+        moves = [parse_move(item, path) for item, path in zip(actions, paths, strict=True)]
+    else:
+        paths, moves = [""], [parse_move(body)]
+    for move, path in zip(moves, paths, strict=True):
+        cards = getattr(move, "cards", ())
+        if len(set(cards)) < len(cards):
+            counts = Counter(cards)
+            repeated = sorted(c for c, n in counts.items() if n > 1 and c != JOKER)
+            if repeated:
+                detail = f"card {repeated[0]} is named more than once in one move"
+                raise MoveFormatError(detail, path + "cards")
+    return moves
+
+
+def is_canonical_move(body: Any) -> bool:
+    """Whether `body` is one move that :func:`parse_request` would return unchanged in
+    its JSON shape (every field present, card codes canonical), checked without
+    parsing it."""
+    if type(body) is not dict:
+        return False
+    kind = body.get("type")
+    keys = _KEYS.get(kind) if type(kind) is str else None
+    if keys is None or keys != body.keys():
+        return False
+    return all([kind.is_canonical(body[name]) for name, kind in MOVE_FIELDS[body["type"]]])
 
 
 _CARD_ORDER: dict[Card, int] = {c: i for i, c in enumerate((*NATURAL_CARDS, JOKER))}
@@ -152,64 +385,3 @@ def move_sort_key(move: Move) -> tuple[Any, ...]:
     if isinstance(move, Discard):
         return (4, 0, (order[move.card],))
     return (5, 0, ())
-
-
-def _cards(obj: Mapping[str, Any], field: str) -> tuple[Card, ...]:
-    value = obj.get(field)
-    if not isinstance(value, list) or not value:
-        raise MoveFormatError("must be a non-empty list of card codes", field)
-    try:
-        return tuple(parse_card(c) for c in value)
-    except CardCodeError as exc:
-        raise MoveFormatError(str(exc), field) from None
-
-
-def _card(obj: Mapping[str, Any], field: str) -> Card:
-    try:
-        return parse_card(obj.get(field))  # type: ignore[arg-type]
-    except CardCodeError as exc:
-        raise MoveFormatError(str(exc), field) from None
-
-
-def _meld_id(obj: Mapping[str, Any]) -> int:
-    value = obj.get("meld")
-    if type(value) is not int or value < 0:
-        raise MoveFormatError("must be a meld id (a non-negative integer)", "meld")
-    return value
-
-
-_FIELDS = {
-    "draw": {"type", "source"},
-    "meld": {"type", "cards"},
-    "layoff": {"type", "meld", "cards"},
-    "discard": {"type", "card"},
-    "swap_joker": {"type", "meld", "card"},
-    "reengage": {"type"},
-}
-
-
-def parse_move(obj: Mapping[str, Any]) -> Move:
-    """Parse one move object of API.md; card codes may use any accepted input form."""
-    if not isinstance(obj, Mapping):
-        raise MoveFormatError("a move must be an object", "type")
-    kind = obj.get("type")
-    if not isinstance(kind, str) or kind not in _FIELDS:
-        raise MoveFormatError(f"unknown move type {kind!r}; one of {', '.join(_FIELDS)}", "type")
-    extra = set(obj) - _FIELDS[kind]
-    if extra:
-        name = sorted(str(e) for e in extra)[0]
-        raise MoveFormatError(f"unknown field for a {kind} move", name)
-    if kind == "draw":
-        source = obj.get("source")
-        if source not in ("stock", "discard"):
-            raise MoveFormatError("must be 'stock' or 'discard'", "source")
-        return Draw(str(source))
-    if kind == "meld":
-        return Meld(_cards(obj, "cards"))
-    if kind == "layoff":
-        return LayOff(_meld_id(obj), _cards(obj, "cards"))
-    if kind == "discard":
-        return Discard(_card(obj, "card"))
-    if kind == "swap_joker":
-        return SwapJoker(_meld_id(obj), _card(obj, "card"))
-    return Reengage()

@@ -1,4 +1,4 @@
-"""Game options (RULES.md §7), the named presets (RULES.md §8) and validation of overrides.
+"""Game options (docs/rules.md §7), the named presets (§8) and validation of overrides.
 
 An :class:`Options` value fixes every rule of a game. A game is created from a
 preset plus overrides; :func:`resolve_options` checks every value and refuses
@@ -68,6 +68,14 @@ class OptionsError(ValueError):
         text = "; ".join(f"{k}: {' '.join(v)}" for k, v in sorted(errors.items()))
         super().__init__(text)
 
+
+#: Bounds of a turn clock (``turn_seconds``, docs/api.md "Turn clocks"): a turn
+#: short enough to be unplayable, or so long that an absent player holds the
+#: table for hours, is refused.
+MIN_TURN_SECONDS = 5
+MAX_TURN_SECONDS = 3600
+#: Most timed-out turns in a row before a seat is played for its absent player.
+MAX_TIMEOUTS_TO_AWAY = 10
 
 #: Largest ``spectator_delay`` (events): the store keeps each game's latest
 #: ``MAX_EVENTS`` events (24 by default), and a delayed spectator must still find
@@ -310,6 +318,15 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
         "spectator_delay", 0, MAX_SPECTATOR_DELAY, 0,
         "events the public view lags behind the game (docs/fairness.md)",
     ),
+    _int(
+        "turn_seconds", MIN_TURN_SECONDS, MAX_TURN_SECONDS, None,
+        "seconds a human seat has for each turn before the server plays it (null: no clock)",
+        nullable=True,
+    ),
+    _int(
+        "timeouts_to_away", 1, MAX_TIMEOUTS_TO_AWAY, 2,
+        "timed-out turns in a row after which the server plays the seat until its player is back",
+    ),
 )  # fmt: skip
 
 #: The rows of `OPTION_TABLE` by option name.
@@ -347,13 +364,15 @@ class Options:
     concealed_rounds: tuple[int, ...] = _DEFAULT["concealed_rounds"]
     first_turn_no_draw: bool = _DEFAULT["first_turn_no_draw"]
     spectator_delay: int = _DEFAULT["spectator_delay"]
+    turn_seconds: int | None = _DEFAULT["turn_seconds"]
+    timeouts_to_away: int = _DEFAULT["timeouts_to_away"]
 
     def to_json(self) -> dict[str, Any]:
         """Every option with its JSON value (lists for tuples, string keys for maps)."""
         return {f.name: _json_value(getattr(self, f.name)) for f in dataclasses.fields(self)}
 
     def hand_size_for(self, players: int) -> int:
-        """Cards dealt to each player when ``players`` are dealt in (RULES.md §3)."""
+        """Cards dealt to each player when ``players`` are dealt in (docs/rules.md §3)."""
         if self.hand_size is not None:
             return self.hand_size
         if players <= 2:

@@ -1,4 +1,4 @@
-"""Round scoring and end-of-game decisions (RULES.md §5-§6), as pure functions.
+"""Round scoring and end-of-game decisions (docs/rules.md §5-§6), as pure functions.
 
 Decisions the rules page leaves open (see docs/rules.md):
 

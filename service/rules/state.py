@@ -148,6 +148,9 @@ class GameState:
     game_secret: str | None = None
     event_count: int = 0
     spectator_views: tuple[tuple[int, str], ...] = ()
+    #: When the turn of the seat to move runs out (epoch ms; `None`: no clock
+    #: on this turn). Set and read by the service's turn clocks (service/clock.py).
+    turn_deadline: int | None = None
 
     @property
     def players(self) -> int:
@@ -399,6 +402,8 @@ def encode_state(state: GameState) -> bytes:
         state.event_count,
         [list(v) for v in state.spectator_views] if state.spectator_views else 0,
     ]
+    if state.turn_deadline is not None:
+        doc.append(state.turn_deadline)  # only games with a turn clock carry it
     return orjson.dumps(doc)
 
 
@@ -505,7 +510,7 @@ def _spectator_views(value: object) -> tuple[tuple[int, str], ...]:
 
 def _decode(doc: list[Any]) -> GameState:
     old = doc[0] == 2
-    if len(doc) != (12 if old else 16):
+    if len(doc) not in ((12,) if old else (16, 17)):
         raise StateDecodeError("wrong number of fields")
     deal = "seeded" if old else DEALS[_int(doc[12])]
     game_secret = None if old else _str_or_none(doc[13])
@@ -560,4 +565,5 @@ def _decode(doc: list[Any]) -> GameState:
         game_secret=game_secret,
         event_count=0 if old else _int(doc[14]),
         spectator_views=() if old else _spectator_views(doc[15]),
+        turn_deadline=_int(doc[16]) if len(doc) == 17 else None,
     )

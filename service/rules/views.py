@@ -12,6 +12,7 @@ shows each viewer only their own dealt hand.
 from __future__ import annotations
 
 import functools
+from datetime import UTC, datetime
 from typing import Any
 
 import orjson
@@ -23,7 +24,7 @@ from service.rules.state import GameState, TableMeld
 
 
 def meld_json(m: TableMeld) -> dict[str, Any]:
-    """A table meld as API.md shows it (``jokers`` maps positions to the cards they stand for)."""
+    """A table meld as docs/api.md shows it (``jokers``: each joker's position → its card)."""
     out: dict[str, Any] = {
         "id": m.id,
         "type": m.shape.kind,
@@ -44,7 +45,7 @@ def options_json(options: Options) -> dict[str, Any]:
 
 
 def public_view(state: GameState) -> dict[str, Any]:
-    """The spectator's view: API.md's view without ``id``, ``version``, ``last_event``,
+    """The spectator's view: docs/api.md's view without ``id``, ``version``, ``last_event``,
     ``you`` and ``hand``."""
     r = state.round
     seats = [
@@ -56,6 +57,7 @@ def public_view(state: GameState) -> dict[str, Any]:
             "score": s.score,
             "has_melded": r.melded[i] if r is not None else False,
             "eliminated": s.eliminated,
+            "away": s.away,
             "client_seed": s.client_seed,
             "known_cards": list(r.known[i]) if r is not None and r.known else [],
         }
@@ -97,7 +99,17 @@ def public_view(state: GameState) -> dict[str, Any]:
             for rec in state.rounds
         ],
         "winners": None if state.winners is None else list(state.winners),
+        "turn_deadline": rfc3339(state.turn_deadline),
     }
+
+
+def rfc3339(epoch_ms: int | None) -> str | None:
+    """Epoch milliseconds as an RFC 3339 UTC time with milliseconds (``None`` stays)."""
+    if epoch_ms is None:
+        return None
+    seconds, millis = divmod(epoch_ms, 1000)
+    moment = datetime.fromtimestamp(seconds, UTC).replace(microsecond=millis * 1000)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 @functools.lru_cache(maxsize=1024)

@@ -59,7 +59,7 @@ DEFAULT_WAITING_TTL = 3600
 DEFAULT_FINISHED_TTL = 24 * 3600
 #: The type of the event that ends a game.
 GAME_ENDED = "game_ended"
-#: Seconds an idempotency record is kept (API.md: at least 24 h).
+#: Seconds an idempotency record is kept (docs/api.md: at least 24 h).
 DEFAULT_IDEMPOTENCY_TTL = 24 * 3600
 #: This many of a game's latest events are kept (older ones are dropped): sized
 #: so that a 4-player game in progress stays within about 3.5 KB in Redis

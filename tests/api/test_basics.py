@@ -52,7 +52,7 @@ def test_unknown_route_is_a_404_problem(client: FlaskClient) -> None:
 def test_unknown_game_is_game_not_found(api: Api) -> None:
     problem(api.view("NoSuchGame123"), 404, "game_not_found")
     problem(api.view("bad id!"), 404, "game_not_found")
-    problem(api.legal("NoSuchGame123"), 404, "game_not_found")
+    problem(api.legal("NoSuchGame123", "tok"), 404, "game_not_found")
     problem(api.events("NoSuchGame123"), 404, "game_not_found")
     problem(
         api.move("NoSuchGame123", "tok", {"type": "draw", "source": "stock"}), 404, "game_not_found"
@@ -239,6 +239,6 @@ def test_every_store_endpoint_answers_503_when_the_store_is_down(path: str) -> N
             body = {"type": "draw", "source": "stock"}
         answer = client.post(url, json=body, headers={"Authorization": "Bearer x"})
     else:
-        answer = client.get(url)
+        answer = client.get(url, headers={"Authorization": "Bearer x"})
     problem(answer, 503, "store_unavailable")
     assert answer.headers["Retry-After"] == "1"

@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import socket
 import subprocess
 import sys
+import time
+import urllib.request
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from service.serve import GUNICORN_CONF, gunicorn_command
 
@@ -76,3 +84,59 @@ def test_a_worker_freezes_the_loaded_app_out_of_full_collections() -> None:
     frozen, thresholds = json.loads(done.stdout.splitlines()[-1])
     assert frozen > 10_000  # the app's objects: no full collection walks them again
     assert thresholds == [2000, 20, 10]
+
+
+def test_the_root_redirects_to_the_docs(app: Any) -> None:
+    answer = app.test_client().get("/")
+    assert answer.status_code == 302
+    assert answer.headers["Location"] == "/docs"
+    assert app.test_client().get("/docs").status_code == 200
+
+
+def test_rummy_service_help_prints_usage_and_serves_nothing() -> None:
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("rummy-service")), "--help"],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage: rummy-service")
+    for word in ("--host", "--port", "STORE_URL", "/docs"):
+        assert word in done.stdout
+    bad = subprocess.run(
+        [str(Path(sys.executable).with_name("rummy-service")), "--nope"],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert bad.returncode == 2 and "usage:" in bad.stderr
+
+
+@pytest.mark.slow
+def test_the_serve_banner_appears_once_the_socket_is_bound() -> None:
+    from tests.support.redis_server import find_free_port
+
+    port = find_free_port()
+    server = subprocess.Popen(
+        [str(Path(sys.executable).with_name("rummy-service")), "--port", str(port)],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, start_new_session=True,
+    )  # fmt: skip
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()
+        assert line.startswith(f"Serving on http://127.0.0.1:{port} "), line
+        # The banner comes after the bind: the port takes connections at once.
+        with socket.create_connection(("127.0.0.1", port), timeout=5):
+            pass
+        # Stop it once it serves (a worker killed while booting is another story).
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2):
+                    break
+            except OSError:
+                time.sleep(0.2)
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(60)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait(10)

@@ -126,7 +126,7 @@ def _view(
     hand_sizes: tuple[int, ...] = (10, 10, 10),
     preset: str = "standard",
 ) -> dict[str, Any]:
-    """A seat view (API.md shape) of seat 0 in round 1."""
+    """A seat view (docs/api.md shape) of seat 0 in round 1."""
     sizes = [len(hand), *hand_sizes[1:]]
     return {
         "status": "active",

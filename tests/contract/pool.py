@@ -4,7 +4,9 @@ Used by the in-process test (over a Flask test client) and by the hooks of the
 live CLI run (over HTTP). `inject(case)` points a generated request that names
 a well-formed game id at a real game, in turn: unchanged, that game without a
 token, with one of its seat tokens, with another game's token. Requests of the
-stateful phase are left alone: their ids and tokens come from the links.
+stateful phase are left alone: their ids and tokens come from the links. A
+request with a token is marked as authenticated on purpose, so that the
+`ignored_auth` check probes the same request without it and with a wrong one.
 """
 
 from __future__ import annotations
@@ -70,12 +72,17 @@ class Pool:
         """Point `case` at a real game and seat (see the module docstring)."""
         meta = getattr(case, "meta", None)
         if meta is not None and str(meta.phase.name) == "stateful":
+            declare_auth(case)
             return
         game_id = case.path_parameters.get("game_id") if case.path_parameters else None
         if not isinstance(game_id, str) or not GAME_ID.match(game_id):
             return
         turn = next(self._turn)
         mode = turn % 4
+        if mode in (2, 3) and _must_lack_a_token(meta):
+            mode = 1  # the coverage phase checks the answer without `Authorization`
+        if mode == 2 and str(case.method).upper() == "DELETE":
+            mode = 3  # the pool's games are shared: never deleted by their creator
         if mode == 0:
             return
         seat = self.seats[(turn // 4) % len(self.seats)]
@@ -89,3 +96,25 @@ class Pool:
             if token is not None:
                 headers["Authorization"] = f"Bearer {token}"
         case.headers = headers
+        declare_auth(case)
+
+
+def _must_lack_a_token(meta: Any) -> bool:
+    """Whether the case is the coverage phase's request without `Authorization`."""
+    data = getattr(getattr(meta, "phase", None), "data", None)
+    parameter = str(getattr(data, "parameter", "") or "")
+    return (
+        parameter.lower() == "authorization"
+        and "MISSING" in str(getattr(data, "scenario", "")).upper()
+    )
+
+
+def declare_auth(case: Any) -> None:
+    """Tell Schemathesis that a seat token the request carries is meant to be valid.
+
+    A request answered 2xx with a token carried a real one (from the pool or from
+    a link); the `ignored_auth` check then sends it again without a token and
+    with a wrong one, and requires a 401 for both.
+    """
+    if "Authorization" in (case.headers or {}):
+        case._has_explicit_auth = True

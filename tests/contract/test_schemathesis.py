@@ -24,7 +24,7 @@ from schemathesis.openapi import from_wsgi
 
 from service.app import create_app
 from service.config import TestConfig
-from tests.contract.pool import Pool, make_games
+from tests.contract.pool import Pool, declare_auth, make_games
 
 # Thousands of generated requests: part of the full suite, not the edit loop.
 pytestmark = pytest.mark.slow
@@ -35,12 +35,14 @@ LONGPOLL_MAX = 0.2
 #: Event streams of generated requests end soon (their answer is read whole).
 STREAM_LIFETIME = 0.2
 
-APP: Flask = create_app(
-    replace(TestConfig(), LONGPOLL_MAX=LONGPOLL_MAX, STREAM_LIFETIME=STREAM_LIFETIME)
-)
-SCHEMA = from_wsgi(
-    "/openapi.json", APP, config=SchemathesisConfig.from_path(str(ROOT / "schemathesis.toml"))
-)
+CONFIG = SchemathesisConfig.from_path(str(ROOT / "schemathesis.toml"))
+SETTINGS_OF_APP = replace(TestConfig(), LONGPOLL_MAX=LONGPOLL_MAX, STREAM_LIFETIME=STREAM_LIFETIME)
+APP: Flask = create_app(SETTINGS_OF_APP)
+SCHEMA = from_wsgi("/openapi.json", APP, config=CONFIG)
+#: The stateful test starts from an app of its own: which links it may follow
+#: depends on what the app answers (the lobby above all), and Hypothesis needs the
+#: same answers each time it replays a sequence of steps.
+STATEFUL_SCHEMA = from_wsgi("/openapi.json", create_app(SETTINGS_OF_APP), config=CONFIG)
 
 #: Examples per operation (the live CLI run goes further: see test_live_cli.py).
 EXAMPLES = 60
@@ -69,8 +71,12 @@ def test_every_operation_answers_as_documented(case: Case) -> None:
     case.call_and_validate()
 
 
-class LinkedWorkflow(SCHEMA.as_state_machine()):  # type: ignore[misc]
+class LinkedWorkflow(STATEFUL_SCHEMA.as_state_machine()):  # type: ignore[misc]
     """Sequences of calls that follow the declared links from `POST /games`."""
+
+    def before_call(self, case: Case) -> None:
+        """A seat token from a link is a real one (see `declare_auth`)."""
+        declare_auth(case)
 
 
 TestLinkedWorkflow = LinkedWorkflow.TestCase

@@ -2,7 +2,7 @@
 
 ``scripted(preset, hands=[...], up="SK", stock="H2 H3", dealer=0)`` builds the
 deck that deals ``hands`` (one string of codes per seat, in seat order) with the
-deterministic deal of RULES.md §3, turns ``up`` face up (omit it under
+deterministic deal of docs/rules.md §3, turns ``up`` face up (omit it under
 ``first_turn_no_draw``: the first player's string then holds the extra card last),
 puts ``stock`` on top of the stock (first code = top) and the unused cards of the
 deck below, in deck order.

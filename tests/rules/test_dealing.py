@@ -1,4 +1,4 @@
-"""Dealing (RULES.md §3): the deterministic deal, seeds, the dealer and hand sizes."""
+"""Dealing (docs/rules.md §3): the deterministic deal, seeds, the dealer and hand sizes."""
 
 from __future__ import annotations
 

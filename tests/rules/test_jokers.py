@@ -1,5 +1,5 @@
 """The engine side of the joker options: joker_swap, first_meld_min_points,
-concealed_rounds, two decks (RULES.md §7)."""
+concealed_rounds, two decks (docs/rules.md §7)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Jokers and two decks in the engine (issue 7, RULES.md §1, §2, §7): decks of 55
+"""Jokers and two decks in the engine (issue 7, docs/rules.md §1, §2, §7): decks of 55
 and 110 cards, duplicates, jokers in melds and lay-offs, joker points, joker swaps,
 the first-meld minimum with jokers and aces, concealed rounds, the first turn
 without a draw, and blocked rounds with jokers.

@@ -1,4 +1,4 @@
-"""Move shapes (API.md), parsing and the one list of refusal codes."""
+"""Move shapes (docs/api.md), parsing and the one list of refusal codes."""
 
 from __future__ import annotations
 
@@ -86,7 +86,7 @@ def test_every_code_the_rules_raise_is_listed_in_one_place() -> None:
     returned = set(re.findall(r'return "([a-z_]+)"', engine))
     assert raised and raised <= set(ERROR_CODES)
     assert returned and returned <= set(ERROR_CODES)
-    # the API.md examples are all kept
+    # the docs/api.md examples are all kept
     for code in (
         "not_your_turn", "must_draw_first", "already_drew", "card_not_in_hand", "invalid_meld",
         "invalid_layoff", "one_meld_per_turn", "layoff_requires_own_meld",

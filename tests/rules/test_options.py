@@ -1,4 +1,4 @@
-"""Options, presets (RULES.md §7-§8) and the validation of overrides."""
+"""Options, presets (docs/rules.md §7-§8) and the validation of overrides."""
 
 from __future__ import annotations
 
@@ -26,8 +26,9 @@ RULES_OPTIONS = {
     "jokers", "joker_points", "joker_swap", "first_meld_min_points", "concealed_rounds",
     "first_turn_no_draw",
 }  # fmt: skip
-#: Options of the service beyond the rules of play (docs/fairness.md).
-TABLE_OPTIONS = {"spectator_delay"}
+#: Options of the service beyond the rules of play (docs/fairness.md; turn clocks,
+#: docs/api.md), null or off in every preset.
+TABLE_OPTIONS = {"spectator_delay", "turn_seconds", "timeouts_to_away"}
 
 
 def test_every_option_of_rules_section_7_is_a_field() -> None:
@@ -251,3 +252,7 @@ def test_values_past_an_upper_bound_are_refused(overrides: dict[str, object], fi
     with pytest.raises(OptionsError) as err:
         resolve_options("romme", overrides, 2)
     assert field in err.value.errors
+
+
+def test_presets_keep_no_turn_clock() -> None:
+    assert {preset.options.turn_seconds for preset in PRESETS.values()} == {None}

@@ -1,4 +1,4 @@
-"""Ending a round (RULES.md §5): going out, going rummy, the empty stock, blocked rounds."""
+"""Ending a round (docs/rules.md §5): going out, going rummy, the empty stock, blocked rounds."""
 
 from __future__ import annotations
 

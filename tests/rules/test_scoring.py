@@ -1,4 +1,4 @@
-"""Scoring and the end of the game (RULES.md §5-§6)."""
+"""Scoring and the end of the game (docs/rules.md §5-§6)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A turn (RULES.md §4): draw, meld, lay off, discard, and every refusal.
+"""A turn (docs/rules.md §4): draw, meld, lay off, discard, and every refusal.
 
 Deals are written out: seat 0 plays first (dealer 1) unless a test says otherwise.
 """

@@ -1,4 +1,4 @@
-"""Views and event redaction: exactly API.md's fields, and nothing hidden leaks."""
+"""Views and event redaction: exactly docs/api.md's fields, and nothing hidden leaks."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ SEAT_VIEW_KEYS = {
     "deal",
     "game_commitment",
     "game_secret",
+    "turn_deadline",
     "you",
     "hand",
     "seats",
@@ -25,8 +26,8 @@ SEAT_VIEW_KEYS = {
     "winners",
 }
 SEAT_KEYS = {
-    "seat", "name", "kind", "hand_size", "score", "has_melded", "eliminated", "client_seed",
-    "known_cards",
+    "seat", "name", "kind", "hand_size", "score", "has_melded", "eliminated", "away",
+    "client_seed", "known_cards",
 }  # fmt: skip
 ROUND_KEYS = {
     "number", "dealer", "turn", "phase", "stock_size", "refills", "discard_pile",
@@ -50,7 +51,8 @@ def test_seat_view_has_exactly_the_api_fields() -> None:
     assert set(view["seats"][0]) == SEAT_KEYS
     assert view["seats"][0] == {
         "seat": 0, "name": "P0", "kind": "human", "hand_size": 2, "score": 0,
-        "has_melded": True, "eliminated": False, "client_seed": None, "known_cards": ["SQ"],
+        "has_melded": True, "eliminated": False, "away": False, "client_seed": None,
+        "known_cards": ["SQ"],
     }  # fmt: skip
     assert view["round"] == {
         "number": 1, "dealer": 1, "turn": 0, "phase": "play", "stock_size": 52 - 9,

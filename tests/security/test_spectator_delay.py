@@ -20,7 +20,7 @@ from service.rules.state import decode_state
 from tests.e2e.http import choose
 
 #: Fields of a view that are about the request, not the game as it was.
-_ANSWER_FIELDS = ("id", "version", "last_event", "you", "hand")
+_ANSWER_FIELDS = ("id", "version", "last_event", "you", "hand", "now")
 
 
 @pytest.fixture

@@ -330,3 +330,19 @@ def get(server: GunicornServer, path: str) -> tuple[int, dict[str, Any]]:
             return answer.status, json.loads(answer.read())
     except urllib.error.HTTPError as refused:
         return refused.code, json.loads(refused.read())
+
+
+def test_a_turn_clock_counts_down_for_the_seat_to_move(
+    browser: Browser, page_log: PageLog, play_server: GunicornServer
+) -> None:
+    page = browser.new_page(viewport=DESKTOP)
+    page.goto(f"{play_server.url}/play")
+    create_from_lobby(page, "Gus", ["greedy"], options={"turn_seconds": "120"})
+    expect(page.locator(".hand .status")).to_contain_text("Your turn")
+    clock = page.locator(".player.turn").get_by_role("timer")
+    expect(clock).to_have_attribute("aria-label", re.compile(r"^\d+ seconds left$"))
+    left = int((clock.get_attribute("aria-label") or "").split()[0])
+    assert 0 < left <= 120
+    expect(clock).not_to_have_attribute("aria-label", f"{left} seconds left")  # it runs
+    assert_clean(page_log)
+    page.context.close()

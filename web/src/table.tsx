@@ -46,8 +46,9 @@ export function againSeats(view: GameView, name: string): SeatSpec[] {
   return view.seats.map((seat): SeatSpec => {
     if (seat.seat === view.you) return { name };
     if (seat.kind === "bot") {
-      const strategy = String(seat.name ?? "").split(" ")[0];
-      return { bot: strategy === "random" ? "random" : "greedy" };
+      // The view names a bot seat after its strategy ("greedy bot").
+      const strategy = contract.bots.find((bot) => String(seat.name ?? "").startsWith(bot));
+      return { bot: (strategy ?? contract.bots[0] ?? "greedy") as NonNullable<SeatSpec["bot"]> };
     }
     return { name: null };
   });
@@ -466,6 +467,10 @@ function Players(props: { view: GameView; name: (seat: number) => string }) {
               {isOpenSeat(seat) ? "Open seat" : props.name(seat.seat)}
               {seat.kind === "bot" && <span class="tag">bot</span>}
               {seat.seat === turn && <span class="tag turn-tag">to play</span>}
+              {seat.seat === turn && typeof view.turn_deadline === "string" && (
+                <TurnClock deadline={view.turn_deadline} now={view.now} />
+              )}
+              {seat.away === true && <span class="tag warn">away: the server plays</span>}
             </div>
             <div class="player-stats">
               <span aria-label={`${seat.hand_size} cards in hand`}>🂠 {seat.hand_size}</span>
@@ -844,4 +849,25 @@ function moveFocus(event: KeyboardEvent): void {
     next.focus();
     event.preventDefault();
   }
+}
+
+/** Seconds left of the turn, counted down from the server's deadline (and its clock). */
+export function secondsLeft(deadline: string, serverNow: string | undefined, loadedAt: number, at: number): number {
+  const skew = serverNow === undefined ? 0 : Date.parse(serverNow) - loadedAt;
+  return Math.max(0, Math.ceil((Date.parse(deadline) - (at + skew)) / 1000));
+}
+
+function TurnClock(props: { deadline: string; now?: string | undefined }) {
+  const [loadedAt] = useState(() => Date.now());
+  const [at, setAt] = useState(loadedAt);
+  useEffect(() => {
+    const timer = setInterval(() => setAt(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, []);
+  const left = secondsLeft(props.deadline, props.now, loadedAt, at);
+  return (
+    <span class="tag clock" role="timer" aria-label={`${left} seconds left`}>
+      ⏱ {left} s
+    </span>
+  );
 }

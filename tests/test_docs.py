@@ -1,0 +1,139 @@
+"""The project's documents: every path they name exists, and the tables derived from the
+code (event types, problem codes) are up to date.
+
+`python -m tests.test_docs` rewrites the derived tables of docs/api.md.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+from service.api.problems import API_PROBLEM_CODES
+from service.rules.events import EVENTS
+from service.rules.moves import ERROR_CODES
+from service.rules.options import OPTION_NAMES, PRESETS
+
+ROOT = Path(__file__).resolve().parents[1]
+API_DOC = ROOT / "docs/api.md"
+RULES_DOC = ROOT / "docs/rules.md"
+
+#: A document named anywhere: a path or a bare name ending in `.md`.
+DOCUMENT = re.compile(r"(?<![\w/.-])([\w.-][\w./-]*\.md)\b")
+#: The target of a Markdown link (`[text](target)`), outside code.
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def project_files() -> list[Path]:
+    """Every text file of the project under version control (and new ones not ignored)."""
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    ).stdout.split()  # fmt: skip
+    files = []
+    for name in listed:
+        path = ROOT / name
+        if not path.is_file() or path.suffix in (".png", ".ico", ".woff", ".woff2", ".gz"):
+            continue
+        try:
+            path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue
+        files.append(path)
+    return files
+
+
+def _exists(reference: str, source: Path) -> bool:
+    target = reference.split("#", 1)[0]
+    if not target:
+        return True  # an anchor in the same document
+    places = [source.parent, ROOT]
+    if "/" not in target:
+        places.append(ROOT / "docs")  # a document named by itself (`ROOT / "docs" / name`)
+    return any((place / target).exists() for place in places)
+
+
+def test_every_document_a_project_file_names_or_links_exists() -> None:
+    missing = []
+    files = project_files()
+    assert len(files) > 100
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        for number, line in enumerate(text.splitlines(), 1):
+            references = DOCUMENT.findall(line)
+            if path.suffix == ".md":
+                references += [
+                    target
+                    for target in LINK.findall(line)
+                    if not re.match(r"^[a-z]+:", target)  # http:, mailto: ...
+                ]
+            for reference in references:
+                if not _exists(reference, path):
+                    missing.append(f"{path.relative_to(ROOT)}:{number}: {reference}")
+    assert missing == []
+
+
+def test_the_readme_links_the_reference_documents() -> None:
+    readme = (ROOT / "README.md").read_text()
+    links = set(LINK.findall(readme))
+    expected = {
+        "docs/rules.md",
+        "docs/api.md",
+        "docs/bots.md",
+        "docs/architecture.md",
+        "deploy/README.md",
+    }
+    assert expected <= links
+
+
+def test_the_rules_document_every_option_and_preset() -> None:
+    rules = RULES_DOC.read_text()
+    for name in OPTION_NAMES:
+        assert f"| `{name}` |" in rules, name
+    for name in PRESETS:
+        assert f"| `{name}` |" in rules, name
+
+
+def _events_table() -> str:
+    rows = [f"| `{kind}` | {meaning} |" for kind, meaning in EVENTS.items()]
+    return "\n".join(["| `type` | what happened |", "|---|---|", *rows])
+
+
+def _problems_table() -> str:
+    rows = [
+        f"| `{code}` | {status or 'other'} | {when} |"
+        for code, (status, when) in API_PROBLEM_CODES.items()
+    ]
+    rows += [f"| `{code}` | 409 | {when} |" for code, when in ERROR_CODES.items()]
+    return "\n".join(["| `code` | status | when |", "|---|---|---|", *rows])
+
+
+SECTIONS = {"events": _events_table, "problem-codes": _problems_table}
+
+
+def _section(text: str, name: str) -> re.Match[str]:
+    found = re.search(rf"(<!-- {name}:start -->\n)(.*?)(\n<!-- {name}:end -->)", text, re.S)
+    assert found is not None, f"docs/api.md has no {name} section"
+    return found
+
+
+def test_the_derived_tables_of_the_api_document_are_up_to_date() -> None:
+    text = API_DOC.read_text()
+    for name, render in SECTIONS.items():
+        assert _section(text, name).group(2) == render(), (
+            f"docs/api.md's {name} table is stale: run `.venv/bin/python -m tests.test_docs`"
+        )
+
+
+def write_sections() -> None:
+    """Rewrite the derived tables of docs/api.md."""
+    text = API_DOC.read_text()
+    for name, render in SECTIONS.items():
+        found = _section(text, name)
+        text = text[: found.start(2)] + render() + text[found.end(2) :]
+    API_DOC.write_text(text)
+
+
+if __name__ == "__main__":
+    write_sections()

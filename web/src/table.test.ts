@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import type { GameView } from "./api/client";
+import { againSeats, indicesOf, isOpenSeat, secondsLeft, turnText } from "./table";
+
+function view(overrides: Partial<GameView>): GameView {
+  return {
+    id: "g",
+    version: 3,
+    status: "active",
+    preset: "express",
+    options: {},
+    you: 0,
+    hand: [],
+    seats: [
+      { seat: 0, name: "Ann", kind: "human", hand_size: 7, score: 0 },
+      { seat: 1, name: "random bot", kind: "bot", hand_size: 7, score: 0 },
+      { seat: 2, name: "Bob", kind: "human", hand_size: 7, score: 0 },
+    ],
+    round: null,
+    rounds: [],
+    winners: null,
+    last_event: 4,
+    ...overrides,
+  } as GameView;
+}
+
+describe("table helpers", () => {
+  it("plays again with me, the same bots, and open seats for the other people", () => {
+    expect(againSeats(view({}), "Ann")).toEqual([{ name: "Ann" }, { bot: "random" }, { name: null }]);
+  });
+
+  it("finds each selected card once, duplicates counted", () => {
+    expect(indicesOf(["H5", "S7", "H5", "D2"], ["H5", "H5"])).toEqual([0, 2]);
+    expect(indicesOf(["H5"], ["H5", "H5"])).toEqual([0]);
+  });
+
+  it("tells an open seat from a taken one", () => {
+    expect(isOpenSeat({ seat: 1, name: null, kind: "human", hand_size: 0, score: 0 })).toBe(true);
+    expect(isOpenSeat({ seat: 1, name: "Bo", kind: "human", hand_size: 0, score: 0 })).toBe(false);
+  });
+
+  it("says whose turn it is and what to do", () => {
+    const round = {
+      number: 1, dealer: 1, turn: 0, phase: "draw", stock_size: 20, refills: 0,
+      discard_pile: ["H2"], taken_discard: null, melds: [],
+    } as unknown as GameView["round"];
+    expect(turnText(view({ round }), 0)).toBe("Your turn: draw from the stock or the discard pile.");
+    expect(turnText(view({ round: { ...round, phase: "play" } as GameView["round"] }), 0)).toContain("discard a card");
+    expect(turnText(view({ round: { ...round, turn: 2 } as GameView["round"] }), 0)).toBe("Waiting for Bob…");
+    expect(turnText(view({ status: "finished" }), 0)).toBe("The game is over.");
+  });
+});
+
+describe("turn clock", () => {
+  it("counts down from the deadline on the server's clock", () => {
+    const loadedAt = Date.parse("2026-12-01T10:00:00Z"); // this browser's clock, 5 s behind
+    const now = "2026-12-01T10:00:05Z";
+    const deadline = "2026-12-01T10:00:35Z";
+    expect(secondsLeft(deadline, now, loadedAt, loadedAt)).toBe(30);
+    expect(secondsLeft(deadline, now, loadedAt, loadedAt + 10_500)).toBe(20);
+    expect(secondsLeft(deadline, now, loadedAt, loadedAt + 60_000)).toBe(0);
+  });
+});
