@@ -23,7 +23,7 @@ from schemathesis.config import SchemathesisConfig
 from schemathesis.openapi import from_wsgi
 
 from service.app import create_app
-from service.config import TestConfig
+from service.config import Config, TestConfig
 from tests.contract.pool import Pool, declare_auth, make_games
 
 # Thousands of generated requests: part of the full suite, not the edit loop.
@@ -36,7 +36,14 @@ LONGPOLL_MAX = 0.2
 STREAM_LIFETIME = 0.2
 
 CONFIG = SchemathesisConfig.from_path(str(ROOT / "schemathesis.toml"))
-SETTINGS_OF_APP = replace(TestConfig(), LONGPOLL_MAX=LONGPOLL_MAX, STREAM_LIFETIME=STREAM_LIFETIME)
+#: Bot play inside a request keeps the production budget (the test settings lift
+#: its time bound): a generated game of expert bots is then answered at once.
+SETTINGS_OF_APP = replace(
+    TestConfig(),
+    LONGPOLL_MAX=LONGPOLL_MAX,
+    STREAM_LIFETIME=STREAM_LIFETIME,
+    BOT_SECONDS_PER_REQUEST=Config.BOT_SECONDS_PER_REQUEST,
+)
 APP: Flask = create_app(SETTINGS_OF_APP)
 SCHEMA = from_wsgi("/openapi.json", APP, config=CONFIG)
 #: The stateful test starts from an app of its own: which links it may follow
