@@ -57,3 +57,12 @@ def test_percentiles_by_nearest_rank() -> None:
     assert percentile(values, 0.99) == 99.0
     assert percentile(values, 1.0) == 100.0
     assert percentile([], 0.5) == 0.0
+
+
+def test_expert_clients_self_play_over_http(service_url: str) -> None:
+    """`--strategy expert`: each seat's client searches on its own view only (on the
+    tests' small budget) and the games end without an error."""
+    report = run_selfplay(
+        service_url, 2, seats=2, preset="express", strategy="expert", concurrency=2, seed=3
+    )
+    assert report.errors == [] and report.finished == 2
