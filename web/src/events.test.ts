@@ -49,6 +49,11 @@ describe("events in words", () => {
     );
   });
 
+  it("says who is away and back", () => {
+    expect(describeEvent({ type: "seat_away", seat: 1 }, name)).toBe("Bob is away; the server plays the seat.");
+    expect(describeEvent({ type: "seat_back", seat: 0 }, name, 0)).toBe("You are back.");
+  });
+
   it("still says something about an event type it does not know", () => {
     expect(describeEvent({ type: "seat_rested", seat: 1 }, name)).toBe("Bob: seat rested.");
     expect(describeEvent({ type: "clock_paused" }, name)).toBe("Clock paused.");

@@ -68,6 +68,10 @@ export function describeEvent(event: EventLike, name: SeatNamer, you: number | n
     case "seat_left":
       if (event.kind !== "bot") return `${who} left; the seat is open again.`;
       return `${who} left; ${typeof event.bot === "string" ? `the ${event.bot} bot` : "a bot"} plays the seat.`;
+    case "seat_away":
+      return `${who} ${mine ? "are" : "is"} away; the server plays the seat.`;
+    case "seat_back":
+      return `${who} ${mine ? "are" : "is"} back.`;
     case "reengaged":
       return `${who} re-engaged.`;
     case "seat_rejoined":

@@ -206,6 +206,7 @@ function OptionInput(props: {
       <label class="option" title={title}>
         <input
           type="checkbox"
+          aria-label={label}
           checked={value === true}
           onChange={(e) => props.onChange(e.currentTarget.checked)}
         />{" "}
@@ -218,7 +219,7 @@ function OptionInput(props: {
     return (
       <label class="option" title={title}>
         {label}{" "}
-        <select value={String(value ?? "")} onChange={(e) => props.onChange(e.currentTarget.value)}>
+        <select aria-label={label} value={String(value ?? "")} onChange={(e) => props.onChange(e.currentTarget.value)}>
           {choices.map((choice) => (
             <option key={choice} value={choice}>
               {choice.replace(/_/g, " ")}
@@ -234,6 +235,7 @@ function OptionInput(props: {
         {label}{" "}
         <input
           type="text"
+          aria-label={label}
           value={String(value ?? "")}
           onInput={(e) => props.onChange(e.currentTarget.value)}
         />
@@ -245,6 +247,7 @@ function OptionInput(props: {
       {label}{" "}
       <input
         type="number"
+        aria-label={label}
         value={typeof value === "number" ? value : ""}
         min={schema.minimum}
         max={schema.maximum}
