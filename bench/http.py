@@ -143,6 +143,10 @@ def app_env(
         "RATELIMIT_ENABLED": "1" if ratelimit else "0",
         "RATELIMIT_PER_TOKEN": UNLIMITED,
         "RATELIMIT_PER_ADDRESS": UNLIMITED,
+        # One load generator creates every game from one address: the quotas are
+        # counted as in production, but set above what a run creates.
+        "QUOTA_WAITING_GAMES": "1000000000",
+        "QUOTA_ACTIVE_GAMES": "1000000000",
         **WORKER_ENV,
         **(extra or {}),
     }
