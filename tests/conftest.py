@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+import uuid
 from collections.abc import Iterator
 
 import pytest
 from hypothesis import settings
 
+from service.store import GameStore, MemoryStore, RedisStore
 from tests.support.browser import browser, page_log  # noqa: F401  (fixtures)
 from tests.support.redis_server import RedisCluster, RedisServer
 
@@ -43,3 +45,16 @@ def redis_cluster() -> Iterator[RedisCluster]:
     cluster = RedisCluster().start()
     yield cluster
     cluster.cleanup()
+
+
+@pytest.fixture(params=["memory", "redis"])
+def store(request: pytest.FixtureRequest) -> Iterator[GameStore]:
+    """A memory store, then a Redis store on the session's redis-server (a key prefix of
+    its own); tests/store/ has its own `store` over every backend."""
+    if request.param == "memory":
+        yield MemoryStore()
+        return
+    server: RedisServer = request.getfixturevalue("redis_server")
+    made = RedisStore(server.url, prefix=f"t{uuid.uuid4().hex[:12]}")
+    yield made
+    made.close()

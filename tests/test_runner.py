@@ -8,7 +8,6 @@ import json
 import threading
 import time
 import urllib.request
-import uuid
 from collections.abc import Iterator
 
 import pytest
@@ -21,21 +20,8 @@ from service.rules.engine import SeatSpec, new_game
 from service.rules.options import resolve_options
 from service.rules.state import GameState, decode_state, encode_state
 from service.runner import BOTS, Runner, RunnerSettings, next_due
-from service.store import Due, GameStore, MemoryStore, RedisStore
+from service.store import Due, GameStore, MemoryStore
 from tests.support.gunicorn import GunicornServer
-from tests.support.redis_server import RedisServer
-
-
-@pytest.fixture(params=["memory", "redis"])
-def store(request: pytest.FixtureRequest) -> Iterator[GameStore]:
-    """A memory store, then a Redis store on a throwaway redis-server."""
-    if request.param == "memory":
-        yield MemoryStore()
-        return
-    server: RedisServer = request.getfixturevalue("redis_server")
-    made = RedisStore(server.url, prefix=f"t{uuid.uuid4().hex[:12]}")
-    yield made
-    made.close()
 
 
 def bot_game(seed: int, strategy: str = "random", preset: str = "express") -> GameState:

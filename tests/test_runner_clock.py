@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import threading
 import time
-import uuid
-from collections.abc import Iterator
 
 import pytest
 
@@ -15,22 +13,9 @@ from service.rules.engine import SeatSpec, new_game
 from service.rules.options import resolve_options
 from service.rules.state import GameState, decode_state, encode_state
 from service.runner import CLOCK, Runner, RunnerSettings, next_due
-from service.store import GameStore, MemoryStore, RedisStore
-from tests.support.redis_server import RedisServer
+from service.store import GameStore
 
 T0 = 1_800_000_000.0  # epoch s
-
-
-@pytest.fixture(params=["memory", "redis"])
-def store(request: pytest.FixtureRequest) -> Iterator[GameStore]:
-    """A memory store, then a Redis store on a throwaway redis-server."""
-    if request.param == "memory":
-        yield MemoryStore()
-        return
-    server: RedisServer = request.getfixturevalue("redis_server")
-    made = RedisStore(server.url, prefix=f"t{uuid.uuid4().hex[:12]}")
-    yield made
-    made.close()
 
 
 def clocked_game(seed: int, away_after: int = 2) -> GameState:
