@@ -203,7 +203,9 @@ def test_moves_in_flight_when_redis_restarts_are_each_applied_once(
     for restart in range(6):
         time.sleep(0.3)
         redis_server.stop()  # graceful: the append-only file keeps every saved move
-        time.sleep(0.3)
+        # Down longer than the store's retries and pool wait absorb, so requests in
+        # flight are answered 503 rather than served late.
+        time.sleep(2.0)
         redis_server.start()
         if restart >= 1 and unavailable[0] > 0:
             break
