@@ -15,8 +15,8 @@ from typing import Any
 import gevent
 import redis
 
-from service.store import RedisStore
 from service.store.leancall import LeanConnections
+from service.store.redis import RedisStore
 from tests.support.redis_server import RedisServer
 from tests.support.under_gevent import run_under_gevent
 
