@@ -52,8 +52,8 @@ from typing import Any
 import orjson
 
 from service.bots.greedy import discard_ranking, greedy_move
-from service.bots.hand import Scoring, Split, best_split
-from service.bots.masks import fast_split
+from service.bots.hand import Scoring, best_split
+from service.bots.masks import Parts, split_parts
 from service.bots.memory import Memory
 from service.rules.cards import JOKER, NATURAL_CARDS, Card, rank, suit
 from service.rules.melds import MeldShape, extend_meld, make_meld, meld_points, swap_joker
@@ -158,13 +158,14 @@ def expert_move(
     rules = _rules(view)
     me = view["you"]
     values: list[list[float]] = [[] for _ in candidates]
+    deal = _Deal(view, memory, rules)
     search = Search(candidates=len(candidates))
     last_search = search
     while search.nodes < settings.nodes:
         if deadline is not None and time.perf_counter() >= deadline:
             search.cut_by_time = True
             break
-        world = _sample_world(view, memory, rng, rules)
+        world = deal.sample(rng)
         dice = rng.getrandbits(32)
         for i, move in enumerate(candidates):
             sim = world.copy()
@@ -226,11 +227,13 @@ class _Rules:
     decks: int
     jokers: int
 
-    def split(self, hand: Sequence[Card]) -> Split:
-        """The hand's best split (the fast one for a one-deck, joker-free game)."""
+    def split(self, hand: Sequence[Card]) -> Parts:
+        """The hand's best split as ``(points, melds, deadwood)`` (the fast one for a
+        one-deck, joker-free game)."""
         if self.decks == 1 and not self.jokers:
-            return fast_split(hand, self.scoring.ace, self.scoring.ace_points)
-        return best_split(hand, self.scoring)
+            return split_parts(hand, self.scoring.ace, self.scoring.ace_points)
+        found = best_split(hand, self.scoring)
+        return found.points, found.melds, found.deadwood
 
 
 @lru_cache(maxsize=64)
@@ -297,60 +300,80 @@ def unseen(view: View, rules: _Rules) -> list[Card]:
 
 def _sample_world(view: View, memory: Memory | None, rng: random.Random, rules: _Rules) -> _Sim:
     """One deal of the unseen cards consistent with the public facts."""
-    rnd = view["round"]
-    me = view["you"]
-    pool = unseen(view, rules)
-    rng.shuffle(pool)
-    counts = Counter(pool)
-    hands: list[list[Card]] = []
-    known = known_holdings(view, memory)
-    fixed: dict[int, list[Card]] = {}
-    for i, cards in known.items():
-        kept = []
-        for c in cards:
-            if counts[c] > 0:
-                counts[c] -= 1
-                kept.append(c)
-        fixed[i] = kept
-    if any(fixed.values()):
-        rest: list[Card] = []
-        for c in pool:
-            if counts[c] > 0:
-                counts[c] -= 1
-                rest.append(c)
-        pool = rest
-    for seat in view["seats"]:
-        i = seat["seat"]
-        if i == me:
-            hands.append(list(view["hand"]))
-            continue
-        size = seat["hand_size"]
-        hand = fixed.get(i, [])[:size]
-        take = size - len(hand)
-        hand.extend(pool[:take])
-        del pool[:take]
-        hands.append(hand)
-    stock = pool[: rnd["stock_size"]]
-    table: list[MeldShape] = []
-    for meld in rnd["melds"]:
-        shape = _shape(tuple(meld["cards"]), rules.scoring.ace)
-        if shape is not None:
-            table.append(shape)
-    seats = view["seats"]
-    active = [s["seat"] == me or s["hand_size"] > 0 for s in seats]
-    opened = [bool(s["has_melded"]) for s in seats]
-    return _Sim(
-        hands=hands,
-        stock=stock,
-        pile=list(rnd["discard_pile"]),
-        table=table,
-        meld_ids=[m["id"] for m in rnd["melds"]],
-        opened=opened,
-        played=list(opened),
-        active=active,
-        refills=rnd.get("refills", 0),
-        taken=rnd.get("taken_discard"),
-    )
+    return _Deal(view, memory, rules).sample(rng)
+
+
+class _Deal:
+    """What every sampled world of one decision shares, worked out once per decision:
+    the unseen cards (sorted, so a seed deals the same world), the cards each seat is
+    known to hold, the table's shapes and the public counts."""
+
+    def __init__(self, view: View, memory: Memory | None, rules: _Rules) -> None:
+        rnd = view["round"]
+        me = view["you"]
+        self.pool = unseen(view, rules)
+        self.known = {i: cards for i, cards in known_holdings(view, memory).items() if cards}
+        seats = view["seats"]
+        self.me = me
+        self.hand = list(view["hand"])
+        self.sizes = [s["hand_size"] for s in seats]
+        self.stock_size = rnd["stock_size"]
+        self.pile = list(rnd["discard_pile"])
+        table: list[MeldShape] = []
+        for meld in rnd["melds"]:
+            shape = _shape(tuple(meld["cards"]), rules.scoring.ace)
+            if shape is not None:
+                table.append(shape)
+        self.table = table
+        self.meld_ids = [m["id"] for m in rnd["melds"]]
+        self.active = [s["seat"] == me or s["hand_size"] > 0 for s in seats]
+        self.opened = [bool(s["has_melded"]) for s in seats]
+        self.refills = rnd.get("refills", 0)
+        self.taken = rnd.get("taken_discard")
+
+    def sample(self, rng: random.Random) -> _Sim:
+        """A fresh world: the unseen cards shuffled and dealt, known cards kept with their seat."""
+        pool = list(self.pool)
+        rng.shuffle(pool)
+        fixed: dict[int, list[Card]] = {}
+        if self.known:
+            counts = Counter(pool)
+            for i, cards in self.known.items():
+                kept = []
+                for c in cards:
+                    if counts[c] > 0:
+                        counts[c] -= 1
+                        kept.append(c)
+                fixed[i] = kept
+            rest: list[Card] = []
+            for c in pool:
+                if counts[c] > 0:
+                    counts[c] -= 1
+                    rest.append(c)
+            pool = rest
+        hands: list[list[Card]] = []
+        at = 0
+        for i, size in enumerate(self.sizes):
+            if i == self.me:
+                hands.append(list(self.hand))
+                continue
+            hand = fixed.get(i, [])[:size]
+            take = size - len(hand)
+            hand.extend(pool[at : at + take])
+            at += take
+            hands.append(hand)
+        return _Sim(
+            hands=hands,
+            stock=pool[at : at + self.stock_size],
+            pile=list(self.pile),
+            table=list(self.table),
+            meld_ids=list(self.meld_ids),
+            opened=list(self.opened),
+            played=list(self.opened),
+            active=list(self.active),
+            refills=self.refills,
+            taken=self.taken,
+        )
 
 
 # ---------------------------------------------------------------------------
@@ -475,9 +498,7 @@ class _Sim:
             top = self.pile[-1]
             before = rules.split(hand)
             after = rules.split((*hand, top))
-            if after.points < before.points and after.deadwood.count(top) <= before.deadwood.count(
-                top
-            ):
+            if after[0] < before[0] and after[2].count(top) <= before[2].count(top):
                 self.taken = self.pile.pop()
                 hand.append(top)
         if self.taken is None and not self._draw_stock(seat, rules, rng):
@@ -509,11 +530,11 @@ class _Sim:
     def _play(self, seat: int, rules: _Rules, rng: random.Random) -> int | None:
         """Meld, lay off and discard by the rollout policy after the draw."""
         hand = self.hands[seat]
-        split = rules.split(hand)
-        melds = list(split.melds)
+        _, split_melds, split_deadwood = rules.split(hand)
+        melds = list(split_melds)
         if melds:
             if rules.concealed:
-                going_out = len(split.deadwood) <= 1 and split.deadwood != (self.taken,)
+                going_out = len(split_deadwood) <= 1 and split_deadwood != (self.taken,)
                 if not going_out:
                     melds = []
             elif rules.min_points and not self.opened[seat]:
@@ -531,7 +552,7 @@ class _Sim:
             self.opened[seat] = True
         if not hand:
             return seat
-        deadwood = list(split.deadwood) if melds else None
+        deadwood = list(split_deadwood) if melds else None
         may_lay_off = (
             not rules.concealed
             and self.table
@@ -540,7 +561,7 @@ class _Sim:
         if may_lay_off:
             ace = rules.scoring.ace
             fits = self._fits(ace)
-            for card in list(deadwood if deadwood is not None else split.deadwood):
+            for card in list(deadwood if deadwood is not None else split_deadwood):
                 if card not in fits:
                     continue
                 for i, shape in enumerate(self.table):
@@ -553,7 +574,7 @@ class _Sim:
                         break
             if not hand:
                 return seat
-        throw = self._choose_discard(seat, split.deadwood, rules, rng)
+        throw = self._choose_discard(seat, split_deadwood, rules, rng)
         self.played[seat] = self.played[seat] or self.opened[seat]
         return self._discard(seat, throw)
 
@@ -607,9 +628,7 @@ class _Sim:
         return self._relative(me, points, rules.sign)
 
     def _estimate(self, me: int, rules: _Rules) -> float:
-        deadwood = [
-            rules.split(h).points if self.active[i] else 0 for i, h in enumerate(self.hands)
-        ]
+        deadwood = [rules.split(h)[0] if self.active[i] else 0 for i, h in enumerate(self.hands)]
         return -self._relative(me, deadwood, 1)
 
     def _relative(self, me: int, values: Sequence[int], sign: int) -> float:
