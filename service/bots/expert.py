@@ -226,6 +226,7 @@ class _Rules:
     sign: int  # +1: points are good (winner takes all), -1: points are penalties
     decks: int
     jokers: int
+    points: Mapping[Card, int]  # each card's points in hand
 
     def split(self, hand: Sequence[Card]) -> Parts:
         """The hand's best split as ``(points, melds, deadwood)`` (the fast one for a
@@ -258,7 +259,13 @@ def _rules(view: View) -> _Rules:
         sign=-1 if opts.scoring == "penalty" else 1,
         decks=opts.decks,
         jokers=opts.jokers,
+        points=_card_points(Scoring(opts.ace, opts.ace_points, opts.joker_points)),
     )
+
+
+@lru_cache(maxsize=16)
+def _card_points(scoring: Scoring) -> Mapping[Card, int]:
+    return {c: scoring.points(c) for c in (*NATURAL_CARDS, JOKER)}
 
 
 # ---------------------------------------------------------------------------
@@ -411,7 +418,7 @@ class _Sim:
     refills: int
     taken: Card | None
     fits: frozenset[Card] = frozenset()
-    fits_for: tuple[MeldShape, ...] = ()
+    fits_stale: bool = True  # the table changed since ``fits`` was worked out
 
     def copy(self) -> _Sim:
         return _Sim(
@@ -426,7 +433,7 @@ class _Sim:
             refills=self.refills,
             taken=self.taken,
             fits=self.fits,
-            fits_for=self.fits_for,
+            fits_stale=self.fits_stale,
         )
 
     # -- one candidate, then the rollout ------------------------------------------
@@ -465,12 +472,14 @@ class _Sim:
                 self.table.append(shape)
                 self.meld_ids.append(-1)
                 self.opened[me] = True
+                self.fits_stale = True
         elif isinstance(move, LayOff):
             if move.meld in self.meld_ids and _remove_all(hand, move.cards):
                 i = self.meld_ids.index(move.meld)
                 grown = extend_meld(self.table[i], move.cards, rules.scoring.ace)
                 if grown is not None:
                     self.table[i] = grown
+                    self.fits_stale = True
         elif isinstance(move, SwapJoker) and move.meld in self.meld_ids and move.card in hand:
             i = self.meld_ids.index(move.meld)
             swapped = swap_joker(self.table[i], move.card)
@@ -478,6 +487,7 @@ class _Sim:
                 hand.remove(move.card)
                 hand.append(swapped[1])
                 self.table[i] = swapped[0]
+                self.fits_stale = True
         if not hand:
             return me
         return self._play(me, rules, rng)
@@ -550,6 +560,7 @@ class _Sim:
             self.table.append(shape)
             self.meld_ids.append(-1)
             self.opened[seat] = True
+            self.fits_stale = True
         if not hand:
             return seat
         deadwood = list(split_deadwood) if melds else None
@@ -568,6 +579,7 @@ class _Sim:
                     grown = _extended(shape, card, ace)
                     if grown is not None:
                         self.table[i] = grown
+                        self.fits_stale = True
                         hand.remove(card)
                         if deadwood is not None:
                             deadwood.remove(card)
@@ -586,13 +598,14 @@ class _Sim:
         if not pool:
             pool = [c for c in hand if c != JOKER and c != self.taken] or list(hand)
         fits = self._fits(rules.scoring.ace)
+        points = rules.points
         best = -1_000
         picks: list[Card] = []
         for card in pool:
-            score = rules.scoring.points(card)
+            score = points[card]
             if card in fits:
                 score -= _FEEDS_TABLE
-            if _has_partner(card, hand):
+            if card in _PARTNERS and not _PARTNERS[card].isdisjoint(hand):
                 score -= _PARTIAL
             if score > best:
                 best, picks = score, [card]
@@ -602,12 +615,11 @@ class _Sim:
 
     def _fits(self, ace: str) -> frozenset[Card]:
         """Every card that can be laid off alone on some table meld."""
-        key = tuple(self.table)
-        if self.fits_for != key:
+        if self.fits_stale:
             out: frozenset[Card] = frozenset()
             for shape in self.table:
                 out = out | _acceptors(shape, ace)
-            self.fits, self.fits_for = out, key
+            self.fits, self.fits_stale = out, False
         return self.fits
 
     def _discard(self, seat: int, card: Card) -> int | None:
@@ -638,23 +650,18 @@ class _Sim:
         return sign * (values[me] - sum(others) / len(others))
 
 
-_RS: dict[Card, tuple[int, str]] = {c: (rank(c), suit(c)) for c in NATURAL_CARDS}
 #: Weight of a deadwood card with a partner (a pair, or a suit neighbour) in a rollout.
 _PARTIAL = 6
-
-
-def _has_partner(card: Card, hand: Sequence[Card]) -> bool:
-    """Whether ``card`` and another card of ``hand`` are two thirds of a meld."""
-    if card == JOKER:
-        return False
-    r, s = _RS[card]
-    for other in hand:
-        if other in (card, JOKER):
-            continue
-        r2, s2 = _RS[other]
-        if r2 == r or (s2 == s and abs(r2 - r) <= 2):
-            return True
-    return False
+#: Per natural card, the cards that make two thirds of a meld with it: the same rank,
+#: or the same suit one or two ranks away.
+_PARTNERS: dict[Card, frozenset[Card]] = {
+    c: frozenset(
+        o
+        for o in NATURAL_CARDS
+        if o != c and (rank(o) == rank(c) or (suit(o) == suit(c) and abs(rank(o) - rank(c)) <= 2))
+    )
+    for c in NATURAL_CARDS
+}
 
 
 def _remove_all(hand: list[Card], cards: Sequence[Card]) -> bool:

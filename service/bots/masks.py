@@ -166,9 +166,7 @@ def split_parts(cards: Iterable[Card], ace: str, ace_points: int) -> Parts:
     memo = _splits.get(key)
     if memo is None or len(memo) > _MEMO_LIMIT:
         memo = _splits[key] = {}
-    hand = 0
-    for c in cards:
-        hand |= BIT[c]
+    hand = sum(map(BIT.__getitem__, cards))  # one deck: no card twice, so + is |
     found = memo.get(hand)
     if found is None:
         points, dead, melds = split_mask(hand, ace, ace_points)
