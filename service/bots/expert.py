@@ -16,7 +16,7 @@ throw; whether to put a meld down now or hold it) the expert:
    (:class:`_Sim`: every seat takes the discard when it completes a meld,
    puts down its best split, lays off, throws its highest deadwood card while
    keeping pairs and suit neighbours) until the round ends (its real points
-   under the game's scoring) or the horizon (then the deadwood each seat
+   under the game's scoring) or the horizon (every seat once, then itself again; then the deadwood each seat
    still holds);
 4. repeats with fresh worlds, every candidate on the same world and the same
    rollout dice (common random numbers, so candidates are compared on equal
@@ -70,14 +70,21 @@ class Budget:
 
     ``nodes``: simulated turns (every candidate's rollout turns count);
     ``seconds``: wall-clock cap, ``None`` for none. ``horizon``: turns a
-    rollout plays before the deadwood decides; ``discards``: how many of
-    greedy's best discards are candidates.
+    rollout plays before the deadwood decides, ``None`` for one more than the
+    seats (:meth:`turns`); ``discards``: how many of greedy's best discards
+    are candidates.
     """
 
     nodes: int = 600
     seconds: float | None = 0.05
-    horizon: int = 3
+    horizon: int | None = None
     discards: int = 2
+
+    def turns(self, seats: int) -> int:
+        """A rollout's turns at a table of ``seats``: the horizon, else every seat's
+        turn and the searching seat's next one (a partial meld it keeps is worth
+        its next draw; at four seats three turns never reach it)."""
+        return self.horizon if self.horizon is not None else seats + 1
 
 
 DEFAULT_BUDGET = Budget()
@@ -157,6 +164,7 @@ def expert_move(
     deadline = None if settings.seconds is None else started + settings.seconds
     rules = _rules(view)
     me = view["you"]
+    horizon = settings.turns(len(view["seats"]))
     values: list[list[float]] = [[] for _ in candidates]
     deal = _Deal(view, memory, rules)
     search = Search(candidates=len(candidates))
@@ -169,7 +177,7 @@ def expert_move(
         dice = rng.getrandbits(32)
         for i, move in enumerate(candidates):
             sim = world.copy()
-            value, turns = sim.rollout(me, move, rules, random.Random(dice), settings.horizon)
+            value, turns = sim.rollout(me, move, rules, random.Random(dice), horizon)
             values[i].append(value)
             search.nodes += turns
         search.worlds += 1
