@@ -41,10 +41,10 @@ from service.api.schemas import (
 )
 from service.api.smorest import SEAT_OPTIONAL, SEAT_REQUIRED, Blueprint, common_errors
 from service.bots.strategies import STRATEGIES
-from service.ratelimit import client_address
+from service.ops.ratelimit import client_address
 from service.rules import engine
 from service.rules.options import OptionsError, resolve_options
-from service.store import KEEP, LobbyUpdate
+from service.store.base import KEEP, LobbyUpdate
 
 blp = Blueprint("games", __name__, url_prefix="/games", description="Games and seats")
 

@@ -26,7 +26,8 @@ from service.config import store_settings
 from service.rules import engine, views
 from service.rules.state import GameState, decode_state, encode_state
 from service.runner import next_due
-from service.store import Due, GameStore, open_store
+from service.store.base import Due, GameStore
+from service.store.factory import open_store
 
 STORE_EXTENSION = "rummy.store"
 

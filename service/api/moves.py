@@ -41,10 +41,10 @@ from service.api.paths import (
 from service.api.preconditions import check_if_match, etag, not_modified, parse_if_match
 from service.api.schemas import GameViewSchema, LegalMovesSchema
 from service.api.smorest import SEAT_REQUIRED, Blueprint, common_errors
-from service.observability import request_log
+from service.ops import request_log
 from service.rules import engine
 from service.rules.moves import parse_request
-from service.store import KEEP, IdempotencyRecord
+from service.store.base import KEEP, IdempotencyRecord
 
 blp = Blueprint("moves", __name__, url_prefix="/games", description="Moves")
 
