@@ -16,8 +16,8 @@ throw; whether to put a meld down now or hold it) the expert:
    (:class:`_Sim`: every seat takes the discard when it completes a meld,
    puts down its best split, lays off, throws its highest deadwood card while
    keeping pairs and suit neighbours) until the round ends (its real points
-   under the game's scoring) or the horizon (every seat once, then itself again; then the deadwood each seat
-   still holds);
+   under the game's scoring) or the horizon (every seat once, then itself
+   again; then the deadwood each seat still holds);
 4. repeats with fresh worlds, every candidate on the same world and the same
    rollout dice (common random numbers, so candidates are compared on equal
    luck), and plays the candidate whose world-by-world gain over greedy's
