@@ -17,6 +17,7 @@ from service.api import (
     health,
     jsonio,
     moves,
+    paths,
     presets,
     spec_overrides,
 )
@@ -71,6 +72,7 @@ def create_app(config: Config | None = None) -> Flask:
     # applies the move).
     expert.configure(expert.Budget(config.BOT_EXPERT_NODES, config.BOT_EXPERT_SECONDS or None))
 
+    paths.install(app)
     api = Api(app)
     for blueprint in (presets.blp, games.blp, moves.blp, events.blp, health.blp):
         api.register_blueprint(blueprint)

@@ -1,12 +1,14 @@
-"""Path parameters shared by the game resources."""
+"""Path parameters shared by the game resources: the `game_id` URL converter."""
 
 from __future__ import annotations
 
-import re
+from typing import Any
 
-from service.api.problems import Problem
+from flask import Flask
+from werkzeug.routing import BaseConverter
 
-_GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+from service.api.problems import game_not_found
+from service.store.codec import GAME_ID_PATTERN, is_game_id
 
 #: OpenAPI description of the `game_id` path parameter.
 GAME_ID_PARAMETER = {
@@ -14,20 +16,24 @@ GAME_ID_PARAMETER = {
     "name": "game_id",
     "required": True,
     "description": "the game's random id (from `Location` of `POST /games`)",
-    "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"},
+    "schema": {"type": "string", "pattern": f"^{GAME_ID_PATTERN}$"},
 }
 
 
-def game_not_found(game_id: str) -> Problem:
-    """The 404 answer for an unknown game."""
-    return Problem(404, "game_not_found", f"There is no game {game_id!r}.")
+class GameIdConverter(BaseConverter):
+    """``<game_id:game_id>``: a path segment that is a game id of the right form,
+    else 404 `game_not_found` before the view runs (the store is never asked)."""
+
+    def to_python(self, value: str) -> Any:
+        """The id itself; a malformed one is no game (raised while routing)."""
+        if not is_game_id(value):
+            raise game_not_found(value)
+        return value
 
 
-def check_game_id(game_id: str) -> str:
-    """A game id of the right form, else 404 (the store is never asked)."""
-    if not _GAME_ID.match(game_id):
-        raise game_not_found(game_id)
-    return game_id
+def install(app: Flask) -> None:
+    """Register the converter (before the blueprints' rules use it)."""
+    app.url_map.converters["game_id"] = GameIdConverter
 
 
 #: OpenAPI description of the optional `If-None-Match` header of the game reads.

@@ -43,7 +43,7 @@ from flask import Flask, Response, g, request
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from service.api.problems import Problem, problem_response
+from service.api.problems import Problem, http_exception_response, problem_response
 from service.ops import metrics
 from service.store.base import LoadCounters
 from service.store.redis import RedisStore
@@ -374,13 +374,7 @@ class RateLimiter:
 
     def refuse(self, hit: Hit, now: float) -> Response:
         """The 429 answer for a request past ``hit``'s limit."""
-        problem = self.refusal(hit, now)
-        return problem_response(
-            429,
-            problem.problem_code,
-            str(problem.description),
-            headers=problem.extra_headers,
-        )
+        return http_exception_response(self.refusal(hit, now))
 
     def unavailable(self) -> Response:
         """The 503 answer for a request that could not be counted (fail closed)."""
