@@ -17,7 +17,6 @@ from service.api import (
     health,
     jsonio,
     moves,
-    paths,
     presets,
     spec_overrides,
 )
@@ -72,7 +71,6 @@ def create_app(config: Config | None = None) -> Flask:
     # applies the move).
     expert.configure(expert.Budget(config.BOT_EXPERT_NODES, config.BOT_EXPERT_SECONDS or None))
 
-    paths.install(app)
     api = Api(app)
     for blueprint in (presets.blp, games.blp, moves.blp, events.blp, health.blp):
         api.register_blueprint(blueprint)

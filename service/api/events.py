@@ -21,7 +21,7 @@ from flask.views import MethodView
 from service.api import auth
 from service.api.gamestore import LoadedGame, get_store, load_game, seated
 from service.api.jsonio import json_response
-from service.api.paths import GAME_ID_PARAMETER
+from service.api.paths import GAME_ID_PARAMETER, check_game_ids
 from service.api.problems import Problem
 from service.api.schemas import EventsQuerySchema, EventsSchema, StreamQuerySchema
 from service.api.smorest import SEAT_OPTIONAL, Blueprint, common_errors
@@ -31,6 +31,7 @@ from service.store.errors import GameNotFound, StoreUnavailable
 from service.store.watch import Watch
 
 blp = Blueprint("events", __name__, url_prefix="/games", description="Events")
+check_game_ids(blp)
 
 _LAST_EVENT_ID = {
     "in": "header",
@@ -71,7 +72,7 @@ def visible_events(
     return [views.redact_event(event, seat) for event in events]
 
 
-@blp.route("/<game_id:game_id>/events", parameters=[GAME_ID_PARAMETER])
+@blp.route("/<string:game_id>/events", parameters=[GAME_ID_PARAMETER])
 class Events(MethodView):
     """The event log of a game."""
 
@@ -202,7 +203,7 @@ _STREAM_EXAMPLE = (
 HEARTBEAT = b": heartbeat\n\n"
 
 
-@blp.route("/<game_id:game_id>/stream", parameters=[GAME_ID_PARAMETER, _LAST_EVENT_ID])
+@blp.route("/<string:game_id>/stream", parameters=[GAME_ID_PARAMETER, _LAST_EVENT_ID])
 class Stream(MethodView):
     """The events of a game, pushed as they happen."""
 

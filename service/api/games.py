@@ -28,6 +28,7 @@ from service.api.paths import (
     ETAG_HEADER,
     GAME_ID_PARAMETER,
     IF_NONE_MATCH_PARAMETER,
+    check_game_ids,
 )
 from service.api.preconditions import conditional_get, etag
 from service.api.problems import Problem
@@ -47,6 +48,7 @@ from service.rules import engine
 from service.rules.options import OptionsError, resolve_options
 
 blp = Blueprint("games", __name__, url_prefix="/games", description="Games and seats")
+check_game_ids(blp)
 
 _LOCATION_ID = "$response.header.Location#regex:/games/(.+)"
 _CREATE_LINKS: dict[str, Any] = {
@@ -241,7 +243,7 @@ def _lobby_for_create(state: Any, created_at: str) -> Any:
     return lobby_summary("", state, created_at)
 
 
-@blp.route("/<game_id:game_id>", parameters=[GAME_ID_PARAMETER, _IF_NONE_MATCH])
+@blp.route("/<string:game_id>", parameters=[GAME_ID_PARAMETER, _IF_NONE_MATCH])
 class Game(MethodView):
     """One game."""
 
@@ -302,7 +304,7 @@ class Game(MethodView):
         return Response(status=204)
 
 
-@blp.route("/<game_id:game_id>/join", parameters=[GAME_ID_PARAMETER])
+@blp.route("/<string:game_id>/join", parameters=[GAME_ID_PARAMETER])
 class Join(MethodView):
     """Seats of a game."""
 
@@ -340,7 +342,7 @@ class Join(MethodView):
         )
 
 
-@blp.route("/<game_id:game_id>/leave", parameters=[GAME_ID_PARAMETER])
+@blp.route("/<string:game_id>/leave", parameters=[GAME_ID_PARAMETER])
 class Leave(MethodView):
     """Leaving a seat."""
 

@@ -34,6 +34,7 @@ from service.api.paths import (
     ETAG_HEADER,
     GAME_ID_PARAMETER,
     IF_NONE_MATCH_PARAMETER,
+    check_game_ids,
 )
 from service.api.preconditions import conditional_get, etag, parse_if_match
 from service.api.schemas import GameViewSchema, LegalMovesSchema
@@ -43,6 +44,7 @@ from service.rules import engine
 from service.rules.moves import parse_request
 
 blp = Blueprint("moves", __name__, url_prefix="/games", description="Moves")
+check_game_ids(blp)
 
 _SAME_SEAT = "$request.header.Authorization"
 _MOVE_LINKS = {
@@ -77,7 +79,7 @@ _LEGAL_MOVES_LINKS = {
 
 
 @blp.route(
-    "/<game_id:game_id>/legal-moves",
+    "/<string:game_id>/legal-moves",
     parameters=[GAME_ID_PARAMETER, IF_NONE_MATCH_PARAMETER],
 )
 class LegalMoves(MethodView):
@@ -108,7 +110,7 @@ class LegalMoves(MethodView):
         )
 
 
-@blp.route("/<game_id:game_id>/moves", parameters=[GAME_ID_PARAMETER])
+@blp.route("/<string:game_id>/moves", parameters=[GAME_ID_PARAMETER])
 class Moves(MethodView):
     """Moves of a game."""
 
