@@ -9,15 +9,12 @@ view dict serialised directly, with the version as `ETag`.
 
 from __future__ import annotations
 
-from typing import Any
-
 import orjson
 from flask import Response, current_app
 from flask.views import MethodView
 
 from service import clock
 from service.api import auth
-from service.api.fastpath import MoveHeadersSchema, MoveRequestSchema
 from service.api.gamestore import (
     LEGAL_MOVES,
     LoadedGame,
@@ -29,7 +26,12 @@ from service.api.gamestore import (
     play_bots,
     seated,
 )
-from service.api.idempotency import fingerprint, idempotency_key, key_reused
+from service.api.idempotency import (
+    IDEMPOTENCY_KEY_PARAMETER,
+    fingerprint,
+    idempotency_key,
+    key_reused,
+)
 from service.api.jsonio import raw_json_response, request_body
 from service.api.paths import (
     ETAG_HEADER,
@@ -38,7 +40,13 @@ from service.api.paths import (
     check_game_id,
     game_not_found,
 )
-from service.api.preconditions import check_if_match, etag, not_modified, parse_if_match
+from service.api.preconditions import (
+    IF_MATCH_PARAMETER,
+    check_if_match,
+    etag,
+    if_match,
+    not_modified,
+)
 from service.api.schemas import GameViewSchema, LegalMovesSchema
 from service.api.smorest import SEAT_REQUIRED, Blueprint, common_errors
 from service.ops import request_log
@@ -119,14 +127,18 @@ class LegalMoves(MethodView):
         return raw_json_response(LEGAL_MOVES.answer(game, seat), 200, headers)
 
 
+#: The move body, documented by the `MoveRequest` component that the move classes
+#: generate (`service.api.spec_overrides`); `parse_request` is its parser.
+_MOVE_REQUEST_BODY = {
+    "required": True,
+    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/MoveRequest"}}},
+}
+
+
 @blp.route("/<string:game_id>/moves", parameters=[GAME_ID_PARAMETER])
 class Moves(MethodView):
     """Moves of a game."""
 
-    # Schema instances, not classes: webargs would build a new schema per request.
-    # Both answer plain requests without marshmallow (service/api/fastpath.py).
-    @blp.arguments(MoveHeadersSchema(), location="headers")
-    @blp.arguments(MoveRequestSchema())
     @blp.response(200, GameViewSchema, headers=ETAG_HEADER)
     @blp.problem(400, "Malformed JSON or If-Match (`invalid_if_match`)")
     @blp.problem(401, "Missing or wrong seat token")
@@ -137,9 +149,13 @@ class Moves(MethodView):
     @blp.problem(503, "Store unavailable or busy; see Retry-After")
     @common_errors(blp, 413, 415, 429)
     @blp.doc(
-        operationId="makeMove", security=SEAT_REQUIRED, responses={200: {"links": _MOVE_LINKS}}
+        operationId="makeMove",
+        security=SEAT_REQUIRED,
+        parameters=[IF_MATCH_PARAMETER, IDEMPOTENCY_KEY_PARAMETER],
+        requestBody=_MOVE_REQUEST_BODY,
+        responses={200: {"links": _MOVE_LINKS}},
     )
-    def post(self, headers: dict[str, Any], body: dict[str, Any], game_id: str) -> Response:
+    def post(self, game_id: str) -> Response:
         """Make a move, or several all-or-nothing
 
         Answers the mover's view after the move and after any bot turns
@@ -150,15 +166,18 @@ class Moves(MethodView):
         seat's view with `Idempotency-Replayed: true`: the first answer while
         the game has not moved on since.
         """
+        # The request is read before the game is looked at; a malformed move
+        # raises `MoveFormatError` (422, `service.api.errors`).
+        key = idempotency_key()
+        body = request_body()
+        moves = parse_request(body)
         check_game_id(game_id)
         token = auth.bearer_token()
         if token is None:
             raise auth.missing_token()
-        expected = parse_if_match(headers.get("if_match"))
-        key = idempotency_key()
-        moves = parse_request(body)
-        # The fingerprint covers the body as sent, not as the schema loaded it.
-        fp = fingerprint(request_body()) if key is not None else ""
+        expected = if_match()
+        # The fingerprint covers the body as sent, not as it was parsed.
+        fp = fingerprint(body) if key is not None else ""
         store = get_store()
         for _attempt in range(int(current_app.config["SAVE_RETRIES"])):
             game, seat = seated(load_game(game_id), token)
