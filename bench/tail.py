@@ -16,7 +16,7 @@ phase of `bench.http` once, and prints, next to wrk's p50/p99:
 - garbage collections per generation during the phase, and the longest;
 - the time moves spent inside the app (the request log's ``duration_ms``).
 
-docs/performance.md ("Tail latency") explains what each figure showed.
+docs/performance.md ("Worker set-up") explains what each figure showed.
 """
 
 from __future__ import annotations

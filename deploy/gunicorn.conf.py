@@ -14,9 +14,9 @@ kill a request that outlives `timeout`). Against `gthread` (2 workers x 16
 threads, the previous default) and `sync` (4 workers), gevent served more of
 every kind of request on 2 cores, with the lowest tail latency for `hello`,
 since threads of one interpreter no longer contend for its lock:
-docs/performance.md, "Worker set-ups", with the command that measures it.
+docs/performance.md, "Worker set-up", with the command that measures it.
 `BalancedGeventWorker` adds an even share of connections per worker and a
-fair turn per request (service/serving/balanced_worker.py; "Tail latency" there).
+fair turn per request (service/serving/balanced_worker.py, whose docstring explains each change).
 """
 
 import os

@@ -2,7 +2,7 @@
 
 The stock `gevent` worker leaves three sources of tail latency on keep-alive
 connections, all measured with the moves benchmark (docs/performance.md,
-"Tail latency"):
+"Worker set-up"):
 
 * **Balance.** Every worker accepts from the one listening socket, and
   whichever is on a CPU when a burst of connections arrives takes most of
