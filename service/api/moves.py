@@ -100,9 +100,7 @@ class LegalMoves(MethodView):
         Empty when it is not the caller's turn. A caller without a seat token
         has no moves to make: `401 missing_token`.
         """
-        token = auth.bearer_token()
-        if token is None:
-            raise auth.missing_token()
+        token = auth.required_token()
         game, seat = seated(load_game(game_id), token)
         return conditional_get(
             game.version,
@@ -140,9 +138,7 @@ class Moves(MethodView):
         seat's view with `Idempotency-Replayed: true`: the first answer while
         the game has not moved on since.
         """
-        token = auth.bearer_token()
-        if token is None:
-            raise auth.missing_token()
+        token = auth.required_token()
         expected = parse_if_match(headers.get("if_match"))
         key = idempotency_key()
         moves = parse_request(body)
