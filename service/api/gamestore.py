@@ -252,12 +252,11 @@ class Delete:
 
 @dataclass(frozen=True)
 class Idempotent:
-    """A write sent with an `Idempotency-Key`: its key, the fingerprint of the
-    request and the status its answer has (the record `transact` saves with it)."""
+    """A write sent with an `Idempotency-Key`: its key and the fingerprint of the
+    request (kept in the record `transact` saves with it, with the answer's 200)."""
 
     key: str
     fingerprint: str
-    status: int = 200
 
 
 @dataclass(frozen=True)
@@ -333,9 +332,7 @@ def transact(
             if idempotency is not None and who is not None:
                 # The compare-and-set makes the next version certain.
                 body = str(game.version + 1).encode()
-                record = IdempotencyRecord(
-                    who, idempotency.key, idempotency.fingerprint, idempotency.status, body
-                )
+                record = IdempotencyRecord(who, idempotency.key, idempotency.fingerprint, 200, body)
             result = store.save(
                 game_id,
                 game.version,
