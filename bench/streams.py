@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import os
 import selectors
+import shutil
 import socket
 import subprocess
 import sys
@@ -53,14 +54,18 @@ from tests.support.redis_server import RedisServer
 
 
 def hold_streams(port: int, paths: list[str]) -> None:
-    """Open one stream per path and read them all until standard input closes,
-    then print what came.
+    """Open one stream per path, say ``READY`` once every one has answered, and
+    read them all until standard input closes; then print what came.
 
     Runs in its own process (`--hold`), so its reading does not share a core's
-    time slices with the bench's own Python."""
+    time slices with the bench's own Python, and reads cheaply (it shares the
+    machine's cores with the worker it measures): raw non-blocking sockets, one
+    ``recv`` per readable socket, events counted by their ``id:`` lines without
+    parsing them (the last bytes of each read are kept, so a line split between
+    two reads is still counted once)."""
     selector = selectors.DefaultSelector()
     selector.register(sys.stdin, selectors.EVENT_READ)
-    opened = 0
+    tails: dict[socket.socket, bytes] = {}
     for path in paths:
         sock = socket.create_connection(("127.0.0.1", port))
         sock.sendall(
@@ -68,9 +73,10 @@ def hold_streams(port: int, paths: list[str]) -> None:
         )
         sock.setblocking(False)
         selector.register(sock, selectors.EVENT_READ)
-        opened += 1
-    print(f"OPEN {opened}", flush=True)
+    print(f"OPEN {len(paths)}", flush=True)
+    waiting = len(paths)  # streams without their answer's first bytes yet
     received = refused = closed = 0
+    fed = set()  # streams that received at least one event
     while True:
         ready = selector.select(timeout=0.5)
         if any(key.fileobj is sys.stdin for key, _ in ready):
@@ -84,13 +90,27 @@ def hold_streams(port: int, paths: list[str]) -> None:
                 sock.close()
                 closed += 1
                 continue
-            received += data.count(b"\nid: ") + data.startswith(b"id: ")
-            refused += data.count(b" 503 ")
-    print(f"RESULT events={received} refused={refused} closed={closed}", flush=True)
+            tail = tails.get(sock)
+            if tail is None:  # the answer's first bytes
+                refused += not data.startswith(b"HTTP/1.1 200 ")
+                waiting -= 1
+                if not waiting:
+                    print("READY", flush=True)
+                tail = b""
+            seen = tail + data
+            events = seen.count(b"\nid: ")
+            if events:
+                received += events
+                fed.add(sock)
+            tails[sock] = seen[-5:]
+    print(
+        f"RESULT events={received} fed={len(fed)} refused={refused} closed={closed}",
+        flush=True,
+    )
 
 
 def open_streams(server: GunicornServer, paths: list[str], tmp: Path) -> subprocess.Popen[str]:
-    """Start the stream holder and wait until it has opened every stream."""
+    """Start the stream holder and wait until every stream has been answered."""
     paths_file = tmp / "streams.txt"
     paths_file.write_text("\n".join(paths))
     holder = subprocess.Popen(
@@ -100,10 +120,40 @@ def open_streams(server: GunicornServer, paths: list[str], tmp: Path) -> subproc
         text=True,
     )
     assert holder.stdout is not None
-    line = holder.stdout.readline()
-    if not line.startswith("OPEN"):
-        raise SystemExit(f"the stream holder failed: {line!r}")
+    for expected in ("OPEN", "READY"):
+        line = holder.stdout.readline()
+        if not line.startswith(expected):
+            raise SystemExit(f"the stream holder failed: {line!r}")
     return holder
+
+
+def worker_pids(server: GunicornServer) -> list[int]:
+    """The gunicorn worker processes' ids."""
+    assert server.process is not None
+    return [child.pid for child in psutil.Process(server.process.pid).children()]
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU seconds (user + system) used so far by process `pid`."""
+    times = psutil.Process(pid).cpu_times()
+    return times.user + times.system
+
+
+def start_profile(server: GunicornServer, seconds: float, out: Path) -> subprocess.Popen[bytes]:
+    """py-spy (the dev extra) sampling the worker for `seconds` into `out` (speedscope JSON)."""
+    spy = shutil.which("py-spy", path=str(Path(sys.executable).parent)) or shutil.which("py-spy")
+    if spy is None:
+        raise SystemExit("--profile needs py-spy: pip install -e '.[dev]'")
+    return subprocess.Popen(
+        [spy, "record", "--pid", str(worker_pids(server)[0]), "--duration", str(int(seconds)),
+         "--format", "speedscope", "--output", str(out), "--nonblocking"],
+        stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+
+
+def redis_clients(redis: RedisServer) -> int:
+    """Connections redis-server holds now (the worker's pools grow with bursts)."""
+    return int(redis.client().info("clients")["connected_clients"])
 
 
 def worker_uss(server: GunicornServer) -> int:
@@ -111,18 +161,6 @@ def worker_uss(server: GunicornServer) -> int:
     assert server.process is not None
     children = psutil.Process(server.process.pid).children()
     return sum(child.memory_full_info().uss for child in children)
-
-
-def settle(server: GunicornServer, streams: int) -> None:
-    """Wait until the worker holds every stream (its established connections)."""
-    held = 0
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        held = sum(server.connections_per_worker().values())
-        if held >= streams:
-            return
-        time.sleep(0.2)
-    raise SystemExit(f"only {held} of {streams} streams got connected")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -136,6 +174,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--games", type=int, default=160, help="games created per move run")
     parser.add_argument("--active", type=int, default=40, help="games in play at once")
     parser.add_argument("--plans", type=int, default=16, help="distinct scripted games")
+    parser.add_argument(
+        "--profile", type=Path, help="py-spy the worker in each phase, speedscope files here"
+    )
     parser.add_argument("--hold", nargs=2, metavar=("PORT", "PATHS"), help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
@@ -165,18 +206,28 @@ def run(args: argparse.Namespace) -> None:
                 return data, [game.game_id for game in games]
 
             def moves(label: str, data: Path) -> Phase:
-                return measure(label, server, redis, "moves", data, args, args.active)
+                spy = None
+                if args.profile:
+                    args.profile.mkdir(parents=True, exist_ok=True)
+                    out = args.profile / f"{label}.speedscope.json"
+                    spy = start_profile(server, args.seconds, out)
+                phase = measure(label, server, redis, "moves", data, args, args.active)
+                if spy is not None:
+                    spy.wait()
+                return phase
 
             data, _ = moves_data("moves")
             phases.append(moves("moves", data))
             data, ids = moves_data("moves+streams")
             paths = [f"/games/{ids[i % len(ids)]}/stream" for i in range(args.streams)]
-            before = worker_uss(server)
+            before, clients_before = worker_uss(server), redis_clients(redis)
             holder = open_streams(server, paths, tmp)
-            settle(server, args.streams)
             time.sleep(1.0)  # let the worker finish sending the streams' first events
             per_stream = (worker_uss(server) - before) / args.streams
+            clients = redis_clients(redis) - clients_before
+            holder_before = cpu_seconds(holder.pid)
             phases.append(moves("moves+streams", data))
+            holder_cpu = cpu_seconds(holder.pid) - holder_before
             out, _ = holder.communicate(timeout=60)  # closing its input ends it
             data, _ = moves_data("moves-again")
             time.sleep(2.0)  # the closed streams leave the worker
@@ -186,17 +237,33 @@ def run(args: argparse.Namespace) -> None:
         redis.stop()
     print(f"one gunicorn worker, {args.streams} streams, wrk -c{args.connections}, "
           f"{args.seconds:.0f} s per phase, load average {os.getloadavg()[0]:.1f}")  # fmt: skip
-    print(f"{'phase':<16}{'moves/s':>10}{'p50 ms':>9}{'p99 ms':>9}")
+    print(f"{'phase':<16}{'moves/s':>10}{'p50 ms':>9}{'p99 ms':>9}"
+          f"{'worker µs':>11}{'redis µs':>10}{'wrk µs':>8}{'load':>6}")  # fmt: skip
     for phase in phases:
-        print(f"{phase.name:<16}{phase.rate:>10.0f}{phase.p50_ms:>9.1f}{phase.p99_ms:>9.1f}")
+        print(
+            f"{phase.name:<16}{phase.rate:>10.0f}{phase.p50_ms:>9.1f}{phase.p99_ms:>9.1f}"
+            f"{phase.per_request(phase.app_cpu) * 1e6:>11.0f}"
+            f"{phase.per_request(phase.redis_cpu) * 1e6:>10.0f}"
+            f"{phase.per_request(phase.wrk_cpu) * 1e6:>8.0f}{phase.load:>6.1f}"
+        )
+    print("(µs: CPU per move of the worker, redis-server and wrk; load: 1-minute average)")
     base_rate = (phases[0].rate + phases[2].rate) / 2
     base_p99 = (phases[0].p99_ms + phases[2].p99_ms) / 2
     print(
         f"with streams: {phases[1].rate / base_rate:.2f}x the moves/s and "
         f"{phases[1].p99_ms / base_p99:.2f}x the p99 of the runs without"
     )
-    print(f"worker memory per open stream: {per_stream / 1024:.1f} KiB (USS)")
-    print(f"stream holder: {out.strip().splitlines()[-1] if out.strip() else 'no report'}")
+    print(
+        f"worker memory per open stream: {per_stream / 1024:.1f} KiB (USS); "
+        f"Redis connections opened meanwhile: {clients}"
+    )
+    streamed = phases[1]
+    print(
+        f"stream holder: {out.strip().splitlines()[-1] if out.strip() else 'no report'}; "
+        f"its CPU during moves+streams {holder_cpu:.2f} s "
+        f"({streamed.per_request(holder_cpu) * 1e6:.0f} µs per move, "
+        f"{holder_cpu / streamed.seconds:.0%} of a core)"
+    )
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -92,6 +92,24 @@ def test_the_drawer_sees_the_card_on_her_own_stream(stream_api: Api) -> None:
     assert drew["seat"] == 0 and drew["card"] == "S9"
 
 
+def test_streams_open_together_on_a_game_each_see_it_as_their_seat(stream_api: Api) -> None:
+    # Streams of one game share what is read and encoded: still each seat's own view.
+    game, ann, bob = stream_api.scripted_game()
+    last = stream_api.view(game, ann).json["last_event"]  # type: ignore[index]
+    streams = {
+        seat: open_stream(stream_api.client, game, token) for seat, token in ((0, ann), (1, bob))
+    }
+    first = {seat: events_of(stream, last) for seat, stream in streams.items()}
+    dealt = {seat: next(m.data for m in got if "hand" in m.data) for seat, got in first.items()}
+    assert dealt[0]["hand"] != dealt[1]["hand"]  # each stream shows its own seat's hand
+    assert stream_api.move(game, ann, DRAW).status_code == 200
+    drew = {seat: events_of(stream, 1)[0].data for seat, stream in streams.items()}
+    for stream in streams.values():
+        stream.close()
+    assert drew[0]["type"] == drew[1]["type"] == "drew"
+    assert drew[0]["card"] == "S9" and "card" not in drew[1]
+
+
 def test_a_stream_resumes_after_last_event_id_or_after(stream_api: Api) -> None:
     game, ann, bob = stream_api.scripted_game()
     for token, move in ((ann, DRAW), (ann, {"type": "discard", "card": "SQ"}), (bob, DRAW)):
