@@ -9,7 +9,9 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import settings
 
-from service.store import GameStore, MemoryStore, RedisStore
+from service.store.base import GameStore
+from service.store.memory import MemoryStore
+from service.store.redis import RedisStore
 from tests.support.browser import browser, page_log  # noqa: F401  (fixtures)
 from tests.support.redis_server import RedisCluster, RedisServer
 

@@ -20,7 +20,8 @@ from service.rules.engine import SeatSpec, new_game
 from service.rules.options import resolve_options
 from service.rules.state import GameState, decode_state, encode_state
 from service.runner import BOTS, Runner, RunnerSettings, next_due
-from service.store import Due, GameStore, MemoryStore
+from service.store.base import Due, GameStore
+from service.store.memory import MemoryStore
 from tests.support.gunicorn import GunicornServer
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from flask import request
 
 from service.api.problems import Problem
-from service.observability import request_log
+from service.ops import request_log
 from service.tokens import url_safe_token
 
 

@@ -9,7 +9,7 @@ from service.rules.cards import CardCodeError
 from service.rules.engine import FixedDealRefused
 from service.rules.moves import IllegalMove, MoveFormatError
 from service.rules.options import OptionsError
-from service.store import GameNotFound, StoreUnavailable
+from service.store.errors import GameNotFound, StoreUnavailable
 
 
 def _illegal_move(error: IllegalMove) -> Response:

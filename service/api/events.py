@@ -13,13 +13,12 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, nullcontext
+from contextlib import ExitStack
 from typing import Any
 
 from flask import Flask, Response, current_app, request
 from flask.views import MethodView
 
-from service import admission
 from service.api import auth
 from service.api.feeds import Feed, Feeds
 from service.api.gamestore import LoadedGame, get_store, load_game, seated
@@ -112,16 +111,14 @@ class Events(MethodView):
         if game.last_event - delay > after:
             wait = 0.0  # already something to answer: no need to wait
         store = get_store()
-        # A long-poll lets other requests of this worker run while it waits.
-        with admission.waiting(request.environ) if wait > 0 else nullcontext():
-            # Wait for the event that makes the next one visible, then read.
-            events = store.events(game_id, after + delay, wait=wait)
-            if delay:
-                newest = max([game.last_event, *(event["seq"] for event in events)])
-                events = store.events(game_id, after)
-                shown = visible_events(events, seat, newest, delay)
-            else:
-                shown = visible_events(events, seat)
+        # Wait for the event that makes the next one visible, then read.
+        events = store.events(game_id, after + delay, wait=wait)
+        if delay:
+            newest = max([game.last_event, *(event["seq"] for event in events)])
+            events = store.events(game_id, after)
+            shown = visible_events(events, seat, newest, delay)
+        else:
+            shown = visible_events(events, seat)
         last = shown[-1]["seq"] if shown else min(after, max(0, game.last_event - delay))
         return json_response({"events": shown, "last": last}, 200, {"Vary": "Authorization"})
 

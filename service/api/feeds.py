@@ -31,7 +31,8 @@ from typing import Any
 import orjson
 
 from service.rules import views
-from service.store import GameNotFound, GameStore, StoreUnavailable
+from service.store.base import GameStore
+from service.store.errors import GameNotFound, StoreUnavailable
 
 __all__ = ["Feed", "Feeds", "sse_event"]
 

@@ -10,7 +10,9 @@ from flask.views import MethodView
 
 from service.api import auth
 from service.api.gamestore import (
-    busy,
+    Change,
+    Delete,
+    LoadedGame,
     encode,
     game_view,
     get_store,
@@ -19,6 +21,7 @@ from service.api.gamestore import (
     now_iso,
     play_bots,
     seated,
+    transact,
 )
 from service.api.jsonio import json_response
 from service.api.paths import (
@@ -26,7 +29,6 @@ from service.api.paths import (
     GAME_ID_PARAMETER,
     IF_NONE_MATCH_PARAMETER,
     check_game_id,
-    game_not_found,
 )
 from service.api.preconditions import etag, not_modified
 from service.api.problems import Problem
@@ -41,10 +43,9 @@ from service.api.schemas import (
 )
 from service.api.smorest import SEAT_OPTIONAL, SEAT_REQUIRED, Blueprint, common_errors
 from service.bots.strategies import STRATEGIES
-from service.ratelimit import client_address
+from service.ops.ratelimit import client_address
 from service.rules import engine
 from service.rules.options import OptionsError, resolve_options
-from service.store import KEEP, LobbyUpdate
 
 blp = Blueprint("games", __name__, url_prefix="/games", description="Games and seats")
 
@@ -288,10 +289,9 @@ class Game(MethodView):
         token = auth.bearer_token()
         if token is None:
             raise auth.missing_token()
-        store = get_store()
-        for _attempt in range(_retries()):
-            game = load_game(game_id)
-            seat = auth.seat_of(game.state.seats, token)
+
+        def delete(game: LoadedGame, seat: int | None) -> Delete:
+            assert seat is not None
             if game.state.status != "waiting":
                 raise Problem(
                     409,
@@ -302,12 +302,10 @@ class Game(MethodView):
                 raise Problem(
                     403, "not_creator", "Only the game's creator may delete it; leave it instead."
                 )
-            result = store.delete(game_id, game.version)
-            if result.status == "not_found":
-                raise game_not_found(game_id)
-            if result.saved:
-                return Response(status=204)
-        raise busy()
+            return Delete()
+
+        transact(game_id, delete, seat=_seat_of(token))
+        return Response(status=204)
 
 
 @blp.route("/<string:game_id>/join", parameters=[GAME_ID_PARAMETER])
@@ -331,9 +329,8 @@ class Join(MethodView):
         check_game_id(game_id)
         held = auth.bearer_token()
         token, token_hash = auth.new_token()
-        store = get_store()
-        for _attempt in range(_retries()):
-            game = load_game(game_id)
+
+        def join(game: LoadedGame, _seat: int | None) -> Change:
             if held is not None and auth.holds_seat(game.state.seats, held):
                 raise Problem(
                     409, "already_seated", "This token already holds a seat of this game."
@@ -341,23 +338,14 @@ class Join(MethodView):
             state, events = engine.take_seat(
                 game.state, body.get("seat"), body["name"], token_hash, body.get("client_seed")
             )
-            seat = auth.seat_of(state.seats, token)
-            state, bot_events, due = play_bots(state, game.state)
-            events = events + bot_events
-            lobby: LobbyUpdate = KEEP
-            if game.state.status == "waiting":
-                lobby = lobby_summary(game_id, state, _created_of(game_id))
-            result = store.save(game_id, game.version, encode(state), events, lobby=lobby, due=due)
-            if result.status == "not_found":
-                raise game_not_found(game_id)
-            if result.status == "saved":
-                view = game_view(game_id, state, result.version, result.last_event, seat)
-                return json_response(
-                    {"seat": seat, "token": token, "game": view},
-                    201,
-                    {"ETag": etag(result.version)},
-                )
-        raise busy()
+            return Change(state, events, auth.seat_of(state.seats, token))
+
+        done = transact(game_id, join)
+        game = done.game
+        view = game_view(game_id, game.state, game.version, game.last_event, done.seat)
+        return json_response(
+            {"seat": done.seat, "token": token, "game": view}, 201, {"ETag": etag(game.version)}
+        )
 
 
 @blp.route("/<string:game_id>/leave", parameters=[GAME_ID_PARAMETER])
@@ -382,37 +370,19 @@ class Leave(MethodView):
         token = auth.bearer_token()
         if token is None:
             raise auth.missing_token()
-        store = get_store()
-        for _attempt in range(_retries()):
-            game = load_game(game_id)
-            seat = auth.seat_of(game.state.seats, token)
-            state, events = engine.leave_seat(game.state, seat)
-            state, bot_events, due = play_bots(state, game.state)
-            events = events + bot_events
-            lobby: LobbyUpdate = KEEP
-            if game.state.status == "waiting":
-                lobby = lobby_summary(game_id, state, _created_of(game_id))
-            result = store.save(game_id, game.version, encode(state), events, lobby=lobby, due=due)
-            if result.status == "not_found":
-                raise game_not_found(game_id)
-            if result.saved:
-                view = game_view(game_id, state, result.version, result.last_event, None)
-                return json_response(view, 200, {"ETag": etag(result.version)})
-        raise busy()
+
+        def leave(game: LoadedGame, seat: int | None) -> Change:
+            assert seat is not None
+            return Change(*engine.leave_seat(game.state, seat))
+
+        game = transact(game_id, leave, seat=_seat_of(token)).game
+        view = game_view(game_id, game.state, game.version, game.last_event, None)
+        return json_response(view, 200, {"ETag": etag(game.version)})
 
 
-def _retries() -> int:
-    from flask import current_app
-
-    return int(current_app.config["SAVE_RETRIES"])
-
-
-def _created_of(game_id: str) -> str:
-    """When a waiting game was created: the time of its first event."""
-    first = get_store().events(game_id, 0, limit=1)
-    if first:
-        return str(first[0].get("at", ""))
-    return now_iso()
+def _seat_of(token: str) -> Callable[[LoadedGame], tuple[LoadedGame, int]]:
+    """The caller's seat by its token (401 if none; an away seat stays away)."""
+    return lambda game: (game, auth.seat_of(game.state.seats, token))
 
 
 __all__ = ["Problem", "blp"]

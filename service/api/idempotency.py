@@ -3,7 +3,7 @@
 A record (game, seat, key) → (fingerprint of the request, status, the version
 the move produced) is written by the same compare-and-set that saves the
 move, so a move and its record are never apart; a retry rebuilds the answer
-from the game (`service.api.moves.replay`), so a record stays a few dozen
+from the game (`service.api.moves.Moves.post`), so a record stays a few dozen
 bytes however large a view is. Refused moves (409) are not recorded.
 """
 
@@ -54,3 +54,11 @@ def key_reused() -> Problem:
         "idempotency_key_reused",
         "This Idempotency-Key was already used with another request body.",
     )
+
+
+def recorded_version(body: bytes) -> int:
+    """The version an idempotency record points to (0 for a record of another form)."""
+    try:
+        return int(body)
+    except ValueError:
+        return 0

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-from flask import Response, current_app
+from flask import Response
 from flask.views import MethodView
 
 from service import clock
@@ -20,31 +20,28 @@ from service.api import auth
 from service.api.fastpath import MoveHeadersSchema, MoveRequestSchema
 from service.api.gamestore import (
     LEGAL_MOVES,
+    Change,
+    Idempotent,
     LoadedGame,
-    busy,
-    encode,
     game_view,
-    get_store,
     load_game,
-    play_bots,
     seated,
+    transact,
 )
-from service.api.idempotency import fingerprint, idempotency_key, key_reused
+from service.api.idempotency import fingerprint, idempotency_key
 from service.api.jsonio import raw_json_response, request_body
 from service.api.paths import (
     ETAG_HEADER,
     GAME_ID_PARAMETER,
     IF_NONE_MATCH_PARAMETER,
     check_game_id,
-    game_not_found,
 )
-from service.api.preconditions import check_if_match, etag, not_modified, parse_if_match
+from service.api.preconditions import etag, not_modified, parse_if_match
 from service.api.schemas import GameViewSchema, LegalMovesSchema
 from service.api.smorest import SEAT_REQUIRED, Blueprint, common_errors
-from service.observability import request_log
+from service.ops import request_log
 from service.rules import engine
 from service.rules.moves import parse_request
-from service.store import KEEP, IdempotencyRecord
 
 blp = Blueprint("moves", __name__, url_prefix="/games", description="Moves")
 
@@ -158,78 +155,32 @@ class Moves(MethodView):
         key = idempotency_key()
         moves = parse_request(body)
         # The fingerprint covers the body as sent, not as the schema loaded it.
-        fp = fingerprint(request_body()) if key is not None else ""
-        store = get_store()
-        for _attempt in range(int(current_app.config["SAVE_RETRIES"])):
-            game, seat = seated(load_game(game_id), token)
+        idempotent = Idempotent(key, fingerprint(request_body())) if key is not None else None
+
+        def mover(game: LoadedGame) -> tuple[LoadedGame, int]:
+            game, seat = seated(game, token)
             # For the request log line and the moves metric (one dict update).
             request_log.annotate(seat=seat, move_type=body.get("type", "actions"))
-            if key is not None:
-                record = store.get_idempotency(game_id, seat, key)
-                if record is not None:
-                    if record.fingerprint != fp:
-                        raise key_reused()
-                    if game.version < recorded_version(record.body):
-                        # The move was saved between this load and the read of
-                        # its record: the answer shows the game it made.
-                        game = load_game(game_id)
-                    return replay(game, seat, record.status)
-            check_if_match(expected, game.version)
+            return game, seat
+
+        def move(game: LoadedGame, seat: int | None) -> Change:
+            assert seat is not None
             if len(moves) == 1:
                 state, events = engine.apply(game.state, seat, moves[0])
             else:
                 state, events = engine.apply_all(game.state, seat, moves)
-            state, bot_events, due = play_bots(clock.moved(state, seat), game.state)
-            events = events + bot_events
-            # The compare-and-set makes the next version and event numbers certain.
-            version = game.version + 1
-            last_event = game.last_event + len(events)
-            view = game_view(game_id, state, version, last_event, seat)
-            answer = orjson.dumps(view)
-            idempotency = (
-                IdempotencyRecord(seat, key, fp, 200, str(version).encode())
-                if key is not None
-                else None
-            )
-            result = store.save(
-                game_id,
-                game.version,
-                encode(state),
-                events,
-                idempotency=idempotency,
-                lobby=KEEP,
-                due=due,
-            )
-            if result.status == "saved":
-                return raw_json_response(answer, 200, {"ETag": etag(result.version)})
-            if result.status == "not_found":
-                raise game_not_found(game_id)
-            if expected is not None:
-                # Someone else moved first: the client asked for that version only
-                # (a stale answer carries the game's current version).
-                check_if_match(expected, result.version)
-        raise busy()
+            return Change(clock.moved(state, seat), events, seat)
 
-
-def recorded_version(body: bytes) -> int:
-    """The version an idempotency record points to (0 for a record of another form)."""
-    try:
-        return int(body)
-    except ValueError:
-        return 0
-
-
-def replay(game: LoadedGame, seat: int, status: int) -> Response:
-    """The answer to a move retried with its `Idempotency-Key`: the seat's view,
-    rebuilt from the game as loaded.
-
-    The record holds only the status and the version the move produced (a
-    few bytes for 24 h, not a whole view): while the game is still at that
-    version the rebuilt view is the first answer byte for byte; once it has
-    moved on, the answer is the seat's view now (the move was applied once,
-    and the client sees what followed).
-    """
-    view = game_view(game.game_id, game.state, game.version, game.last_event, seat)
-    return raw_json_response(
-        orjson.dumps(view), status, {"Idempotency-Replayed": "true", "ETag": etag(game.version)}
-    )
+        done = transact(game_id, move, seat=mover, expected=expected, idempotency=idempotent)
+        game = done.game
+        view = game_view(game_id, game.state, game.version, game.last_event, done.seat)
+        headers = {"ETag": etag(game.version)}
+        if done.replayed is None:
+            return raw_json_response(orjson.dumps(view), 200, headers)
+        # A retry with its Idempotency-Key: the record holds only the status and
+        # the version the move made (a few bytes for 24 h, not a whole view), so
+        # the answer is rebuilt: while the game is still at that version it is the
+        # first answer byte for byte; once it has moved on, the seat's view now
+        # (the move was applied once, and the client sees what followed).
+        headers["Idempotency-Replayed"] = "true"
+        return raw_json_response(orjson.dumps(view), done.replayed, headers)

@@ -55,7 +55,15 @@ from typing import Any, TypeVar
 import orjson
 
 from service.rules import fairness
-from service.rules.cards import JOKER, NATURAL_CARDS, Card, CardCodeError, build_deck, parse_card
+from service.rules.blocked import round_blocked
+from service.rules.cards import (
+    CARD_ORDER,
+    JOKER,
+    Card,
+    CardCodeError,
+    build_deck,
+    parse_card,
+)
 from service.rules.melds import (
     MeldShape,
     candidate_layoffs,
@@ -88,9 +96,6 @@ from service.rules.views import meld_json
 
 Event = dict[str, Any]
 
-_ORDER: dict[Card, int] = {c: i for i, c in enumerate(NATURAL_CARDS)}
-_ORDER[JOKER] = len(NATURAL_CARDS)
-
 
 @dataclass(frozen=True, slots=True)
 class SeatSpec:
@@ -117,7 +122,7 @@ def _evolve(obj: _T, **changes: Any) -> _T:
 
 
 def _sorted_hand(cards: Iterable[Card]) -> tuple[Card, ...]:
-    return tuple(sorted(cards, key=_ORDER.__getitem__))
+    return tuple(sorted(cards, key=CARD_ORDER.__getitem__))
 
 
 def _remove(hand: tuple[Card, ...], cards: Sequence[Card]) -> tuple[Card, ...] | None:
@@ -232,8 +237,8 @@ def new_game(
         expected = Counter(build_deck(options.decks, options.jokers))
         got = Counter(parsed_deck)
         if got != expected:
-            missing = sorted((expected - got).elements(), key=_ORDER.__getitem__)
-            extra = sorted((got - expected).elements(), key=_ORDER.__getitem__)
+            missing = sorted((expected - got).elements(), key=CARD_ORDER.__getitem__)
+            extra = sorted((got - expected).elements(), key=CARD_ORDER.__getitem__)
             raise OptionsError(
                 {
                     "deck": [
@@ -504,8 +509,8 @@ def _plain_finish(
 # Hands as packed multisets for the first-meld and concealed-round searches: four
 # bits per card code (two decks and six jokers fit in three), so taking a meld
 # from a hand is one subtraction and a card's count one shift and mask.
-_SHIFT: dict[Card, int] = {c: 4 * i for c, i in _ORDER.items()}
-_CARD_AT: dict[int, Card] = {i: c for c, i in _ORDER.items()}
+_SHIFT: dict[Card, int] = {c: 4 * i for c, i in CARD_ORDER.items()}
+_CARD_AT: dict[int, Card] = {i: c for c, i in CARD_ORDER.items()}
 
 _PoolMeld = tuple[int, int, int, tuple[int, ...]]  # packed cards, points, size, card shifts
 
@@ -762,7 +767,7 @@ def legal_moves(state: GameState, seat: int) -> list[Move]:
         for m in r.melds:
             if JOKER not in m.shape.cards:
                 continue
-            for card in sorted(set(hand), key=_ORDER.__getitem__):
+            for card in sorted(set(hand), key=CARD_ORDER.__getitem__):
                 if card != JOKER and _swap_code(state, r, seat, hand, m, card, nodes) is None:
                     out.append(SwapJoker(m.id, card))
     # Discards
@@ -905,7 +910,7 @@ def _known(
         if card in mine:
             mine.remove(card)
     mine.extend(gained)
-    known[seat] = sorted(mine, key=_ORDER.__getitem__)
+    known[seat] = sorted(mine, key=CARD_ORDER.__getitem__)
     return tuple(tuple(k) for k in known)
 
 
@@ -1178,128 +1183,9 @@ def _apply_discard(
         turns=r.turns + 1,
     )
     state = _evolve(state, round=new_round)
-    if _blocked(new_round, opts):
+    if round_blocked(new_round, opts):
         return _end_round(state, new_round, None, "blocked", seat, events)
     return state
-
-
-# ---------------------------------------------------------------------------
-# Blocked rounds
-
-
-@lru_cache(maxsize=8192)
-def _acceptors(shape: MeldShape, ace: str) -> frozenset[Card]:
-    """The cards that can be laid off alone on ``shape``."""
-    return frozenset(
-        c for c in (*NATURAL_CARDS, JOKER) if extend_meld(shape, (c,), ace) is not None
-    )
-
-
-@lru_cache(maxsize=8192)
-def _joker_partners(shape: MeldShape, ace: str) -> frozenset[Card]:
-    """The natural cards that can be laid off on ``shape`` together with a joker.
-
-    A multi-card lay-off can fit where no single card does (``JK H10`` on
-    ``JK JK H7 H8`` when ``H4`` and ``H9`` are elsewhere): the joker bridges a gap
-    the limit on jokers forbids it to fill alone. Checking single cards and these
-    pairs is enough: in any valid lay-off, the cards nearest an end of the meld are
-    a single card that fits alone or a joker followed by a natural card.
-    """
-    return frozenset(c for c in NATURAL_CARDS if extend_meld(shape, (JOKER, c), ace) is not None)
-
-
-@lru_cache(maxsize=8192)
-def _swappable(shape: MeldShape) -> frozenset[Card]:
-    """The natural cards a joker of ``shape`` can be swapped for."""
-    if JOKER not in shape.cards:
-        return frozenset()
-    return frozenset(c for c in NATURAL_CARDS if swap_joker(shape, c) is not None)
-
-
-def _any_meld(cards: Counter[Card], ace: str) -> bool:
-    """Whether some valid meld can be formed from this multiset of cards."""
-    jokers = cards.get(JOKER, 0)
-    by_rank: dict[int, int] = {}
-    by_suit: dict[str, int] = {}
-    for c in cards:
-        if c == JOKER:
-            continue
-        r = _ORDER[c] % 13 + 1
-        s = c[0]
-        by_rank[r] = by_rank.get(r, 0) | (1 << "CDHS".index(s))
-        by_suit[s] = by_suit.get(s, 0) | (1 << r)
-    for mask in by_rank.values():
-        k = mask.bit_count()
-        if k >= 3 or (k == 2 and jokers >= 1):
-            return True
-    for mask in by_suit.values():
-        if ace != "low" and mask & 2:
-            mask |= 1 << 14  # the ace also above the king
-        if ace == "around":
-            positions = [bool(mask >> p & 1) for p in range(1, 14)] * 2
-            starts = range(13)
-            top = 26
-        else:
-            positions = [bool(mask >> p & 1) for p in range(1, 15)]
-            starts = range(14)
-            top = 14
-        for start in starts:
-            for length in range(3, 14 if jokers else 4):
-                end = start + length
-                if end > top:
-                    break
-                natural = sum(positions[start:end])
-                if length - natural <= min(jokers, natural):
-                    return True
-    return False
-
-
-@lru_cache(maxsize=4096)
-def _table_outlook(
-    shapes: tuple[MeldShape, ...], ace: str, decks: int, jokers: int, joker_swap: bool = False
-) -> tuple[bool, bool]:
-    """``(no card outside the table can be laid off, no meld can be formed outside it)``.
-
-    A lay-off may be of several cards; with ``joker_swap`` a card that can be
-    swapped for a melded joker counts as one that can be laid off (the swap frees
-    the joker and changes the meld, so the table can still move).
-    """
-    outside = Counter(build_deck(decks, jokers))
-    for shape in shapes:
-        outside.subtract(shape.cards)
-    present = {c for c, k in outside.items() if k > 0}
-    joker_out = JOKER in present
-    no_layoff = all(
-        not (_acceptors(s, ace) & present)
-        and not (joker_out and _joker_partners(s, ace) & present)
-        and not (joker_swap and _swappable(s) & present)
-        for s in shapes
-    )
-    return no_layoff, not _any_meld(+outside, ace)
-
-
-def _blocked(r: RoundState, opts: Options) -> bool:
-    """docs/rules.md §5: nobody can ever go out.
-
-    Under ``go_out_requires_discard`` a hand of two cards counts as a hand of one
-    does without it: after the draw its three cards cannot be melded and leave a
-    card to discard, so with no lay-off possible it can never be emptied.
-    """
-    shapes = tuple(m.shape for m in r.melds)
-    if shapes:
-        no_layoff, no_meld = _table_outlook(
-            shapes, opts.ace, opts.decks, opts.jokers, opts.joker_swap
-        )
-        if not no_layoff:
-            return False
-    else:
-        no_meld = False
-    most = 2 if opts.go_out_requires_discard else 1
-    if all(len(h) <= most for i, h in enumerate(r.hands) if r.dealt[i]):
-        return True
-    if not shapes:
-        no_meld = _table_outlook((), opts.ace, opts.decks, opts.jokers)[1]
-    return no_meld
 
 
 # ---------------------------------------------------------------------------

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
 from service.rules.cards import (
+    CARD_ORDER,
     CARD_PATTERN,
     JOKER,
-    NATURAL_CARDS,
     Card,
     CardCodeError,
     is_card,
@@ -367,15 +367,12 @@ def is_canonical_move(body: Any) -> bool:
     return all([kind.is_canonical(body[name]) for name, kind in MOVE_FIELDS[body["type"]]])
 
 
-_CARD_ORDER: dict[Card, int] = {c: i for i, c in enumerate((*NATURAL_CARDS, JOKER))}
-
-
 def move_sort_key(move: Move) -> tuple[Any, ...]:
     """The order of :func:`legal_moves`: by type (draw, meld, lay-off, joker swap,
     discard, re-engage), then by meld id, then by the cards in deck order (C D H S, A..K)."""
     if isinstance(move, Draw):
         return (0, 0, (move.source,))
-    order = _CARD_ORDER
+    order = CARD_ORDER
     if isinstance(move, Meld):
         return (1, 0, tuple([order[c] for c in move.cards]))
     if isinstance(move, LayOff):

@@ -497,8 +497,9 @@ class RedisStore:
         self._drop_due: Script
         self._delete: Script
         self._poll_client: Client | None = None
-        #: The hot path's connections (not for a cluster client; see leancall).
-        self._lean: leancall.LeanConnections | None = None
+        #: How the hot path's commands are sent, picked when the client is built:
+        #: lean connections, or a cluster client's own routing (see leancall).
+        self._commands: leancall.Commands | None = None
         self._lobby_keys = [f"{prefix}:{{lobby}}:{name}" for name in ("idx", "sum", "gone")]
         # Every game's wake-up channel, for the streams' shared subscription.
         self._wakeup_pattern = f"{_glob_escape(prefix)}:{{*}}:el"
@@ -541,8 +542,11 @@ class RedisStore:
                     self._claim_due = client.register_script(CLAIM_SCRIPT)
                     self._drop_due = client.register_script(DROP_DUE_SCRIPT)
                     self._delete = client.register_script(DELETE_SCRIPT)
-                    if isinstance(client, redis.Redis):
-                        self._lean = leancall.LeanConnections(client, pipelining=self.pipelining)
+                    self._commands = (
+                        leancall.LeanConnections(client, pipelining=self.pipelining)
+                        if isinstance(client, redis.Redis)
+                        else leancall.ClientCommands(client)
+                    )
                     self._client = client
         return self._client
 
@@ -819,16 +823,16 @@ class RedisStore:
         return Loaded(state, int(version), int(last_event or 0))
 
     def _run(self, script: Script, keys: Sequence[Any], args: Sequence[Any]) -> Any:
-        self.client  # noqa: B018 - builds the client, its scripts and lean connections
-        if self._lean is None:
-            return script(keys=keys, args=args)
-        return self._lean.run_script(script, keys, args)
+        return self._hot().run_script(script, keys, args)
+
+    def _hot(self) -> leancall.Commands:
+        """The hot path's commands (built with the client on first use)."""
+        self.client  # noqa: B018 - builds the client, its scripts and the commands
+        assert self._commands is not None
+        return self._commands
 
     def _plain_load(self, game_id: str) -> Any:
-        client = self.client
-        if self._lean is not None:
-            return self._lean.call("HMGET", self._game_key(game_id), *_LOAD_FIELDS)
-        return client.hmget(self._game_key(game_id), _LOAD_FIELDS)
+        return self._hot().call("HMGET", self._game_key(game_id), *_LOAD_FIELDS)
 
     def _load_with(self, rider: LoadRider, game_id: str) -> Any:
         # One script, one round trip: the rider's counters, then the load (a
@@ -935,17 +939,14 @@ class RedisStore:
             return None
         record_key = self._idempotency_key(game_id, seat, key)
         try:
-            client = self.client
-            if self._lean is None:
-                found = cast(dict[bytes, bytes], client.hgetall(record_key))
-            else:
-                # A map under RESP3, a flat list of fields and values under RESP2.
-                reply = self._lean.call("HGETALL", record_key)
-                found = (
-                    reply
-                    if isinstance(reply, dict)
-                    else dict(zip(reply[::2], reply[1::2], strict=True))
-                )
+            # A map under RESP3 (and from a cluster client's callbacks), a flat
+            # list of fields and values under RESP2.
+            reply = self._hot().call("HGETALL", record_key)
+            found = (
+                reply
+                if isinstance(reply, dict)
+                else dict(zip(reply[::2], reply[1::2], strict=True))
+            )
         except REDIS_ERRORS as exc:
             raise StoreUnavailable(f"idempotency read failed: {exc}") from exc
         if not found:
@@ -1019,7 +1020,7 @@ class RedisStore:
             for client in (self._client, self._poll_client):
                 if client is not None:
                     client.close()
-            if self._lean is not None:
-                self._lean.close()
+            if self._commands is not None:
+                self._commands.close()
             self._client = self._poll_client = None
-            self._lean = None
+            self._commands = None

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from service.api.gamestore import STORE_EXTENSION
-from service.store import SaveResult
+from service.store.base import SaveResult
 from tests.api.helpers import DRAW, Api, problem
 
 

@@ -10,13 +10,9 @@ from typing import Any
 
 import pytest
 
-from service.store import (
-    KEEP,
-    GameNotFound,
-    GameStore,
-    IdempotencyRecord,
-    MemoryStore,
-)
+from service.store.base import KEEP, GameStore, IdempotencyRecord
+from service.store.errors import GameNotFound
+from service.store.memory import MemoryStore
 from tests.store.conftest import StoreFactory
 
 BLOB = bytes(range(256)) * 3  # every byte value: the state is opaque

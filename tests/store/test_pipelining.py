@@ -15,8 +15,8 @@ from typing import Any
 import gevent
 import redis
 
-from service.store import RedisStore
 from service.store.leancall import LeanConnections
+from service.store.redis import RedisStore
 from tests.support.redis_server import RedisServer
 from tests.support.under_gevent import run_under_gevent
 
@@ -109,8 +109,9 @@ def _store_connections(url: str, **settings: Any) -> LeanConnections:
     """The hot path's connections of a store, with its retry policy and timeouts."""
     store = RedisStore(url, **settings)
     store.client  # noqa: B018 - builds them
-    assert store._lean is not None and store._lean.pipelined
-    return store._lean
+    commands = store._commands
+    assert isinstance(commands, LeanConnections) and commands.pipelined
+    return commands
 
 
 def scenario_killed_connection(url: str) -> dict[str, Any]:
@@ -216,9 +217,9 @@ def scenario_contended_game(url: str, prefix: str) -> dict[str, Any]:
 
     gevent.joinall([gevent.spawn(add, 10) for _ in range(GREENLETS)], raise_error=True)
     final = store.load(game)
-    assert store._lean is not None
+    assert isinstance(store._commands, LeanConnections)
     return {
-        "pipelined": store._lean.pipelined,
+        "pipelined": store._commands.pipelined,
         "state": int(final.state),
         "version": final.version,
         "saved": saved,

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
-from service.observability.metrics import (
+from service.ops.metrics import (
     CAS_CONFLICTS,
     GAMES_CREATED,
     GAMES_FINISHED,

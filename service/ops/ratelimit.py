@@ -43,7 +43,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from service.api.problems import Problem, problem_response
-from service.observability import metrics
+from service.ops import metrics
 from service.store.redis import LoadRider, RedisStore, ride_next_load
 
 log = logging.getLogger(__name__)
