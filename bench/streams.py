@@ -58,6 +58,9 @@ from bench.http import (
 from tests.support.gunicorn import GunicornServer
 from tests.support.redis_server import RedisServer
 
+#: Seconds the stream holder sleeps between two reads of its sockets.
+HOLDER_PAUSE = 0.05
+
 
 def hold_streams(port: int, paths: list[str]) -> None:
     """Open one stream per path, say ``READY`` once every one has answered, and
@@ -65,10 +68,10 @@ def hold_streams(port: int, paths: list[str]) -> None:
 
     Runs in its own process (`--hold`), so its reading does not share a core's
     time slices with the bench's own Python, and reads cheaply (it shares the
-    machine's cores with the worker it measures): raw non-blocking sockets, one
-    ``recv`` per readable socket, events counted by their ``id:`` lines without
-    parsing them (the last bytes of each read are kept, so a line split between
-    two reads is still counted once)."""
+    machine's cores with the worker it measures): raw non-blocking sockets read
+    every `HOLDER_PAUSE` s, one ``recv`` per readable socket, events counted by
+    their ``id:`` lines without parsing them (the last bytes of each read are
+    kept, so a line split between two reads is still counted once)."""
     selector = selectors.DefaultSelector()
     selector.register(sys.stdin, selectors.EVENT_READ)
     tails: dict[socket.socket, bytes] = {}
@@ -85,6 +88,11 @@ def hold_streams(port: int, paths: list[str]) -> None:
     refused: Counter[str] = Counter()  # by status
     fed = set()  # streams that received at least one event
     while True:
+        # Sleeping between reads, not waiting in select: a write of the worker to
+        # a sleeping reader's socket is queued without waking it, so the worker does
+        # not pay (on loopback, in its own send) for a wake-up per event, nor lose
+        # its core to the reader that often. Reading every 50 ms suffices to count.
+        time.sleep(HOLDER_PAUSE)
         ready = selector.select(timeout=0.5)
         if any(key.fileobj is sys.stdin for key, _ in ready):
             if not sys.stdin.readline():
