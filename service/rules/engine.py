@@ -741,114 +741,211 @@ def legal_moves(state: GameState, seat: int) -> list[Move]:
     hand = r.hands[seat]
     concealed = _concealed(opts, r)
     out: list[Move] = []
-    opening_pending = opts.first_meld_min_points > 0 and not _opened(opts, r, seat)
     nodes = _Nodes()  # one search budget for every check of this listing
-    # Melds
-    if opts.melds_per_turn is None or r.turn_melds == 0:
+    # Each kind's gate is asked once for the listing, then its check per
+    # candidate: the same checks `apply` makes, so a move is legal exactly when listed.
+    if _meld_gate(opts, r) is None:
         # One pool of melds serves every search for the first-meld minimum or a
         # concealed round's way out.
+        opening_pending = opts.first_meld_min_points > 0 and not _opened(opts, r, seat)
         pool = _meld_pool(hand, opts.ace) if opening_pending or concealed else None
         for cards in candidate_melds(hand, opts.ace):
-            if _meld_code(state, r, seat, hand, cards, pool, nodes) is None:
+            if not isinstance(_meld_check(state, r, seat, cards, pool, nodes), str):
                 out.append(Meld(cards))
-    # Lay-offs
-    if (
-        r.melds
-        and not concealed
-        and not opening_pending
-        and not (opts.layoff_requires_own_meld and not r.melded[seat])
-    ):
+    if r.melds and _layoff_gate(opts, r, seat) is None:
         shapes = {m.id: m.shape for m in r.melds}
         for meld_id, cards in candidate_layoffs(hand, shapes, opts.ace):
-            if _layoff_code(state, r, seat, hand, meld_id, cards) is None:
+            if not isinstance(_layoff_check(state, r, seat, meld_id, cards), str):
                 out.append(LayOff(meld_id, cards))
-    # Joker swaps
     if opts.joker_swap and r.melds:
         for m in r.melds:
             if JOKER not in m.shape.cards:
                 continue
             for card in sorted(set(hand), key=CARD_ORDER.__getitem__):
-                if card != JOKER and _swap_code(state, r, seat, hand, m, card, nodes) is None:
+                if card != JOKER and not isinstance(
+                    _swap_check(state, r, seat, m.id, card, nodes), str
+                ):
                     out.append(SwapJoker(m.id, card))
-    # Discards
-    if r.opening is None and not (concealed and r.turn_melds > 0 and len(hand) > 1):
-        seen: set[Card] = set()
-        for card in hand:
-            if card not in seen:
-                seen.add(card)
-                if _discardable(hand, card, r.taken):
-                    out.append(Discard(card))
+    if _discard_gate(opts, r, concealed, len(hand)) is None:
+        for card in dict.fromkeys(hand):
+            if _discard_check(opts, r, hand, card, concealed) is None:
+                out.append(Discard(card))
     out.sort(key=move_sort_key)
     return out
 
 
-def _meld_code(
+@dataclass(frozen=True, slots=True)
+class _Placed:
+    """What an accepted meld, lay-off or joker swap leaves: the mover's hand, the
+    meld put down or changed, the table, and the first-meld points still owed."""
+
+    rest: tuple[Card, ...]
+    meld: TableMeld
+    melds: tuple[TableMeld, ...]
+    opening: int | None
+    gained: tuple[Card, ...] = ()  # the joker a swap takes into the hand
+
+
+#: The text of each refusal, per kind of move (``{cards}``, ``{card}``, ``{meld}``,
+#: ``{minimum}`` filled in); under ``""`` the text of any other code (those of the
+#: search for a way to finish the turn).
+_MELD_TEXTS: dict[str, str] = {
+    "card_not_in_hand": "not all of {cards} are in your hand",
+    "invalid_meld": "{cards} is not a valid meld",
+    "one_meld_per_turn": "only one meld per turn",
+    "": "melding {cards} would leave no legal way to finish the turn",
+}
+_LAYOFF_TEXTS: dict[str, str] = {
+    "card_not_in_hand": "not all of {cards} are in your hand",
+    "unknown_meld": "no meld {meld} on the table",
+    "concealed_round": "no lay-offs in a concealed round",
+    "first_meld_minimum": "first melds must total {minimum} before a lay-off",
+    "layoff_requires_own_meld": "put down a meld of your own first",
+    "": "cannot lay off {cards} on meld {meld}",
+}
+_SWAP_TEXTS: dict[str, str] = {
+    "joker_swap_not_allowed": "joker swaps are off in this game",
+    "card_not_in_hand": "{card} is not in your hand",
+    "unknown_meld": "no meld {meld} on the table",
+    "": "cannot swap {card} for a joker of meld {meld}",
+}
+_DISCARD_TEXTS: dict[str, str] = {
+    "card_not_in_hand": "{card} is not in your hand",
+    "cannot_discard_taken_card": "{card} was taken from the discard pile this turn",
+    "first_meld_minimum": "your first melds must total {minimum} before you discard",
+    "concealed_round": "having melded in a concealed round, you must go out this turn",
+}
+
+
+def _refused(code: str, texts: dict[str, str], **fields: Any) -> IllegalMove:
+    return IllegalMove(code, texts.get(code, texts.get("", code)).format(**fields))
+
+
+def _opening_after(opts: Options, r: RoundState, seat: int, points: int) -> int | None:
+    """The first-meld points still being gathered after a meld worth ``points``
+    (``None``: no minimum, already met, or met by this meld)."""
+    if opts.first_meld_min_points == 0 or _opened(opts, r, seat):
+        return r.opening
+    opening = (r.opening or 0) + points
+    return None if opening >= opts.first_meld_min_points else opening
+
+
+def _meld_gate(opts: Options, r: RoundState) -> str | None:
+    """Why no meld at all may be put down now, or ``None``."""
+    if opts.melds_per_turn is not None and r.turn_melds >= opts.melds_per_turn:
+        return "one_meld_per_turn"
+    return None
+
+
+def _meld_check(
     state: GameState,
     r: RoundState,
     seat: int,
-    hand: tuple[Card, ...],
     cards: Sequence[Card],
     pool: _Pool | None = None,
     nodes: _Nodes | None = None,
-) -> str | None:
-    """Why a meld of ``cards`` (already checked to be in hand) is refused, or ``None``."""
+) -> _Placed | str:
+    """What melding ``cards`` leaves, or why it is refused."""
     opts = state.options
-    rest = _remove(hand, cards)
+    rest = _remove(r.hands[seat], cards)
     if rest is None:
         return "card_not_in_hand"
     shape = _shape(tuple(cards), opts.ace)
     if shape is None:
         return "invalid_meld"
-    opening = r.opening
+    gate = _meld_gate(opts, r)
+    if gate is not None:
+        return gate
+    opening = _opening_after(opts, r, seat, meld_points(shape))
+    meld = TableMeld(r.next_meld_id, shape, seat)
+    melds = (*r.melds, meld)
+    code = _finish_code(opts, r, rest, melds, True, opening, r.turn_melds + 1, pool, nodes)
+    return code if code is not None else _Placed(rest, meld, melds, opening)
+
+
+def _layoff_gate(opts: Options, r: RoundState, seat: int) -> str | None:
+    """Why ``seat`` may lay off nothing now, or ``None``."""
+    if _concealed(opts, r):
+        return "concealed_round"
     if opts.first_meld_min_points > 0 and not _opened(opts, r, seat):
-        opening = (opening or 0) + meld_points(shape)
-        if opening >= opts.first_meld_min_points:
-            opening = None
-    melds = (*r.melds, TableMeld(r.next_meld_id, shape, seat))
-    return _finish_code(opts, r, rest, melds, True, opening, r.turn_melds + 1, pool, nodes)
+        return "first_meld_minimum"
+    if opts.layoff_requires_own_meld and not r.melded[seat]:
+        return "layoff_requires_own_meld"
+    return None
 
 
-def _layoff_code(
-    state: GameState,
-    r: RoundState,
-    seat: int,
-    hand: tuple[Card, ...],
-    meld_id: int,
-    cards: Sequence[Card],
-) -> str | None:
+def _layoff_check(
+    state: GameState, r: RoundState, seat: int, meld_id: int, cards: Sequence[Card]
+) -> _Placed | str:
+    """What laying off ``cards`` on meld ``meld_id`` leaves, or why it is refused."""
     opts = state.options
-    rest = _remove(hand, cards)
+    rest = _remove(r.hands[seat], cards)
     if rest is None:
         return "card_not_in_hand"
     target = next((m for m in r.melds if m.id == meld_id), None)
     if target is None:
         return "unknown_meld"
+    gate = _layoff_gate(opts, r, seat)
+    if gate is not None:
+        return gate
     shape = extend_meld(target.shape, cards, opts.ace)
     if shape is None:
         return "invalid_layoff"
-    melds = tuple(TableMeld(m.id, shape, m.owner) if m.id == meld_id else m for m in r.melds)
-    return _finish_code(opts, r, rest, melds, r.melded[seat], r.opening, r.turn_melds)
+    meld = TableMeld(meld_id, shape, target.owner)
+    melds = tuple(meld if m.id == meld_id else m for m in r.melds)
+    code = _finish_code(opts, r, rest, melds, r.melded[seat], r.opening, r.turn_melds)
+    return code if code is not None else _Placed(rest, meld, melds, r.opening)
 
 
-def _swap_code(
+def _swap_check(
     state: GameState,
     r: RoundState,
     seat: int,
-    hand: tuple[Card, ...],
-    meld: TableMeld,
+    meld_id: int,
     card: Card,
     nodes: _Nodes | None = None,
-) -> str | None:
+) -> _Placed | str:
+    """What swapping ``card`` for a joker of meld ``meld_id`` leaves (the joker in
+    hand), or why it is refused."""
     opts = state.options
-    swapped = swap_joker(meld.shape, card)
+    if not opts.joker_swap:
+        return "joker_swap_not_allowed"
+    hand = r.hands[seat]
+    if card not in hand:
+        return "card_not_in_hand"
+    target = next((m for m in r.melds if m.id == meld_id), None)
+    if target is None:
+        return "unknown_meld"
+    swapped = swap_joker(target.shape, card)
     if swapped is None:
         return "invalid_joker_swap"
     rest = _remove(hand, (card,))
-    if rest is None:
-        return "card_not_in_hand"
+    assert rest is not None  # the card is in hand
     rest = _sorted_hand((*rest, swapped[1]))
-    melds = tuple(TableMeld(m.id, swapped[0], m.owner) if m.id == meld.id else m for m in r.melds)
-    return _finish_code(opts, r, rest, melds, r.melded[seat], r.opening, r.turn_melds, None, nodes)
+    meld = TableMeld(meld_id, swapped[0], target.owner)
+    melds = tuple(meld if m.id == meld_id else m for m in r.melds)
+    code = _finish_code(opts, r, rest, melds, r.melded[seat], r.opening, r.turn_melds, None, nodes)
+    return code if code is not None else _Placed(rest, meld, melds, r.opening, (swapped[1],))
+
+
+def _discard_gate(opts: Options, r: RoundState, concealed: bool, hand_size: int) -> str | None:
+    """Why no card at all may be discarded now, or ``None``."""
+    if opts.first_meld_min_points > 0 and r.opening is not None:
+        return "first_meld_minimum"
+    if concealed and r.turn_melds > 0 and hand_size > 1:
+        return "concealed_round"  # having melded, the hand must go out this turn
+    return None
+
+
+def _discard_check(
+    opts: Options, r: RoundState, hand: tuple[Card, ...], card: Card, concealed: bool
+) -> str | None:
+    """Why discarding ``card`` is refused, or ``None``."""
+    if card not in hand:
+        return "card_not_in_hand"
+    if not _discardable(hand, card, r.taken):
+        return "cannot_discard_taken_card"
+    return _discard_gate(opts, r, concealed, len(hand))
 
 
 # ---------------------------------------------------------------------------
@@ -870,23 +967,21 @@ def apply(state: GameState, seat: int, move: Move) -> tuple[GameState, list[Even
         events.append({"type": "reengaged", "seat": seat})
         return _counted(state, events, seats=tuple(seats), steps=state.steps + 1), events
     r = _turn_seat_check(state, seat)
-    opts = state.options
-    if isinstance(move, Draw):
-        new = _apply_draw(state, r, seat, move, events)
-    else:
-        if r.phase == "draw":
-            raise IllegalMove("must_draw_first", "draw a card first")
-        if isinstance(move, Meld):
+    if r.phase == "draw" and not isinstance(move, Draw):
+        raise IllegalMove("must_draw_first", "draw a card first")
+    match move:
+        case Draw():
+            new = _apply_draw(state, r, seat, move, events)
+        case Meld():
             new = _apply_meld(state, r, seat, move, events)
-        elif isinstance(move, LayOff):
+        case LayOff():
             new = _apply_layoff(state, r, seat, move, events)
-        elif isinstance(move, SwapJoker):
+        case SwapJoker():
             new = _apply_swap(state, r, seat, move, events)
-        elif isinstance(move, Discard):
+        case Discard():
             new = _apply_discard(state, r, seat, move, events)
-        else:  # pragma: no cover - the Move union is closed
+        case _:  # pragma: no cover - the Move union is closed
             raise TypeError(f"not a move: {move!r}")
-    del opts
     return _counted(new, events, steps=state.steps + 1), events
 
 
@@ -997,45 +1092,29 @@ def _apply_meld(
     state: GameState, r: RoundState, seat: int, move: Meld, events: list[Event]
 ) -> GameState:
     opts = state.options
-    hand = r.hands[seat]
-    rest = _remove(hand, move.cards)
-    if rest is None:
-        raise IllegalMove("card_not_in_hand", f"not all of {list(move.cards)} are in your hand")
-    shape = make_meld(move.cards, opts.ace)
-    if shape is None:
-        raise IllegalMove("invalid_meld", f"{list(move.cards)} is not a valid meld")
-    if opts.melds_per_turn is not None and r.turn_melds >= opts.melds_per_turn:
-        raise IllegalMove("one_meld_per_turn", "only one meld per turn")
-    code = _meld_code(state, r, seat, hand, move.cards)
-    if code is None and _searched(opts, r, seat):
+    placed = _meld_check(state, r, seat, move.cards)
+    if not isinstance(placed, str) and _searched(opts, r, seat):
         # The listing's checks share one search budget: a meld it leaves out
         # is refused, so that a move is legal exactly when it is listed.
         listed = {
             _shape(m.cards, opts.ace) for m in legal_moves(state, seat) if isinstance(m, Meld)
         }
-        if shape not in listed:
-            code = _search_code(opts, r, seat)
-    if code is not None:
-        raise IllegalMove(
-            code, f"melding {list(move.cards)} would leave no legal way to finish the turn"
-        )
-    opening = r.opening
-    if opts.first_meld_min_points > 0 and not _opened(opts, r, seat):
-        opening = (opening or 0) + meld_points(shape)
-        if opening >= opts.first_meld_min_points:
-            opening = None
-    meld = TableMeld(r.next_meld_id, shape, seat)
+        if placed.meld.shape not in listed:
+            placed = _search_code(opts, r, seat)
+    if isinstance(placed, str):
+        raise _refused(placed, _MELD_TEXTS, cards=list(move.cards))
+    rest, meld = placed.rest, placed.meld
     melded = list(r.melded)
     melded[seat] = True
     new_round = _evolve(
         r,
         hands=_set_hand(r, seat, rest),
-        known=_known(r, seat, played=shape.cards),
-        melds=(*r.melds, meld),
+        known=_known(r, seat, played=meld.shape.cards),
+        melds=placed.melds,
         next_meld_id=r.next_meld_id + 1,
         turn_melds=r.turn_melds + 1,
         turn_acted=True,
-        opening=opening,
+        opening=placed.opening,
         melded=tuple(melded),
     )
     events.append({"type": "melded", "seat": seat, "meld": meld_json(meld)})
@@ -1048,35 +1127,21 @@ def _apply_meld(
 def _apply_layoff(
     state: GameState, r: RoundState, seat: int, move: LayOff, events: list[Event]
 ) -> GameState:
-    opts = state.options
-    hand = r.hands[seat]
-    if _remove(hand, move.cards) is None:
-        raise IllegalMove("card_not_in_hand", f"not all of {list(move.cards)} are in your hand")
-    if not any(m.id == move.meld for m in r.melds):
-        raise IllegalMove("unknown_meld", f"no meld {move.meld} on the table")
-    if _concealed(opts, r):
-        raise IllegalMove("concealed_round", "no lay-offs in a concealed round")
-    if opts.first_meld_min_points > 0 and not _opened(opts, r, seat):
-        raise IllegalMove(
-            "first_meld_minimum",
-            f"first melds must total {opts.first_meld_min_points} before a lay-off",
+    placed = _layoff_check(state, r, seat, move.meld, move.cards)
+    if isinstance(placed, str):
+        raise _refused(
+            placed,
+            _LAYOFF_TEXTS,
+            cards=list(move.cards),
+            meld=move.meld,
+            minimum=state.options.first_meld_min_points,
         )
-    if opts.layoff_requires_own_meld and not r.melded[seat]:
-        raise IllegalMove("layoff_requires_own_meld", "put down a meld of your own first")
-    code = _layoff_code(state, r, seat, hand, move.meld, move.cards)
-    if code is not None:
-        raise IllegalMove(code, f"cannot lay off {list(move.cards)} on meld {move.meld}")
-    rest = _remove(hand, move.cards)
-    assert rest is not None
-    target = next(m for m in r.melds if m.id == move.meld)
-    shape = extend_meld(target.shape, move.cards, opts.ace)
-    assert shape is not None
-    new_meld = TableMeld(target.id, shape, target.owner)
+    rest, new_meld = placed.rest, placed.meld
     new_round = _evolve(
         r,
         hands=_set_hand(r, seat, rest),
         known=_known(r, seat, played=move.cards),
-        melds=tuple(new_meld if m.id == move.meld else m for m in r.melds),
+        melds=placed.melds,
         turn_acted=True,
     )
     events.append(
@@ -1098,29 +1163,18 @@ def _apply_swap(
     state: GameState, r: RoundState, seat: int, move: SwapJoker, events: list[Event]
 ) -> GameState:
     opts = state.options
-    if not opts.joker_swap:
-        raise IllegalMove("joker_swap_not_allowed", "joker swaps are off in this game")
-    hand = r.hands[seat]
-    if move.card not in hand:
-        raise IllegalMove("card_not_in_hand", f"{move.card} is not in your hand")
-    target = next((m for m in r.melds if m.id == move.meld), None)
-    if target is None:
-        raise IllegalMove("unknown_meld", f"no meld {move.meld} on the table")
-    code = _swap_code(state, r, seat, hand, target, move.card)
-    if code is None and _searched(opts, r, seat) and move not in legal_moves(state, seat):
-        code = _search_code(opts, r, seat)  # left out of the listing, as for a meld
-    if code is not None:
-        raise IllegalMove(code, f"cannot swap {move.card} for a joker of meld {move.meld}")
-    swapped = swap_joker(target.shape, move.card)
-    assert swapped is not None
-    rest = _remove(hand, (move.card,))
-    assert rest is not None
-    new_meld = TableMeld(target.id, swapped[0], target.owner)
+    placed = _swap_check(state, r, seat, move.meld, move.card)
+    searched = not isinstance(placed, str) and _searched(opts, r, seat)
+    if searched and move not in legal_moves(state, seat):
+        placed = _search_code(opts, r, seat)  # left out of the listing, as for a meld
+    if isinstance(placed, str):
+        raise _refused(placed, _SWAP_TEXTS, card=move.card, meld=move.meld)
+    new_meld = placed.meld
     new_round = _evolve(
         r,
-        hands=_set_hand(r, seat, _sorted_hand((*rest, swapped[1]))),
-        known=_known(r, seat, gained=(swapped[1],), played=(move.card,)),
-        melds=tuple(new_meld if m.id == move.meld else m for m in r.melds),
+        hands=_set_hand(r, seat, placed.rest),
+        known=_known(r, seat, gained=placed.gained, played=(move.card,)),
+        melds=placed.melds,
     )
     events.append(
         {
@@ -1139,22 +1193,11 @@ def _apply_discard(
 ) -> GameState:
     opts = state.options
     hand = r.hands[seat]
+    code = _discard_check(opts, r, hand, move.card, _concealed(opts, r))
+    if code is not None:
+        raise _refused(code, _DISCARD_TEXTS, card=move.card, minimum=opts.first_meld_min_points)
     rest = _remove(hand, (move.card,))
-    if rest is None:
-        raise IllegalMove("card_not_in_hand", f"{move.card} is not in your hand")
-    if not _discardable(hand, move.card, r.taken):
-        raise IllegalMove(
-            "cannot_discard_taken_card", f"{move.card} was taken from the discard pile this turn"
-        )
-    if opts.first_meld_min_points > 0 and r.opening is not None:
-        raise IllegalMove(
-            "first_meld_minimum",
-            f"your first melds must total {opts.first_meld_min_points} before you discard",
-        )
-    if _concealed(opts, r) and r.turn_melds > 0 and rest:
-        raise IllegalMove(
-            "concealed_round", "having melded in a concealed round, you must go out this turn"
-        )
+    assert rest is not None  # checked above
     events.append({"type": "discarded", "seat": seat, "card": move.card})
     hands = _set_hand(r, seat, rest)
     discard = (*r.discard, move.card)
