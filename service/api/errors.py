@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Flask, Response
 
-from service.api.problems import problem_response
+from service.api.problems import game_not_found, http_exception_response, problem_response
 from service.rules.cards import CardCodeError
 from service.rules.engine import FixedDealRefused
 from service.rules.moves import IllegalMove, MoveFormatError
@@ -36,7 +36,7 @@ def _card_code(error: CardCodeError) -> Response:
 
 
 def _game_not_found(error: GameNotFound) -> Response:
-    return problem_response(404, "game_not_found", "There is no such game.")
+    return http_exception_response(game_not_found(error.game_id))
 
 
 def _store_unavailable(error: StoreUnavailable) -> Response:

@@ -23,13 +23,14 @@ from service.api import auth
 from service.api.feeds import Feed, Feeds
 from service.api.gamestore import LoadedGame, get_store, load_game, seated
 from service.api.jsonio import json_response
-from service.api.paths import GAME_ID_PARAMETER, check_game_id
+from service.api.paths import GAME_ID_PARAMETER, check_game_ids
 from service.api.problems import Problem
 from service.api.schemas import EventsQuerySchema, EventsSchema, StreamQuerySchema
 from service.api.smorest import SEAT_OPTIONAL, Blueprint, common_errors
 from service.rules import views
 
 blp = Blueprint("events", __name__, url_prefix="/games", description="Events")
+check_game_ids(blp)
 
 _LAST_EVENT_ID = {
     "in": "header",
@@ -79,9 +80,8 @@ class Events(MethodView):
     @blp.arguments(EventsQuerySchema(), location="query")
     @blp.response(200, EventsSchema)
     @blp.problem(401, "The token is not a seat token of this game")
-    @blp.problem(404, "No such game (`game_not_found`)")
     @blp.problem(422, "`after` or `wait` out of range (wait: 0 to 30 s)")
-    @common_errors(blp, 400, 429, 503)
+    @common_errors(blp, 400, 404, 429, 503)
     @blp.doc(operationId="getEvents", security=SEAT_OPTIONAL)
     def get(self, query: dict[str, Any], game_id: str) -> Response:
         """List events after `after`, long-polling up to `wait` seconds
@@ -93,7 +93,6 @@ class Events(MethodView):
         answered has a `seq` above `after + 1`, the events between are gone;
         reload the game's view, then follow the events from there.
         """
-        check_game_id(game_id)
         wait = float(query["wait"])
         longest = float(current_app.config["LONGPOLL_MAX"])
         if wait > longest:
@@ -208,14 +207,13 @@ class Stream(MethodView):
     @blp.arguments(StreamQuerySchema(), location="query")
     @blp.problem(400, "Malformed `Last-Event-ID` (`invalid_last_event_id`)")
     @blp.problem(401, "The token is not a seat token of this game")
-    @blp.problem(404, "No such game (`game_not_found`)")
     @blp.problem(422, "`after` out of range")
     @blp.problem(
         503,
         "Store unavailable, or this server holds its most open streams "
         "(`too_many_streams`); see Retry-After",
     )
-    @common_errors(blp, 429)
+    @common_errors(blp, 404, 429)
     @blp.doc(
         operationId="streamEvents",
         security=SEAT_OPTIONAL,
@@ -242,7 +240,6 @@ class Stream(MethodView):
         are kept: an `id` above the last one received plus 1 means events were
         missed; reload the view. The stream ends when the game is gone.
         """
-        check_game_id(game_id)
         resume = _last_event_id()
         after = resume if resume is not None else int(query["after"])
         game = load_game(game_id)

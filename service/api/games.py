@@ -28,9 +28,9 @@ from service.api.paths import (
     ETAG_HEADER,
     GAME_ID_PARAMETER,
     IF_NONE_MATCH_PARAMETER,
-    check_game_id,
+    check_game_ids,
 )
-from service.api.preconditions import etag, not_modified
+from service.api.preconditions import conditional_get, etag
 from service.api.problems import Problem
 from service.api.schemas import (
     CreatedSchema,
@@ -48,6 +48,7 @@ from service.rules import engine
 from service.rules.options import OptionsError, resolve_options
 
 blp = Blueprint("games", __name__, url_prefix="/games", description="Games and seats")
+check_game_ids(blp)
 
 _LOCATION_ID = "$response.header.Location#regex:/games/(.+)"
 _CREATE_LINKS: dict[str, Any] = {
@@ -249,8 +250,7 @@ class Game(MethodView):
     @blp.response(200, GameViewSchema, headers=ETAG_HEADER)
     @blp.alt_response(304, description="Not modified since the ETag in If-None-Match")
     @blp.problem(401, "The token is not a seat token of this game")
-    @blp.problem(404, "No such game (`game_not_found`)")
-    @common_errors(blp, 400, 429, 503)
+    @common_errors(blp, 400, 404, 429, 503)
     @blp.doc(operationId="getGame", security=SEAT_OPTIONAL)
     def get(self, game_id: str) -> Response:
         """View a game
@@ -258,26 +258,23 @@ class Game(MethodView):
         With a seat token: that seat's view (its hand included); without: the
         public view. Never another player's cards.
         """
-        check_game_id(game_id)
         token = auth.bearer_token()
         game = load_game(game_id)
         seat = None
         if token is not None:
             game, seat = seated(game, token)
-        headers = {"ETag": etag(game.version), "Vary": "Authorization"}
-        if not_modified(game.version):
-            response = Response(status=304)
-            response.headers.update(headers)
-            return response
-        view = game_view(game_id, game.state, game.version, game.last_event, seat)
-        return json_response(view, 200, headers)
+
+        def answer(headers: dict[str, str]) -> Response:
+            view = game_view(game_id, game.state, game.version, game.last_event, seat)
+            return json_response(view, 200, headers)
+
+        return conditional_get(game.version, answer)
 
     @blp.response(204)
     @blp.problem(401, "Missing token, or not a seat token of this game")
     @blp.problem(403, "The token is not the creator's (`not_creator`)")
-    @blp.problem(404, "No such game (`game_not_found`)")
     @blp.problem(409, "The game is no longer waiting for players (`game_not_waiting`)")
-    @common_errors(blp, 400, 429, 503)
+    @common_errors(blp, 400, 404, 429, 503)
     @blp.doc(operationId="deleteGame", security=SEAT_REQUIRED)
     def delete(self, game_id: str) -> Response:
         """Delete a game waiting for players
@@ -285,7 +282,6 @@ class Game(MethodView):
         Only with the token of a seat its creator took (in `POST /games`),
         and only while it waits: it leaves the lobby and is gone.
         """
-        check_game_id(game_id)
         token = auth.bearer_token()
         if token is None:
             raise auth.missing_token()
@@ -314,10 +310,9 @@ class Join(MethodView):
 
     @blp.arguments(JoinSchema())
     @blp.response(201, JoinedSchema, headers=ETAG_HEADER)
-    @blp.problem(404, "No such game (`game_not_found`)")
     @blp.problem(409, "No open seat, or that seat is taken")
     @blp.problem(422, "Invalid body")
-    @common_errors(blp, 400, 413, 415, 429, 503)
+    @common_errors(blp, 400, 404, 413, 415, 429, 503)
     @blp.doc(
         operationId="joinGame", security=SEAT_OPTIONAL, responses={201: {"links": _JOIN_LINKS}}
     )
@@ -326,7 +321,6 @@ class Join(MethodView):
 
         The answer carries the seat's token, shown only this once.
         """
-        check_game_id(game_id)
         held = auth.bearer_token()
         token, token_hash = auth.new_token()
 
@@ -354,9 +348,8 @@ class Leave(MethodView):
 
     @blp.response(200, GameViewSchema, headers=ETAG_HEADER)
     @blp.problem(401, "Missing token, or not a seat token of this game")
-    @blp.problem(404, "No such game (`game_not_found`)")
     @blp.problem(409, "The game is over (`game_not_active`)")
-    @common_errors(blp, 400, 429, 503)
+    @common_errors(blp, 400, 404, 429, 503)
     @blp.doc(operationId="leaveGame", security=SEAT_REQUIRED)
     def post(self, game_id: str) -> Response:
         """Leave a seat
@@ -366,7 +359,6 @@ class Leave(MethodView):
         plays the seat to the end. Either way the token no longer counts.
         Answers the public view after it (event `seat_left`).
         """
-        check_game_id(game_id)
         token = auth.bearer_token()
         if token is None:
             raise auth.missing_token()

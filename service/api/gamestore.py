@@ -14,7 +14,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from flask import Flask, current_app
@@ -32,6 +32,9 @@ from service.runner import next_due
 from service.store.base import KEEP, Due, GameStore, IdempotencyRecord, LobbyUpdate
 from service.store.errors import GameNotFound
 from service.store.factory import open_store
+
+if TYPE_CHECKING:
+    from service.ops.ratelimit import RateLimiter
 
 STORE_EXTENSION = "rummy.store"
 
@@ -143,15 +146,24 @@ LEGAL_MOVES = LegalMovesCache(1024)
 
 
 def load_game(game_id: str) -> LoadedGame:
-    """Load and decode a game (`GameNotFound` → 404 by the error mapping)."""
+    """Load and decode a game (`GameNotFound` → 404 by the error mapping).
+
+    The request's rate-limit counts, when they wait for a load, are counted by
+    it (no round trip of their own) and checked right after: a request past a
+    limit is refused (429, before a 404) before anything is written.
+    """
+    limiter: RateLimiter | None = current_app.extensions.get("ratelimit")
+    counters = limiter.load_counters() if limiter is not None else ()
+    counts: tuple[int, ...] | None = None  # not counted (the store failed)
     try:
-        loaded = get_store().load(game_id)
+        loaded = get_store().load(game_id, counters)
+        counts = loaded.counts
+    except GameNotFound as missing:
+        counts = missing.counts
+        raise
     finally:
-        # Rate-limit counts may have ridden with this load: refuse now, before
-        # anything is written (a 429 comes before a 404).
-        limiter = current_app.extensions.get("ratelimit")
-        if limiter is not None:
-            limiter.settle()
+        if limiter is not None and counters:
+            limiter.settle(counts)  # the one rate-limit check of a load
     return LoadedGame(game_id, STATES.decode(loaded.state), loaded.version, loaded.last_event)
 
 

@@ -34,9 +34,9 @@ from service.api.paths import (
     ETAG_HEADER,
     GAME_ID_PARAMETER,
     IF_NONE_MATCH_PARAMETER,
-    check_game_id,
+    check_game_ids,
 )
-from service.api.preconditions import etag, not_modified, parse_if_match
+from service.api.preconditions import conditional_get, etag, parse_if_match
 from service.api.schemas import GameViewSchema, LegalMovesSchema
 from service.api.smorest import SEAT_REQUIRED, Blueprint, common_errors
 from service.ops import request_log
@@ -44,6 +44,7 @@ from service.rules import engine
 from service.rules.moves import parse_request
 
 blp = Blueprint("moves", __name__, url_prefix="/games", description="Moves")
+check_game_ids(blp)
 
 _SAME_SEAT = "$request.header.Authorization"
 _MOVE_LINKS = {
@@ -87,8 +88,7 @@ class LegalMoves(MethodView):
     @blp.response(200, LegalMovesSchema, headers=ETAG_HEADER)
     @blp.alt_response(304, description="Not modified since the ETag in If-None-Match")
     @blp.problem(401, "Missing seat token, or not a seat token of this game")
-    @blp.problem(404, "No such game (`game_not_found`)")
-    @common_errors(blp, 400, 429, 503)
+    @common_errors(blp, 400, 404, 429, 503)
     @blp.doc(
         operationId="getLegalMoves",
         security=SEAT_REQUIRED,
@@ -100,20 +100,14 @@ class LegalMoves(MethodView):
         Empty when it is not the caller's turn. A caller without a seat token
         has no moves to make: `401 missing_token`.
         """
-        check_game_id(game_id)
         token = auth.bearer_token()
         if token is None:
             raise auth.missing_token()
-        game = load_game(game_id)
-        headers = {"ETag": etag(game.version), "Vary": "Authorization"}
-        game, seat = seated(game, token)
-        headers["ETag"] = etag(game.version)
-        # Answered before any listing: the client has this version's moves.
-        if not_modified(game.version):
-            response = Response(status=304)
-            response.headers.update(headers)
-            return response
-        return raw_json_response(LEGAL_MOVES.answer(game, seat), 200, headers)
+        game, seat = seated(load_game(game_id), token)
+        return conditional_get(
+            game.version,
+            lambda headers: raw_json_response(LEGAL_MOVES.answer(game, seat), 200, headers),
+        )
 
 
 @blp.route("/<string:game_id>/moves", parameters=[GAME_ID_PARAMETER])
@@ -127,12 +121,11 @@ class Moves(MethodView):
     @blp.response(200, GameViewSchema, headers=ETAG_HEADER)
     @blp.problem(400, "Malformed JSON or If-Match (`invalid_if_match`)")
     @blp.problem(401, "Missing or wrong seat token")
-    @blp.problem(404, "No such game (`game_not_found`)")
     @blp.problem(409, "The rules forbid this move now (`code` says why)")
     @blp.problem(412, "If-Match names another version (`version_mismatch`)")
     @blp.problem(422, "Body does not match the schema, or Idempotency-Key reused")
     @blp.problem(503, "Store unavailable or busy; see Retry-After")
-    @common_errors(blp, 413, 415, 429)
+    @common_errors(blp, 404, 413, 415, 429)
     @blp.doc(
         operationId="makeMove", security=SEAT_REQUIRED, responses={200: {"links": _MOVE_LINKS}}
     )
@@ -147,7 +140,6 @@ class Moves(MethodView):
         seat's view with `Idempotency-Replayed: true`: the first answer while
         the game has not moved on since.
         """
-        check_game_id(game_id)
         token = auth.bearer_token()
         if token is None:
             raise auth.missing_token()

@@ -8,8 +8,9 @@ move accepts `"17"`, `W/"17"` or `*`; any other form answers 400
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
-from flask import request
+from flask import Response, request
 
 from service.api.problems import Problem
 
@@ -65,3 +66,13 @@ def not_modified(version: int) -> bool:
         if tag == wanted:
             return True
     return False
+
+
+def conditional_get(version: int, answer: Callable[[dict[str, str]], Response]) -> Response:
+    """A read of game `version`: 304 when `If-None-Match` already names it (before
+    any view or listing is made), else `answer(headers)`; both with the version's
+    `ETag` and `Vary: Authorization` (the answer depends on the caller's token)."""
+    headers = {"ETag": etag(version), "Vary": "Authorization"}
+    if not_modified(version):
+        return Response(status=304, headers=headers)
+    return answer(headers)

@@ -30,6 +30,7 @@ from service.store.base import (
     DueUpdate,
     GameStore,
     IdempotencyRecord,
+    LoadCounters,
     Loaded,
     LobbyUpdate,
     SaveResult,
@@ -86,11 +87,11 @@ class InstrumentedStore:
         """`GameStore.open_games`."""
         return self.inner.open_games(owner)
 
-    def load(self, game_id: str) -> Loaded:
+    def load(self, game_id: str, counters: LoadCounters = ()) -> Loaded:
         """`GameStore.load`, measured."""
         start = time.perf_counter()
         try:
-            return self.inner.load(game_id)
+            return self.inner.load(game_id, counters)
         except Exception:
             _ERRORS["load"].inc()
             raise

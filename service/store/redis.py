@@ -26,10 +26,10 @@ again meanwhile.
 
 Round trips: a load is one ``HMGET``; a save is one ``EVALSHA`` of
 `SAVE_SCRIPT` (after Redis has the script; redis-py loads it on ``NOSCRIPT``).
-Counters may ride along a load (`ride_next_load`): the load is then one
-``EVALSHA`` of `LOAD_COUNTING_SCRIPT`, which runs the rate limiter's
-``INCR`` (and ``PEXPIRE`` on a window's first count) and the ``HMGET``, so
-counting a request costs no round trip of its own.
+A load given counters (the rate limiter's: ``load(game_id, counters)``) is
+one ``EVALSHA`` of `LOAD_COUNTING_SCRIPT`, which runs their ``INCR`` (and
+``PEXPIRE`` on a window's first count) and the ``HMGET``, so counting a
+request costs no round trip of its own.
 
 The lobby is one index for all games: ``P:{lobby}:idx`` (sorted set, game id
 scored by the wall-clock ms of its first listing, read newest first), ``P:{lobby}:sum`` (hash, game
@@ -65,8 +65,6 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
-from contextvars import ContextVar
-from dataclasses import dataclass, field
 from typing import Any, TypeAlias, cast
 
 import orjson
@@ -94,6 +92,7 @@ from service.store.base import (
     DueUpdate,
     IdempotencyRecord,
     Lifetimes,
+    LoadCounters,
     Loaded,
     LobbyUpdate,
     SaveResult,
@@ -123,9 +122,7 @@ __all__ = [
     "LOBBY_READ_SCRIPT",
     "LOBBY_SCRIPT",
     "SAVE_SCRIPT",
-    "LoadRider",
     "RedisStore",
-    "ride_next_load",
 ]
 
 Client: TypeAlias = "redis.Redis | redis.cluster.RedisCluster"
@@ -379,25 +376,6 @@ _PROBE_TTL_MS = 60_000
 _REMOVAL_MEMORY_MS = 3600 * 1000
 
 
-@dataclass
-class LoadRider:
-    """Counters to add in the same round trip as the next `RedisStore.load` of
-    this request (or thread): for each ``(key, ttl_ms)``, ``INCR key``, and
-    ``PEXPIRE key ttl`` when that made it 1. `counts` holds the new values once
-    a load sent them."""
-
-    counters: Sequence[tuple[str, int]]
-    counts: list[int] | None = field(default=None)
-
-
-_RIDER: ContextVar[LoadRider | None] = ContextVar("rummy_load_rider", default=None)
-
-
-def ride_next_load(rider: LoadRider | None) -> None:
-    """Make `rider`'s counters go with the next load in this context (``None``: none)."""
-    _RIDER.set(rider)
-
-
 def _due_arg(due: DueUpdate) -> str:
     """The save script's ``due`` argument: '' keep, '-' unqueue, '<ms> <reason>' queue."""
     if due is KEEP:
@@ -491,7 +469,7 @@ class RedisStore:
         self._lobby_update: Script
         self._lobby_read: Script
         self._read_events: Script
-        self._load_counting: Script
+        self._load_counting_script: Script
         self._due_update: Script
         self._claim_due: Script
         self._drop_due: Script
@@ -537,7 +515,7 @@ class RedisStore:
                     self._lobby_update = client.register_script(LOBBY_SCRIPT)
                     self._lobby_read = client.register_script(LOBBY_READ_SCRIPT)
                     self._read_events = client.register_script(EVENTS_SCRIPT)
-                    self._load_counting = client.register_script(LOAD_COUNTING_SCRIPT)
+                    self._load_counting_script = client.register_script(LOAD_COUNTING_SCRIPT)
                     self._due_update = client.register_script(DUE_SCRIPT)
                     self._claim_due = client.register_script(CLAIM_SCRIPT)
                     self._drop_due = client.register_script(DROP_DUE_SCRIPT)
@@ -804,23 +782,23 @@ class RedisStore:
 
     # -- reads -----------------------------------------------------------------
 
-    def load(self, game_id: str) -> Loaded:
-        """The stored state and version (one ``HMGET``); raises `GameNotFound`."""
+    def load(self, game_id: str, counters: LoadCounters = ()) -> Loaded:
+        """The stored state and version (one ``HMGET``; with ``counters``, one
+        script that counts them too); raises `GameNotFound`."""
         if not is_game_id(game_id):
             raise GameNotFound(game_id)
-        rider = _RIDER.get()
+        counts: tuple[int, ...] = ()
         try:
-            if rider is None:
-                reply = self._plain_load(game_id)
+            if counters:
+                counts, reply = self._load_counting(game_id, counters)
             else:
-                _RIDER.set(None)  # one ride per request
-                reply = self._load_with(rider, game_id)
+                reply = self._plain_load(game_id)
         except REDIS_ERRORS as exc:
             raise StoreUnavailable(f"load failed: {exc}") from exc
         state, version, last_event = cast(list[bytes | None], reply)
         if version is None or state is None:
-            raise GameNotFound(game_id)
-        return Loaded(state, int(version), int(last_event or 0))
+            raise GameNotFound(game_id, counts if counters else None)
+        return Loaded(state, int(version), int(last_event or 0), counts)
 
     def _run(self, script: Script, keys: Sequence[Any], args: Sequence[Any]) -> Any:
         return self._hot().run_script(script, keys, args)
@@ -834,15 +812,14 @@ class RedisStore:
     def _plain_load(self, game_id: str) -> Any:
         return self._hot().call("HMGET", self._game_key(game_id), *_LOAD_FIELDS)
 
-    def _load_with(self, rider: LoadRider, game_id: str) -> Any:
-        # One script, one round trip: the rider's counters, then the load (a
-        # script costs the client less than a pipeline of five commands).
+    def _load_counting(self, game_id: str, counters: LoadCounters) -> tuple[tuple[int, ...], Any]:
+        # One script, one round trip: the counters, then the load (a script
+        # costs the client less than a pipeline of five commands).
         self.client  # noqa: B018 - builds the client and its scripts
-        keys = [self._game_key(game_id), *(key for key, _ in rider.counters)]
-        args = [ttl_ms for _, ttl_ms in rider.counters]
-        replies = self._run(self._load_counting, keys, args)
-        rider.counts = [int(count) for count in replies[:-1]]
-        return replies[-1]
+        keys = [self._game_key(game_id), *(key for key, _ in counters)]
+        args = [ttl_ms for _, ttl_ms in counters]
+        replies = self._run(self._load_counting_script, keys, args)
+        return tuple(int(count) for count in replies[:-1]), replies[-1]
 
     def events(
         self, game_id: str, after: int = 0, wait: float = 0.0, limit: int | None = None

@@ -54,6 +54,19 @@ def test_unknown_or_malformed_ids_are_not_found(store: GameStore, game_id: str) 
     assert store.get_idempotency(game_id, 0, "k") is None
 
 
+def test_a_load_counts_the_counters_it_is_given(store: GameStore) -> None:
+    game = store.create(BLOB).game_id
+    # In a cluster the counters must live in the game's slot: its hash tag.
+    first, second = (f"rl:{{{game}}}:a", 60_000), (f"rl:{{{game}}}:b", 60_000)
+    assert store.load(game).counts == ()
+    assert store.load(game, [first, second]).counts == (1, 1)
+    assert store.load(game, [first]).counts == (2,)
+    gone = "A" * 22
+    with pytest.raises(GameNotFound) as missing:
+        store.load(gone, [(f"rl:{{{gone}}}:a", 60_000)])
+    assert missing.value.counts == (1,)  # counted all the same (a 429 before a 404)
+
+
 # -- compare-and-set -------------------------------------------------------------
 
 
