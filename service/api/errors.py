@@ -17,8 +17,12 @@ def _illegal_move(error: IllegalMove) -> Response:
 
 
 def _move_format(error: MoveFormatError) -> Response:
+    # A malformed move body (`service.rules.moves.parse_request`), answered as
+    # any body that does not match its schema: `<field>: <message>`.
     field = error.field or "_schema"
-    return problem_response(422, "validation_error", error.detail, errors={field: [error.detail]})
+    return problem_response(
+        422, "validation_error", f"{field}: {error.detail}", errors={field: [error.detail]}
+    )
 
 
 def _options(error: OptionsError) -> Response:

@@ -19,6 +19,20 @@ from service.api.problems import Problem
 
 MAX_KEY_LENGTH = 255
 
+#: OpenAPI description of the optional `Idempotency-Key` header of a move.
+IDEMPOTENCY_KEY_PARAMETER = {
+    "in": "header",
+    "name": "Idempotency-Key",
+    "description": "1 to 255 printable ASCII characters; a retry replays the answer",
+    "schema": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": MAX_KEY_LENGTH,
+        "pattern": f"^[ -~]{{1,{MAX_KEY_LENGTH}}}$",
+    },
+    "required": False,
+}
+
 
 def idempotency_key() -> str | None:
     """The request's `Idempotency-Key`, checked: 1 to 255 printable ASCII characters."""

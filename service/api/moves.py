@@ -9,15 +9,12 @@ view dict serialised directly, with the version as `ETag`.
 
 from __future__ import annotations
 
-from typing import Any
-
 import orjson
 from flask import Response
 from flask.views import MethodView
 
 from service import clock
 from service.api import auth
-from service.api.fastpath import MoveHeadersSchema, MoveRequestSchema
 from service.api.gamestore import (
     LEGAL_MOVES,
     Change,
@@ -28,7 +25,7 @@ from service.api.gamestore import (
     seated,
     transact,
 )
-from service.api.idempotency import fingerprint, idempotency_key
+from service.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, fingerprint, idempotency_key
 from service.api.jsonio import raw_json_response, request_body
 from service.api.paths import (
     ETAG_HEADER,
@@ -36,7 +33,7 @@ from service.api.paths import (
     IF_NONE_MATCH_PARAMETER,
     check_game_ids,
 )
-from service.api.preconditions import conditional_get, etag, parse_if_match
+from service.api.preconditions import IF_MATCH_PARAMETER, conditional_get, etag, if_match
 from service.api.schemas import GameViewSchema, LegalMovesSchema
 from service.api.smorest import SEAT_REQUIRED, Blueprint, common_errors
 from service.ops import request_log
@@ -110,14 +107,18 @@ class LegalMoves(MethodView):
         )
 
 
+#: The move body, documented by the `MoveRequest` component that the move classes
+#: generate (`service.api.spec_overrides`); `parse_request` is its parser.
+_MOVE_REQUEST_BODY = {
+    "required": True,
+    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/MoveRequest"}}},
+}
+
+
 @blp.route("/<string:game_id>/moves", parameters=[GAME_ID_PARAMETER])
 class Moves(MethodView):
     """Moves of a game."""
 
-    # Schema instances, not classes: webargs would build a new schema per request.
-    # Both answer plain requests without marshmallow (service/api/fastpath.py).
-    @blp.arguments(MoveHeadersSchema(), location="headers")
-    @blp.arguments(MoveRequestSchema())
     @blp.response(200, GameViewSchema, headers=ETAG_HEADER)
     @blp.problem(400, "Malformed JSON or If-Match (`invalid_if_match`)")
     @blp.problem(401, "Missing or wrong seat token")
@@ -127,9 +128,13 @@ class Moves(MethodView):
     @blp.problem(503, "Store unavailable or busy; see Retry-After")
     @common_errors(blp, 404, 413, 415, 429)
     @blp.doc(
-        operationId="makeMove", security=SEAT_REQUIRED, responses={200: {"links": _MOVE_LINKS}}
+        operationId="makeMove",
+        security=SEAT_REQUIRED,
+        parameters=[IF_MATCH_PARAMETER, IDEMPOTENCY_KEY_PARAMETER],
+        requestBody=_MOVE_REQUEST_BODY,
+        responses={200: {"links": _MOVE_LINKS}},
     )
-    def post(self, headers: dict[str, Any], body: dict[str, Any], game_id: str) -> Response:
+    def post(self, game_id: str) -> Response:
         """Make a move, or several all-or-nothing
 
         Answers the mover's view after the move and after any bot turns
@@ -140,14 +145,17 @@ class Moves(MethodView):
         seat's view with `Idempotency-Replayed: true`: the first answer while
         the game has not moved on since.
         """
+        # The request is read before the game is looked at; a malformed move
+        # raises `MoveFormatError` (422, `service.api.errors`).
+        key = idempotency_key()
+        body = request_body()
+        moves = parse_request(body)
         token = auth.bearer_token()
         if token is None:
             raise auth.missing_token()
-        expected = parse_if_match(headers.get("if_match"))
-        key = idempotency_key()
-        moves = parse_request(body)
-        # The fingerprint covers the body as sent, not as the schema loaded it.
-        idempotent = Idempotent(key, fingerprint(request_body())) if key is not None else None
+        expected = if_match()
+        # The fingerprint covers the body as sent, not as it was parsed.
+        idempotent = Idempotent(key, fingerprint(body)) if key is not None else None
 
         def mover(game: LoadedGame) -> tuple[LoadedGame, int]:
             game, seat = seated(game, token)

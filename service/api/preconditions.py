@@ -22,8 +22,21 @@ def etag(version: int) -> str:
     return f'"{version}"'
 
 
-def parse_if_match(value: str | None) -> int | str | None:
-    """The version `If-Match` asks for: an int, `"*"` for any, `None` if absent."""
+#: OpenAPI description of the optional `If-Match` header of a move (the
+#: canonical forms; `if_match` also allows spaces around them).
+IF_MATCH_PARAMETER = {
+    "in": "header",
+    "name": "If-Match",
+    "description": 'the version the move expects, quoted: `"17"`; stale → 412',
+    "schema": {"type": "string", "pattern": r'^(\*|(W/)?"[0-9]{1,18}")$'},
+    "required": False,
+}
+
+
+def if_match() -> int | str | None:
+    """The version the request's `If-Match` asks for: an int, `"*"` for any,
+    `None` if absent; 400 `invalid_if_match` for any other form."""
+    value = request.headers.get("If-Match")
     if value is None:
         return None
     if value.strip() == "*":
