@@ -86,6 +86,7 @@ def test_a_forgotten_game_leaves_the_queue(store: GameStore) -> None:
     assert store.claim_due(time.time() + 3600, 10, 30) == []
 
 
+@pytest.mark.slow  # 24 bot games to their end, twice over
 def test_two_runners_on_one_store_never_apply_a_move_twice(store: GameStore) -> None:
     # Random bots choose from the state alone, so each game has one right ending.
     seeds = range(12)

@@ -19,9 +19,8 @@ from typing import Any
 from flask import Flask, Response, current_app, request
 from flask.views import MethodView
 
-from service.api import auth
 from service.api.feeds import Feed, Feeds
-from service.api.gamestore import LoadedGame, get_store, load_game, seated
+from service.api.gamestore import caller_seat, get_store, load_game
 from service.api.jsonio import json_response
 from service.api.paths import GAME_ID_PARAMETER, check_game_ids
 from service.api.problems import Problem
@@ -51,15 +50,6 @@ STREAM_RETRY_AFTER = 5
 SLOTS_EXTENSION = "rummy.stream_slots"
 #: The app extension holding this process's `Feeds`.
 FEEDS_EXTENSION = "rummy.stream_feeds"
-
-
-def caller_seat(game: LoadedGame) -> tuple[LoadedGame, int | None]:
-    """The caller's seat in `game` by its bearer token (`None` without one, 401 for a
-    wrong one), and the game after an away caller came back."""
-    token = auth.bearer_token()
-    if token is None:
-        return game, None
-    return seated(game, token)
 
 
 def visible_events(

@@ -213,6 +213,17 @@ def seated(game: LoadedGame, token: str) -> tuple[LoadedGame, int]:
     return game, seat
 
 
+def caller_seat(game: LoadedGame) -> tuple[LoadedGame, int | None]:
+    """The caller's seat in `game` by its bearer token (`None` without one, 401 for a
+    wrong one), and the game after an away caller came back."""
+    from service.api import auth  # auth imports nothing of this module's
+
+    token = auth.bearer_token()
+    if token is None:
+        return game, None
+    return seated(game, token)
+
+
 def back_if_away(game: LoadedGame, seat: int) -> LoadedGame:
     """The game after its away `seat`'s player came back (any authenticated request
     does: event ``seat_back``, saved with a compare-and-set); `game` if not away."""
