@@ -41,6 +41,14 @@ def bearer_token() -> str | None:
     return token
 
 
+def required_token() -> str:
+    """The request's bearer token, which it must have (401 `missing_token` without)."""
+    token = bearer_token()
+    if token is None:
+        raise missing_token()
+    return token
+
+
 def invalid_token() -> Problem:
     """The 401 answer for a missing, malformed or wrong token."""
     return Problem(

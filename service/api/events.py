@@ -1,8 +1,10 @@
 """`/games/{id}/events` (long-poll) and `/games/{id}/stream` (Server-Sent Events):
 the game's events as the caller may see them.
 
-Both answer the same events, redacted for the caller by `visible_events`; the
-stream pushes each one as it is saved, woken by the store's `watch`.
+Both answer the same events redacted for the caller (`views.redact_event`); the
+stream pushes each one as it is saved, from its game's `Feed`
+(service/api/feeds.py: one store read and one encoding per viewer for all the
+game's streams in this process, woken by the store's `watch`).
 """
 
 from __future__ import annotations
@@ -14,21 +16,17 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from typing import Any
 
-import orjson
 from flask import Flask, Response, current_app, request
 from flask.views import MethodView
 
-from service.api import auth
-from service.api.gamestore import LoadedGame, get_store, load_game, seated
+from service.api.feeds import Feed, Feeds
+from service.api.gamestore import caller_seat, get_store, load_game
 from service.api.jsonio import json_response
 from service.api.paths import GAME_ID_PARAMETER, check_game_ids
 from service.api.problems import Problem
 from service.api.schemas import EventsQuerySchema, EventsSchema, StreamQuerySchema
 from service.api.smorest import SEAT_OPTIONAL, Blueprint, common_errors
 from service.rules import views
-from service.store.base import GameStore
-from service.store.errors import GameNotFound, StoreUnavailable
-from service.store.watch import Watch
 
 blp = Blueprint("events", __name__, url_prefix="/games", description="Events")
 check_game_ids(blp)
@@ -50,15 +48,8 @@ STREAM_RETRY_AFTER = 5
 
 #: The app extension holding this process's `StreamSlots`.
 SLOTS_EXTENSION = "rummy.stream_slots"
-
-
-def caller_seat(game: LoadedGame) -> tuple[LoadedGame, int | None]:
-    """The caller's seat in `game` by its bearer token (`None` without one, 401 for a
-    wrong one), and the game after an away caller came back."""
-    token = auth.bearer_token()
-    if token is None:
-        return game, None
-    return seated(game, token)
+#: The app extension holding this process's `Feeds`.
+FEEDS_EXTENSION = "rummy.stream_feeds"
 
 
 def visible_events(
@@ -144,8 +135,9 @@ class StreamSlots:
 
 
 def init_streams(app: Flask) -> None:
-    """Give the app its per-process stream slots."""
+    """Give the app its per-process stream slots and game feeds."""
     app.extensions[SLOTS_EXTENSION] = StreamSlots(int(app.config["STREAM_MAX"]))
+    app.extensions[FEEDS_EXTENSION] = Feeds(keep=int(app.config["MAX_EVENTS"]))
 
 
 def _too_many_streams(limit: int) -> Problem:
@@ -171,11 +163,6 @@ def _last_event_id() -> int | None:
             errors={"Last-Event-ID": ["a non-negative integer"]},
         )
     return int(header)
-
-
-def sse_event(event: dict[str, Any]) -> bytes:
-    """One event in the text/event-stream form: its `seq` as `id`, the JSON as `data`."""
-    return b"id: %d\ndata: %s\n\n" % (event["seq"], orjson.dumps(event))
 
 
 #: One message of the stream, as an EventSource hands it over.
@@ -252,18 +239,17 @@ class Stream(MethodView):
             raise _too_many_streams(slots.limit)
         cleanup = ExitStack()
         cleanup.callback(slots.give_back)
-        store = get_store()
+        config = current_app.config
+        feeds: Feeds = current_app.extensions[FEEDS_EXTENSION]
         try:
-            # Watching before the first read: a save between the two still wakes it.
-            watch = cleanup.enter_context(store.watch(game_id))
+            feed = cleanup.enter_context(
+                feeds.follow(get_store(), game_id, reread=float(config["STREAM_HEARTBEAT"]))
+            )
         except BaseException:
             cleanup.close()
             raise
-        config = current_app.config
         body = _follow(
-            store,
-            watch,
-            game_id,
+            feed,
             seat,
             after,
             delay=views.spectator_delay(game.state) if seat is None else 0,
@@ -279,9 +265,7 @@ class Stream(MethodView):
 
 
 def _follow(
-    store: GameStore,
-    watch: Watch,
-    game_id: str,
+    feed: Feed,
     seat: int | None,
     after: int,
     *,
@@ -290,23 +274,22 @@ def _follow(
     lifetime: float,
     clock: Callable[[], float] = time.monotonic,
 ) -> Iterator[bytes]:
-    """The body of a stream: events after `after`, then each new one, until
-    `lifetime` s have passed, the game is gone or the store fails. A spectator
-    of a game with `spectator_delay` gets each event once `delay` more followed."""
+    """The body of a stream: events after `after`, then each new one (all that
+    came since the last, in one write), until `lifetime` s have passed or the
+    feed ended (the game is gone or the store failed). A spectator of a game
+    with `spectator_delay` gets each event once `delay` more followed."""
     ends = clock() + lifetime
     # Tells an EventSource how soon to reconnect once the server closes the stream.
     yield b"retry: 1000\n\n"
     while True:
-        try:
-            events = store.events(game_id, after)
-        except (GameNotFound, StoreUnavailable):
+        changed, ended = feed.changed, feed.ended  # before reading: no change is missed
+        messages, after = feed.since(after, seat, delay)
+        if messages:
+            yield messages
+        if ended:
             return
-        newest = events[-1]["seq"] if events else after
-        for event in visible_events(events, seat, newest, delay):
-            after = event["seq"]
-            yield sse_event(event)
         remaining = ends - clock()
         if remaining <= 0:
             return
-        if not watch.wait(min(heartbeat, remaining)) and clock() < ends:
+        if not changed.wait(min(heartbeat, remaining)) and clock() < ends:
             yield HEARTBEAT

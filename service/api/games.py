@@ -13,6 +13,7 @@ from service.api.gamestore import (
     Change,
     Delete,
     LoadedGame,
+    caller_seat,
     encode,
     game_view,
     get_store,
@@ -20,7 +21,6 @@ from service.api.gamestore import (
     lobby_summary,
     now_iso,
     play_bots,
-    seated,
     transact,
 )
 from service.api.jsonio import json_response
@@ -42,10 +42,9 @@ from service.api.schemas import (
     LobbyQuerySchema,
 )
 from service.api.smorest import SEAT_OPTIONAL, SEAT_REQUIRED, Blueprint, common_errors
-from service.bots.strategies import STRATEGIES
 from service.ops.ratelimit import client_address
 from service.rules import engine
-from service.rules.options import OptionsError, resolve_options
+from service.rules.options import resolve_options
 
 blp = Blueprint("games", __name__, url_prefix="/games", description="Games and seats")
 check_game_ids(blp)
@@ -110,7 +109,6 @@ class Games(MethodView):
         """
         seats = body["seats"]
         options = resolve_options(body["preset"], body.get("options") or {}, len(seats))
-        _check_bots(seats)
         specs: list[engine.SeatSpec] = []
         tokens: dict[int, str] = {}
         for index, seat in enumerate(seats):
@@ -184,16 +182,6 @@ class Games(MethodView):
         return json_response({"games": games, "next_cursor": next_cursor})
 
 
-def _check_bots(seats: list[dict[str, Any]]) -> None:
-    """Refuse a bot seat whose strategy the server does not have (422)."""
-    for index, seat in enumerate(seats):
-        if "bot" in seat and seat["bot"] not in STRATEGIES:
-            known = ", ".join(STRATEGIES)
-            raise OptionsError(
-                {"seats": [f"seat {index}: unknown bot {seat['bot']!r}; known: {known}"]}
-            )
-
-
 def _lobby_filter(query: dict[str, Any]) -> Callable[[Mapping[str, Any]], bool] | None:
     """The lobby filter of the query's `preset` and `open_seats`, if any."""
     preset, open_seats = query.get("preset"), query.get("open_seats")
@@ -258,11 +246,7 @@ class Game(MethodView):
         With a seat token: that seat's view (its hand included); without: the
         public view. Never another player's cards.
         """
-        token = auth.bearer_token()
-        game = load_game(game_id)
-        seat = None
-        if token is not None:
-            game, seat = seated(game, token)
+        game, seat = caller_seat(load_game(game_id))
 
         def answer(headers: dict[str, str]) -> Response:
             view = game_view(game_id, game.state, game.version, game.last_event, seat)
@@ -282,9 +266,7 @@ class Game(MethodView):
         Only with the token of a seat its creator took (in `POST /games`),
         and only while it waits: it leaves the lobby and is gone.
         """
-        token = auth.bearer_token()
-        if token is None:
-            raise auth.missing_token()
+        token = auth.required_token()
 
         def delete(game: LoadedGame, seat: int | None) -> Delete:
             assert seat is not None
@@ -359,9 +341,7 @@ class Leave(MethodView):
         plays the seat to the end. Either way the token no longer counts.
         Answers the public view after it (event `seat_left`).
         """
-        token = auth.bearer_token()
-        if token is None:
-            raise auth.missing_token()
+        token = auth.required_token()
 
         def leave(game: LoadedGame, seat: int | None) -> Change:
             assert seat is not None

@@ -213,6 +213,17 @@ def seated(game: LoadedGame, token: str) -> tuple[LoadedGame, int]:
     return game, seat
 
 
+def caller_seat(game: LoadedGame) -> tuple[LoadedGame, int | None]:
+    """The caller's seat in `game` by its bearer token (`None` without one, 401 for a
+    wrong one), and the game after an away caller came back."""
+    from service.api import auth  # auth imports nothing of this module's
+
+    token = auth.bearer_token()
+    if token is None:
+        return game, None
+    return seated(game, token)
+
+
 def back_if_away(game: LoadedGame, seat: int) -> LoadedGame:
     """The game after its away `seat`'s player came back (any authenticated request
     does: event ``seat_back``, saved with a compare-and-set); `game` if not away."""
@@ -241,12 +252,11 @@ class Delete:
 
 @dataclass(frozen=True)
 class Idempotent:
-    """A write sent with an `Idempotency-Key`: its key, the fingerprint of the
-    request and the status its answer has (the record `transact` saves with it)."""
+    """A write sent with an `Idempotency-Key`: its key and the fingerprint of the
+    request (kept in the record `transact` saves with it, with the answer's 200)."""
 
     key: str
     fingerprint: str
-    status: int = 200
 
 
 @dataclass(frozen=True)
@@ -322,9 +332,7 @@ def transact(
             if idempotency is not None and who is not None:
                 # The compare-and-set makes the next version certain.
                 body = str(game.version + 1).encode()
-                record = IdempotencyRecord(
-                    who, idempotency.key, idempotency.fingerprint, idempotency.status, body
-                )
+                record = IdempotencyRecord(who, idempotency.key, idempotency.fingerprint, 200, body)
             result = store.save(
                 game_id,
                 game.version,

@@ -97,9 +97,7 @@ class LegalMoves(MethodView):
         Empty when it is not the caller's turn. A caller without a seat token
         has no moves to make: `401 missing_token`.
         """
-        token = auth.bearer_token()
-        if token is None:
-            raise auth.missing_token()
+        token = auth.required_token()
         game, seat = seated(load_game(game_id), token)
         return conditional_get(
             game.version,
@@ -150,9 +148,7 @@ class Moves(MethodView):
         key = idempotency_key()
         body = request_body()
         moves = parse_request(body)
-        token = auth.bearer_token()
-        if token is None:
-            raise auth.missing_token()
+        token = auth.required_token()
         expected = if_match()
         # The fingerprint covers the body as sent, not as it was parsed.
         idempotent = Idempotent(key, fingerprint(body)) if key is not None else None

@@ -31,12 +31,12 @@ def check_game_ids(blueprint: Blueprint) -> None:
             raise game_not_found(game_id)
 
 
-#: OpenAPI description of the optional `If-None-Match` header of the game reads.
 #: The documented `ETag` response header of every answer that carries a game.
 ETAG_HEADER = {
     "ETag": {"description": 'the game version, quoted: `"17"`', "schema": {"type": "string"}}
 }
 
+#: OpenAPI description of the optional `If-None-Match` header of the game reads.
 IF_NONE_MATCH_PARAMETER = {
     "in": "header",
     "name": "If-None-Match",

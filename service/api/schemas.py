@@ -15,6 +15,7 @@ from marshmallow import fields, validate
 
 from service.api.names import PlayerName
 from service.api.problems import PROBLEM_CODES
+from service.bots.strategies import SEAT_STRATEGIES
 from service.rules.cards import CARD_PATTERN
 from service.rules.events import EVENTS
 from service.rules.fairness import CLIENT_SEED_PATTERN
@@ -22,7 +23,6 @@ from service.rules.moves import MAX_CARDS
 from service.rules.options import PRESETS
 from service.rules.state import DEALS, PHASES, REASONS, STATUSES
 
-BOT_STRATEGIES = ("random", "greedy", "expert")
 #: A seat is played by a person (`human`, holding a token, or open while nobody
 #: holds it) or by the server (`bot`).
 SEAT_KINDS = ("human", "bot")
@@ -107,7 +107,7 @@ class SeatSpecSchema(ma.Schema):
     """A seat of a new game: `{"name": "Ann"}`, `{"name": null}` (open) or `{"bot": "expert"}`."""
 
     name = PlayerName(allow_none=True)
-    bot = fields.String(validate=validate.OneOf(BOT_STRATEGIES))
+    bot = fields.String(validate=validate.OneOf(SEAT_STRATEGIES))
     client_seed = fields.String(validate=CLIENT_SEED, metadata=CLIENT_SEED_METADATA)
 
     @ma.validates_schema

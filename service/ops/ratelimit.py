@@ -10,7 +10,7 @@ Counts live in Redis when the limiter's storage is a Redis URL (shared by
 every process and host), else in this process's memory. In Redis each limit
 is ``SET key 0 PX 2*window NX`` + ``INCR key``. When the counters live in the
 game store's own Redis, a request whose first store access is a load (a view,
-legal moves, events, a move, a join: `RIDING_ENDPOINTS`) has them counted by
+legal moves, events, a stream, a move, a join: `RIDING_ENDPOINTS`) has them counted by
 the load (`GameStore.load(game_id, counters)`: ``INCR key``, and ``PEXPIRE``
 when the count is 1, in the script that loads the game): the API's
 `service.api.gamestore.load_game` hands it `RateLimiter.load_counters()` and
@@ -57,7 +57,14 @@ DEFAULT_PER_ADDRESS: Final = "6000/60"
 #: Endpoints whose first store access is a load, before any write: their
 #: counts ride with that load when the counters share the store's Redis.
 RIDING_ENDPOINTS: Final = frozenset(
-    {"games.Game", "games.Join", "moves.LegalMoves", "moves.Moves", "events.Events"}
+    {
+        "games.Game",
+        "games.Join",
+        "moves.LegalMoves",
+        "moves.Moves",
+        "events.Events",
+        "events.Stream",
+    }
 )
 #: The problem code of a request refused because it could not be counted.
 UNAVAILABLE_CODE: Final = "rate_limit_unavailable"

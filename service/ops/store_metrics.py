@@ -24,6 +24,7 @@ from service.ops.metrics import (
 )
 from service.store.base import (
     DEFAULT_LOBBY_LIMIT,
+    GAME_ENDED,
     KEEP,
     Created,
     Due,
@@ -40,10 +41,6 @@ from service.store.watch import Watch
 _OPERATIONS = ("create", "load", "save", "events", "get_idempotency", "lobby", "ping")
 _DURATION = {op: STORE_DURATION.labels(op) for op in _OPERATIONS}
 _ERRORS = {op: STORE_ERRORS.labels(op) for op in _OPERATIONS}
-
-
-#: The event the engine emits when a game ends (docs/api.md, Events).
-GAME_ENDED = "game_ended"
 
 
 def _count_finished(events: Sequence[Mapping[str, Any]]) -> None:

@@ -118,7 +118,11 @@ SHORT_KEYS: Mapping[str, str] = {
     "stand_in": "SI",
 }
 _LONG_KEYS = {short: long for long, short in SHORT_KEYS.items()}
-#: Stored numbers of the event types (the value of ``type`` at the top level).
+#: Stored numbers of the event types (the value of ``type`` at the top level): a
+#: compression dictionary of the stored form, not the vocabulary (that is
+#: `service.rules.events`, which the store does not import). Frozen: stored
+#: events carry these numbers for days, so a number never changes meaning; a
+#: type missing here is stored by its name, so a new event needs no entry.
 EVENT_TYPES: tuple[str, ...] = (
     "drew",
     "discarded",

@@ -847,9 +847,8 @@ class RedisStore:
         return [decode_event(data) for data in found]
 
     def _events_after(self, game_id: str, after: int, limit: int | None) -> list[bytes]:
-        self.client  # noqa: B018 - builds the client and its scripts
         keys = [self._game_key(game_id), self._events_key(game_id)]
-        found = self._read_events(keys=keys, args=[after, limit or 0])
+        found = self._run(self._read_events, keys, [after, limit or 0])
         if found is None:
             raise GameNotFound(game_id)
         return cast(list[bytes], found)
