@@ -116,7 +116,6 @@ def clear_caches() -> None:
         engine._joker_partners,
         engine._swappable,
         engine._table_outlook,
-        engine._meld_value,
         engine._meld_pool,
         engine._shape,
     ):
