@@ -522,7 +522,11 @@ _MOST_POINTS: dict[Card, int] = {
     c: 11 if c == JOKER or rank(c) == 1 else min(rank(c), 10) for c in _ORDER
 }
 _MOST_AT: dict[int, int] = {_SHIFT[c]: points for c, points in _MOST_POINTS.items()}
-_PACKED_BYTES = (4 * len(_ORDER) + 7) // 8
+_PACKED_BITS = 4 * len(_ORDER)
+_PACKED_BYTES = (_PACKED_BITS + 7) // 8
+# A card's bit and, above the packed hand, its most points: one sum over a meld's
+# cards gives both (the pool of bench/worst_case.py's hand sums 3,350 melds).
+_BIT_AND_MOST: dict[Card, int] = {c: _BIT[c] | _MOST_POINTS[c] << _PACKED_BITS for c in _ORDER}
 
 #: A meld of a pool: its packed cards, points, size, and the most points its cards
 #: could bring (what the bound of the search loses when they leave the hand).
@@ -551,24 +555,24 @@ class _Nodes:
         self.searches: dict[tuple[object, bool, bool], _Search] = {}
 
 
-@dataclass(frozen=True, slots=True, eq=False)  # hashed by identity: a key of _Nodes.known
+@dataclass(frozen=True, slots=True, eq=False)  # hashed by identity: a key of _Nodes.searches
 class _Pool:
     """The melds a hand can form: each as `candidate_melds` lists it, and those the
     search tries, most points first, with an index for containment.
 
     ``listed`` holds each candidate's cards, points, packed cards and the most
-    points its cards could bring, in the order of `candidate_melds`. ``melds`` keeps, of the
-    candidates with the same cards, one with the most points: the search needs no
-    other (the same cards leave the same hand, and fewer points never help); in
-    bench/worst_case.py's hand, 1,894 of 3,350 candidates. ``free[(shift, k)]`` is
-    a bitset of ``melds`` (bit i = ``melds[i]``) holding fewer than ``k`` copies of
-    the card at ``shift``: those that still fit once the hand has only ``k - 1``
-    copies left.
+    points its cards could bring, in the order of `candidate_melds`. ``melds``
+    keeps, of the candidates with the same cards, one with the most points: the
+    search needs no other (the same cards leave the same hand, and fewer points
+    never help); in bench/worst_case.py's hand, 1,894 of 3,350 candidates.
+    ``free[2 * shift + k]`` is a bitset of ``melds`` (bit i = ``melds[i]``) holding
+    fewer than ``k`` copies of the card at ``shift``: those that still fit once the
+    hand has only ``k - 1`` copies left (a list: faster to index than a dict).
     """
 
     listed: tuple[tuple[tuple[Card, ...], int, int, int], ...]
     melds: tuple[_PoolMeld, ...]
-    free: dict[tuple[int, int], int]
+    free: list[int]
     hand: int  # the packed hand the melds were formed from
     most: int  # the most points its cards could bring
     fits: dict[int, int]  # fitting() of the hands asked, kept
@@ -584,7 +588,7 @@ class _Pool:
         gone = self.hand - hand
         while gone:  # each card code of which the hand has fewer copies
             shift = ((gone & -gone).bit_length() - 1) & ~3
-            out &= free[shift, (hand >> shift & 7) + 1]
+            out &= free[2 * shift + (hand >> shift & 7) + 1]
             gone &= ~(15 << shift)
         self.fits[hand] = out
         return out
@@ -628,15 +632,15 @@ _FEWER: dict[tuple[bool, int], bytes] = {
 }
 
 
-def _free_tables(packs: Sequence[int], hand: int) -> dict[tuple[int, int], int]:
+def _free_tables(packs: Sequence[int], hand: int) -> list[int]:
     blob = b"".join([p.to_bytes(_PACKED_BYTES, "little") for p in reversed(packs)])
-    free: dict[tuple[int, int], int] = {}
+    free = [0] * (2 * _PACKED_BITS)
     rest = hand
     while rest:
         shift = ((rest & -rest).bit_length() - 1) & ~3
         column = blob[shift // 8 :: _PACKED_BYTES]  # the byte of this code, last meld first
         for k in range(1, (hand >> shift & 7) + 1):
-            free[shift, k] = int(column.translate(_FEWER[shift % 8 == 4, k]) or b"0", 2)
+            free[2 * shift + k] = int(column.translate(_FEWER[shift % 8 == 4, k]) or b"0", 2)
         rest &= ~(15 << shift)
     return free
 
@@ -651,9 +655,10 @@ def _meld_pool(hand: tuple[Card, ...], ace: str) -> _Pool:
     """Every meld that can be formed from ``hand`` (see `_Pool`)."""
     listed = []
     best: dict[int, _PoolMeld] = {}  # per packed cards, the meld with the most points
+    packed_mask = (1 << _PACKED_BITS) - 1
     for cards, points in candidate_meld_points(hand, ace):
-        packed = _pack(cards)
-        spent = sum(map(_MOST_POINTS.__getitem__, cards))
+        both = sum(map(_BIT_AND_MOST.__getitem__, cards))
+        packed, spent = both & packed_mask, both >> _PACKED_BITS
         listed.append((cards, points, packed, spent))
         kept = best.get(packed)
         if kept is None or kept[1] < points:
@@ -801,7 +806,7 @@ class _Search:
                 cards = packed
                 while cards:  # each card code of the meld
                     shift = ((cards & -cards).bit_length() - 1) & ~3
-                    keep &= free[shift, (left >> shift & 7) + 1]
+                    keep &= free[2 * shift + (left >> shift & 7) + 1]
                     cards &= ~(15 << shift)
                 if search(left, n - size, need - points, keep, most - spent):
                     known[key] = (need, missed)
