@@ -723,7 +723,7 @@ def _finish_code(
         search = _Search(opts, taken, concealed, must_out, more, shapes, found, budget)
         if shared:
             budget.searches[key] = search
-    if need > most or not search.run(rest, n, need, -1, most):
+    if need > most or not search.run(rest, n, need, most):
         if not must_out and not _plain_finish(opts, rest, n, taken, shapes, melded, concealed):
             return "would_leave_no_legal_discard"
         return "concealed_round" if must_out else "first_meld_minimum"
@@ -735,15 +735,19 @@ class _Search:
     further melds are allowed) can bring the points still needed and, with
     ``must_out``, empty the hand but for one discard, leaving a turn that can end.
 
-    ``run(h, n, need, fits, most)`` searches the packed hand ``h`` of ``n`` cards,
-    whose cards could bring ``most`` points at most, with the pool's melds ``fits``
-    (-1: all that ``h`` holds). What each sub-search (a rest of the hand and the
-    melds still to try) is known to reach is kept: the most points needed that it
-    reached and the fewest it did not (needing more is never easier). Two decks and
-    jokers reach the same rest of a hand by several routes, and the checks of one
-    listing reach the same rests from many melds (bench/worst_case.py, first meld
-    100 without the budget: 14,939 melds tried with no outcome kept across the
-    listing's checks, 8,433 with them).
+    ``run(h, n, need, most)`` searches the packed hand ``h`` of ``n`` cards, whose
+    cards could bring ``most`` points at most. What each sub-search (a rest of the
+    hand and the melds still to try) is known to reach is kept: the most points
+    needed that it reached and the fewest it did not (needing more is never
+    easier). Two decks and jokers reach the same rest of a hand by several routes,
+    and the checks of one listing reach the same rests from many melds
+    (bench/worst_case.py, first meld 100 without the budget: 14,939 melds tried with
+    no outcome kept across the listing's checks, 8,433 with them).
+
+    With ``must_out`` every card but one goes into a meld, so the search follows the
+    lowest card of the hand: it is in one of the melds holding it, or it is the card
+    kept to discard (bench/worst_case.py, concealed round without the budget: 2,852
+    melds tried in pool order, N this way).
     """
 
     __slots__ = ("run",)
@@ -815,7 +819,49 @@ class _Search:
             known[key] = (reached, need)
             return False
 
-        self.run = search
+        def cover(h: int, n: int, need: int, most: int, spare: Card | None) -> bool:
+            # ``spare``: the card kept back to discard, once chosen.
+            if n == 0:
+                if need > 0:
+                    return False
+                return spare != taken if spare is not None else finished(0, 0)
+            if spare is None and need <= 0 and finished(h, n):
+                return True
+            if need > most or not more:
+                return False
+            key = (h, spare)
+            reached, missed = known_cover.get(key, (-never, never))
+            if need <= reached:
+                return True
+            if need >= missed:
+                return False
+            shift = ((h & -h).bit_length() - 1) & ~3  # the lowest card
+            holding = fitting(h) & ~free[2 * shift + 1]
+            while holding:
+                low = holding & -holding
+                packed, points, size, spent = melds_in_pool[low.bit_length() - 1]
+                if budget.left <= 0:
+                    return False
+                budget.left -= 1
+                if cover(h - packed, n - size, need - points, most - spent, spare):
+                    known_cover[key] = (need, missed)
+                    return True
+                holding ^= low
+            if spare is None:
+                lowest = 1 << shift
+                card = _CARD_AT[shift // 4]
+                if cover(h - lowest, n - 1, need, most - _MOST_AT[shift], card):
+                    known_cover[key] = (need, missed)
+                    return True
+            known_cover[key] = (reached, need)
+            return False
+
+        known_cover: dict[tuple[int, Card | None], tuple[int, int]] = {}
+
+        def run(h: int, n: int, need: int, most: int) -> bool:
+            return cover(h, n, need, most, None) if must_out else search(h, n, need, -1, most)
+
+        self.run = run
 
 
 def _searched(opts: Options, r: RoundState, seat: int) -> bool:
@@ -1191,10 +1237,10 @@ def _apply_meld(
     if code is None and searched:
         # The listing's checks share one search budget: a meld it leaves out
         # is refused, so that a move is legal exactly when it is listed.
-        listed = {
-            _shape(m.cards, opts.ace) for m in legal_moves(state, seat) if isinstance(m, Meld)
-        }
-        if shape not in listed:
+        # The listing gives each meld in display order, which fixes the meld
+        # (comparing shapes built each listed meld again: bench/worst_case.py).
+        listed = {m.cards for m in legal_moves(state, seat) if isinstance(m, Meld)}
+        if shape.cards not in listed:
             code = _search_code(opts, r, seat)
     if code is not None:
         raise IllegalMove(
