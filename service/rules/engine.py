@@ -685,7 +685,7 @@ def _finish_code(
     melded: bool,
     opening: int | None,
     turn_melds: int,
-    pool: _Pool | None = None,
+    pool: _Pool | tuple[Card, ...] | None = None,
     nodes: _Nodes | None = None,
     most: int | None = None,
 ) -> str | None:
@@ -698,8 +698,9 @@ def _finish_code(
     its listing would not show).
 
     ``pool`` may give the melds of a larger hand (every meld that ``rest`` can
-    form must be in it), so that :func:`legal_moves` searches with one list for
-    all the melds it checks.
+    form must be in it), or that hand (its pool is then built when the search
+    runs), so that :func:`legal_moves` searches with one list for all the melds
+    it checks.
     """
     concealed = _concealed(opts, r)
     must_out = concealed and turn_melds > 0
@@ -711,23 +712,46 @@ def _finish_code(
         return "would_leave_no_legal_discard"
     if most is None:
         most = _most_points(rest)
+    if need <= most and _can_finish(
+        opts, r, rest, n, shapes, must_out, turn_melds, need, most, pool, nodes
+    ):
+        return None
+    if not must_out and not _plain_finish(opts, rest, n, taken, shapes, melded, concealed):
+        return "would_leave_no_legal_discard"
+    return "concealed_round" if must_out else "first_meld_minimum"
+
+
+def _can_finish(
+    opts: Options,
+    r: RoundState,
+    rest: int,
+    n: int,
+    shapes: tuple[MeldShape, ...],
+    must_out: bool,
+    turn_melds: int,
+    need: int,
+    most: int,
+    pool: _Pool | tuple[Card, ...] | None,
+    nodes: _Nodes | None,
+) -> bool:
+    """The search of `_finish_code`, with the listing's `_Search` for this pool and
+    rule of the end of the turn (made on first use)."""
+    concealed = _concealed(opts, r)
+    taken = r.taken
     more = opts.melds_per_turn is None or turn_melds == 0
     budget = nodes if nodes is not None else _Nodes()
-    found = pool if pool is not None else _meld_pool(_unpack(rest), opts.ace)
+    if not isinstance(pool, _Pool):
+        pool = _meld_pool(pool if pool is not None else _unpack(rest), opts.ace)
     # What the end of the turn allows depends on the table only when the one card
     # left is the taken discard; then the search is this check's own.
     shared = taken is None or must_out or opts.go_out_requires_discard or concealed
-    key = (found, must_out, more)
+    key = (pool, must_out, more)
     search = budget.searches.get(key) if shared else None
     if search is None:
-        search = _Search(opts, taken, concealed, must_out, more, shapes, found, budget)
+        search = _Search(opts, taken, concealed, must_out, more, shapes, pool, budget)
         if shared:
             budget.searches[key] = search
-    if need > most or not search.run(rest, n, need, most):
-        if not must_out and not _plain_finish(opts, rest, n, taken, shapes, melded, concealed):
-            return "would_leave_no_legal_discard"
-        return "concealed_round" if must_out else "first_meld_minimum"
-    return None
+    return search.run(rest, n, need, most)
 
 
 class _Search:
@@ -787,7 +811,7 @@ class _Search:
                     return True
             elif most < need:
                 return False
-            if not more:
+            if not more or budget.left <= 0:  # spent: no more fitting() either
                 return False
             if fits < 0:
                 fits = fitting(h)
@@ -834,7 +858,7 @@ class _Search:
             reached, missed = known_cover.get(key, (-never, never))
             if need <= reached:
                 return True
-            if need >= missed:
+            if need >= missed or budget.left <= 0:
                 return False
             shift = ((h & -h).bit_length() - 1) & ~3  # the lowest card
             holding = fitting(h) & ~free[2 * shift + 1]
@@ -979,7 +1003,7 @@ def _meld_code(
     seat: int,
     hand: tuple[Card, ...],
     cards: Sequence[Card],
-    pool: _Pool | None = None,
+    pool: _Pool | tuple[Card, ...] | None = None,
     nodes: _Nodes | None = None,
     candidate: tuple[int, int, int | None] | None = None,
 ) -> str | None:
@@ -1233,8 +1257,7 @@ def _apply_meld(
     # below uses too (bench/worst_case.py: a second pool, of the rest of the hand,
     # cost as much as the listing's own).
     searched = _searched(opts, r, seat)
-    pool = _meld_pool(hand, opts.ace) if searched else None
-    code = _meld_code(state, r, seat, hand, move.cards, pool)
+    code = _meld_code(state, r, seat, hand, move.cards, hand if searched else None)
     if code is None and searched:
         # The listing's checks share one search budget: a meld it leaves out
         # is refused, so that a move is legal exactly when it is listed.
