@@ -106,16 +106,16 @@ def joker_states(count: int, seed: int) -> list[GameState]:
 
 def clear_caches() -> None:
     """Empty the rules' memo tables, so the next call starts cold."""
-    from service.rules import engine, melds
+    from service.rules import blocked, engine, melds
 
     melds._MELD_CACHE.clear()
     melds._PATTERNS.clear()
     melds._SET_CACHE.clear()
     for fn in (
-        engine._acceptors,
-        engine._joker_partners,
-        engine._swappable,
-        engine._table_outlook,
+        blocked.acceptors,
+        blocked.joker_partners,
+        blocked.swappable,
+        blocked.table_outlook,
         engine._meld_pool,
         engine._shape,
     ):

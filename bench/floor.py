@@ -1,7 +1,7 @@
 """The floor of a move under the production gunicorn config: a bare Flask app.
 
 `bench.http` serves this app with ``deploy/gunicorn.conf.py`` (same worker
-class, admission and garbage-collector settings as the service) and measures,
+class and garbage-collector settings as the service) and measures,
 in the same run as the service's phases:
 
 - ``GET /healthz``: a constant JSON answer (this app's ``hello``);

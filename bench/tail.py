@@ -3,7 +3,7 @@
 Usage (from the project root; needs what `bench.http` needs)::
 
     .venv/bin/python -m bench.tail                         # about 1 minute
-    STORE_PIPELINING=0 ADMITTED_REQUESTS=2 .venv/bin/python -m bench.tail  # before pipelining
+    STORE_PIPELINING=0 .venv/bin/python -m bench.tail  # without pipelining
     .venv/bin/python -m bench.tail --worker-class gevent   # gunicorn's stock worker
 
 Starts its own redis-server and gunicorn with the production config plus
@@ -16,7 +16,7 @@ phase of `bench.http` once, and prints, next to wrk's p50/p99:
 - garbage collections per generation during the phase, and the longest;
 - the time moves spent inside the app (the request log's ``duration_ms``).
 
-docs/performance.md ("Tail latency") explains what each figure showed.
+docs/performance.md ("Worker set-up") explains what each figure showed.
 """
 
 from __future__ import annotations
@@ -129,7 +129,6 @@ def main(argv: list[str] | None = None) -> None:
         f"moves: {result['requests'] / (result['duration_us'] / 1e6):.0f}/s, wrk p50 "
         f"{result['p50_us'] / 1000:.1f} ms, p99 {result['p99_us'] / 1000:.1f} ms "
         f"({args.connections} connections, {args.workers} workers, "
-        f"ADMITTED_REQUESTS={os.environ.get('ADMITTED_REQUESTS', 'default')}, "
         f"STORE_PIPELINING={os.environ.get('STORE_PIPELINING', 'default')})"
     )
     print(f"connections per worker mid-phase: {sorted(split.values(), reverse=True)}")

@@ -2,7 +2,7 @@
 
 Environment: PORT (default 8000), HOST (default 0.0.0.0), WEB_CONCURRENCY
 (worker processes, default 2), GUNICORN_WORKER_CLASS (default
-`service.balanced_worker.BalancedGeventWorker`; `gevent` and `gthread` also
+`service.serving.balanced_worker.BalancedGeventWorker`; `gevent` and `gthread` also
 work), GUNICORN_WORKER_CONNECTIONS (requests in flight per gevent worker,
 default 1000), GUNICORN_THREADS (threads per worker if the class is gthread,
 default 16).
@@ -14,14 +14,14 @@ kill a request that outlives `timeout`). Against `gthread` (2 workers x 16
 threads, the previous default) and `sync` (4 workers), gevent served more of
 every kind of request on 2 cores, with the lowest tail latency for `hello`,
 since threads of one interpreter no longer contend for its lock:
-docs/performance.md, "Worker set-ups", with the command that measures it.
+docs/performance.md, "Worker set-up", with the command that measures it.
 `BalancedGeventWorker` adds an even share of connections per worker and a
-fair turn per request (service/balanced_worker.py; "Tail latency" there).
+fair turn per request (service/serving/balanced_worker.py, whose docstring explains each change).
 """
 
 import os
 
-from service.observability import multiproc
+from service.ops import multiproc
 
 # /metrics must sum every worker's counters: prometheus_client's multi-process
 # mode keeps them in files under PROMETHEUS_MULTIPROC_DIR. Set it (a private
@@ -64,7 +64,7 @@ workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 if os.environ.get("STORE_URL", "memory://").startswith("memory:"):
     workers = 1  # the memory store lives in one process: more would split the games
 worker_class = os.environ.get(
-    "GUNICORN_WORKER_CLASS", "service.balanced_worker.BalancedGeventWorker"
+    "GUNICORN_WORKER_CLASS", "service.serving.balanced_worker.BalancedGeventWorker"
 )
 worker_connections = int(os.environ.get("GUNICORN_WORKER_CONNECTIONS", "1000"))
 threads = int(os.environ.get("GUNICORN_THREADS", "16"))
@@ -80,7 +80,7 @@ limit_request_line = 8190
 limit_request_fields = 100
 
 # Logs to stdout/stderr (the platform collects them). The app itself writes one
-# JSON line per request (service/observability/request_log.py), so gunicorn's
+# JSON line per request (service/ops/request_log.py), so gunicorn's
 # own access log is off unless GUNICORN_ACCESSLOG names a file ("-": stdout).
 accesslog = os.environ.get("GUNICORN_ACCESSLOG") or None
 errorlog = "-"
@@ -92,6 +92,6 @@ control_socket_disable = True
 
 def post_worker_init(worker):
     """Once the app is loaded: keep its objects out of the collector's full passes."""
-    from service.gc_tuning import tune_gc_for_serving
+    from service.serving.gc_tuning import tune_gc_for_serving
 
     tune_gc_for_serving()

@@ -6,7 +6,7 @@ from typing import Any
 
 from flask import Flask
 
-from service import ratelimit, webui
+from service import webui
 from service.api import (
     cors,
     docs,
@@ -25,11 +25,12 @@ from service.api.problems import register_fallback
 from service.api.smorest import Api
 from service.bots import expert
 from service.config import Config
-from service.flaskapp import ServiceFlask
-from service.observability import init_app as init_observability
-from service.observability.store_metrics import instrument
+from service.ops import init_app as init_observability
+from service.ops import ratelimit
+from service.ops.store_metrics import instrument
 from service.runner import InProcessRunner, Runner, settings_from
-from service.store import MemoryStore
+from service.serving.flaskapp import ServiceFlask
+from service.store.memory import MemoryStore
 
 API_SETTINGS: dict[str, Any] = {
     "API_TITLE": "Rummy service",

@@ -46,15 +46,10 @@ from typing import Any
 from service import clock
 from service.bots.play import Budget, bot_to_move, play_bots
 from service.rules.state import GameState, decode_state, encode_state
-from service.store import (
-    Due,
-    DueClaim,
-    GameNotFound,
-    GameStore,
-    MemoryStore,
-    StoreUnavailable,
-    open_store,
-)
+from service.store.base import Due, DueClaim, GameStore
+from service.store.errors import GameNotFound, StoreUnavailable
+from service.store.factory import open_store
+from service.store.memory import MemoryStore
 
 _log = logging.getLogger(__name__)
 
@@ -265,7 +260,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         # Beside the web workers on one host: its store counts (finished games,
         # conflicts) are summed into their /metrics.
-        from service.observability.store_metrics import instrument
+        from service.ops.store_metrics import instrument
 
         store = instrument(store)
     stop = threading.Event()

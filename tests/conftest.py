@@ -5,11 +5,14 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
-from service.store import GameStore, MemoryStore, RedisStore
+from service.store.base import GameStore
+from service.store.memory import MemoryStore
+from service.store.redis import RedisStore
 from tests.support.browser import browser, page_log  # noqa: F401  (fixtures)
 from tests.support.redis_server import RedisCluster, RedisServer
 
@@ -19,6 +22,20 @@ from tests.support.redis_server import RedisCluster, RedisServer
 settings.register_profile("repeatable", derandomize=True)
 settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
+
+#: The line that marks every test of a module slow.
+SLOW_MODULE = "\npytestmark = pytest.mark.slow\n"
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """The fast tier (`-m "not slow"`) does not import a module whose tests are all
+    slow: importing them (Schemathesis, which also builds its tests then, Playwright,
+    gunicorn helpers) would cost seconds for tests that are then deselected."""
+    if collection_path.suffix != ".py" or not collection_path.name.startswith("test_"):
+        return None
+    if " ".join(config.option.markexpr.split()) != "not slow":
+        return None
+    return SLOW_MODULE in collection_path.read_text(encoding="utf-8") or None
 
 
 @pytest.fixture(scope="session")

@@ -16,8 +16,8 @@ from unittest import mock
 
 import pytest
 
-from service import balanced_worker
-from service.balanced_worker import (
+from service.serving import balanced_worker
+from service.serving.balanced_worker import (
     MARGIN,
     STALE_AFTER,
     YIELD_SECONDS,
@@ -131,7 +131,7 @@ def test_the_master_empties_an_exited_workers_slot_at_once() -> None:
     script = (
         "import runpy, time\n"
         "from unittest import mock\n"
-        "from service.balanced_worker import BOARD, BalancedGeventWorker\n"
+        "from service.serving.balanced_worker import BOARD, BalancedGeventWorker\n"
         "exited = object.__new__(BalancedGeventWorker)\n"
         "exited.slot, exited.pid = 2, 12345\n"
         "BOARD.report(2, 0, time.monotonic())\n"

@@ -11,6 +11,8 @@ import pytest
 
 from tests.support.browser import Browser, PageLog
 
+pytestmark = pytest.mark.slow
+
 PAGE = b"""<!doctype html><html><head><title>probe</title>
 <link rel="stylesheet" href="http://fonts.example.com/font.css"></head>
 <body><p id="p">local</p><img src="http://203.0.113.9/pixel.png">
@@ -36,7 +38,6 @@ def local_site(tmp_path: Path) -> Iterator[str]:
     server.shutdown()
 
 
-@pytest.mark.slow
 def test_pages_are_logged_and_kept_offline(
     browser: Browser, page_log: PageLog, local_site: str
 ) -> None:

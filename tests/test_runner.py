@@ -20,7 +20,8 @@ from service.rules.engine import SeatSpec, new_game
 from service.rules.options import resolve_options
 from service.rules.state import GameState, decode_state, encode_state
 from service.runner import BOTS, Runner, RunnerSettings, next_due
-from service.store import Due, GameStore, MemoryStore
+from service.store.base import Due, GameStore
+from service.store.memory import MemoryStore
 from tests.support.gunicorn import GunicornServer
 
 
@@ -85,6 +86,7 @@ def test_a_forgotten_game_leaves_the_queue(store: GameStore) -> None:
     assert store.claim_due(time.time() + 3600, 10, 30) == []
 
 
+@pytest.mark.slow  # 24 bot games to their end, twice over
 def test_two_runners_on_one_store_never_apply_a_move_twice(store: GameStore) -> None:
     # Random bots choose from the state alone, so each game has one right ending.
     seeds = range(12)

@@ -13,7 +13,7 @@ from service.rules.engine import SeatSpec, new_game
 from service.rules.options import resolve_options
 from service.rules.state import GameState, decode_state, encode_state
 from service.runner import CLOCK, Runner, RunnerSettings, next_due
-from service.store import GameStore
+from service.store.base import GameStore
 
 T0 = 1_800_000_000.0  # epoch s
 

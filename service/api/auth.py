@@ -10,7 +10,7 @@ from typing import Any
 from flask import request
 
 from service.api.problems import Problem
-from service.observability import request_log
+from service.ops import request_log
 from service.tokens import url_safe_token
 
 
@@ -38,6 +38,14 @@ def bearer_token() -> str | None:
     token = token.strip()
     if scheme.lower() != "bearer" or not token or len(token) > 512:
         raise invalid_token()
+    return token
+
+
+def required_token() -> str:
+    """The request's bearer token, which it must have (401 `missing_token` without)."""
+    token = bearer_token()
+    if token is None:
+        raise missing_token()
     return token
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from flask import Flask, Response
 
-from service.api.problems import problem_response
+from service.api.problems import game_not_found, http_exception_response, problem_response
 from service.rules.cards import CardCodeError
 from service.rules.engine import FixedDealRefused
 from service.rules.moves import IllegalMove, MoveFormatError
 from service.rules.options import OptionsError
-from service.store import GameNotFound, StoreUnavailable
+from service.store.errors import GameNotFound, StoreUnavailable
 
 
 def _illegal_move(error: IllegalMove) -> Response:
@@ -17,8 +17,12 @@ def _illegal_move(error: IllegalMove) -> Response:
 
 
 def _move_format(error: MoveFormatError) -> Response:
+    # A malformed move body (`service.rules.moves.parse_request`), answered as
+    # any body that does not match its schema: `<field>: <message>`.
     field = error.field or "_schema"
-    return problem_response(422, "validation_error", error.detail, errors={field: [error.detail]})
+    return problem_response(
+        422, "validation_error", f"{field}: {error.detail}", errors={field: [error.detail]}
+    )
 
 
 def _options(error: OptionsError) -> Response:
@@ -36,7 +40,7 @@ def _card_code(error: CardCodeError) -> Response:
 
 
 def _game_not_found(error: GameNotFound) -> Response:
-    return problem_response(404, "game_not_found", "There is no such game.")
+    return http_exception_response(game_not_found(error.game_id))
 
 
 def _store_unavailable(error: StoreUnavailable) -> Response:

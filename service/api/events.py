@@ -1,8 +1,10 @@
 """`/games/{id}/events` (long-poll) and `/games/{id}/stream` (Server-Sent Events):
 the game's events as the caller may see them.
 
-Both answer the same events, redacted for the caller by `visible_events`; the
-stream pushes each one as it is saved, woken by the store's `watch`.
+Both answer the same events redacted for the caller (`views.redact_event`); the
+stream pushes each one as it is saved, from its game's `Feed`
+(service/api/feeds.py: one store read and one encoding per viewer for all the
+game's streams in this process, woken by the store's `watch`).
 """
 
 from __future__ import annotations
@@ -11,26 +13,23 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, nullcontext
+from contextlib import ExitStack
 from typing import Any
 
-import orjson
 from flask import Flask, Response, current_app, request
 from flask.views import MethodView
 
-from service import admission
-from service.api import auth
-from service.api.gamestore import LoadedGame, get_store, load_game, seated
+from service.api.feeds import Feed, Feeds
+from service.api.gamestore import caller_seat, get_store, load_game
 from service.api.jsonio import json_response
-from service.api.paths import GAME_ID_PARAMETER, check_game_id
+from service.api.paths import GAME_ID_PARAMETER, check_game_ids
 from service.api.problems import Problem
 from service.api.schemas import EventsQuerySchema, EventsSchema, StreamQuerySchema
 from service.api.smorest import SEAT_OPTIONAL, Blueprint, common_errors
 from service.rules import views
-from service.store import GameNotFound, GameStore, StoreUnavailable
-from service.store.watch import Watch
 
 blp = Blueprint("events", __name__, url_prefix="/games", description="Events")
+check_game_ids(blp)
 
 _LAST_EVENT_ID = {
     "in": "header",
@@ -49,15 +48,8 @@ STREAM_RETRY_AFTER = 5
 
 #: The app extension holding this process's `StreamSlots`.
 SLOTS_EXTENSION = "rummy.stream_slots"
-
-
-def caller_seat(game: LoadedGame) -> tuple[LoadedGame, int | None]:
-    """The caller's seat in `game` by its bearer token (`None` without one, 401 for a
-    wrong one), and the game after an away caller came back."""
-    token = auth.bearer_token()
-    if token is None:
-        return game, None
-    return seated(game, token)
+#: The app extension holding this process's `Feeds`.
+FEEDS_EXTENSION = "rummy.stream_feeds"
 
 
 def visible_events(
@@ -78,9 +70,8 @@ class Events(MethodView):
     @blp.arguments(EventsQuerySchema(), location="query")
     @blp.response(200, EventsSchema)
     @blp.problem(401, "The token is not a seat token of this game")
-    @blp.problem(404, "No such game (`game_not_found`)")
     @blp.problem(422, "`after` or `wait` out of range (wait: 0 to 30 s)")
-    @common_errors(blp, 400, 429, 503)
+    @common_errors(blp, 400, 404, 429, 503)
     @blp.doc(operationId="getEvents", security=SEAT_OPTIONAL)
     def get(self, query: dict[str, Any], game_id: str) -> Response:
         """List events after `after`, long-polling up to `wait` seconds
@@ -92,7 +83,6 @@ class Events(MethodView):
         answered has a `seq` above `after + 1`, the events between are gone;
         reload the game's view, then follow the events from there.
         """
-        check_game_id(game_id)
         wait = float(query["wait"])
         longest = float(current_app.config["LONGPOLL_MAX"])
         if wait > longest:
@@ -110,16 +100,14 @@ class Events(MethodView):
         if game.last_event - delay > after:
             wait = 0.0  # already something to answer: no need to wait
         store = get_store()
-        # A long-poll lets other requests of this worker run while it waits.
-        with admission.waiting(request.environ) if wait > 0 else nullcontext():
-            # Wait for the event that makes the next one visible, then read.
-            events = store.events(game_id, after + delay, wait=wait)
-            if delay:
-                newest = max([game.last_event, *(event["seq"] for event in events)])
-                events = store.events(game_id, after)
-                shown = visible_events(events, seat, newest, delay)
-            else:
-                shown = visible_events(events, seat)
+        # Wait for the event that makes the next one visible, then read.
+        events = store.events(game_id, after + delay, wait=wait)
+        if delay:
+            newest = max([game.last_event, *(event["seq"] for event in events)])
+            events = store.events(game_id, after)
+            shown = visible_events(events, seat, newest, delay)
+        else:
+            shown = visible_events(events, seat)
         last = shown[-1]["seq"] if shown else min(after, max(0, game.last_event - delay))
         return json_response({"events": shown, "last": last}, 200, {"Vary": "Authorization"})
 
@@ -147,8 +135,9 @@ class StreamSlots:
 
 
 def init_streams(app: Flask) -> None:
-    """Give the app its per-process stream slots."""
+    """Give the app its per-process stream slots and game feeds."""
     app.extensions[SLOTS_EXTENSION] = StreamSlots(int(app.config["STREAM_MAX"]))
+    app.extensions[FEEDS_EXTENSION] = Feeds(keep=int(app.config["MAX_EVENTS"]))
 
 
 def _too_many_streams(limit: int) -> Problem:
@@ -174,11 +163,6 @@ def _last_event_id() -> int | None:
             errors={"Last-Event-ID": ["a non-negative integer"]},
         )
     return int(header)
-
-
-def sse_event(event: dict[str, Any]) -> bytes:
-    """One event in the text/event-stream form: its `seq` as `id`, the JSON as `data`."""
-    return b"id: %d\ndata: %s\n\n" % (event["seq"], orjson.dumps(event))
 
 
 #: One message of the stream, as an EventSource hands it over.
@@ -213,14 +197,13 @@ class Stream(MethodView):
     @blp.arguments(StreamQuerySchema(), location="query")
     @blp.problem(400, "Malformed `Last-Event-ID` (`invalid_last_event_id`)")
     @blp.problem(401, "The token is not a seat token of this game")
-    @blp.problem(404, "No such game (`game_not_found`)")
     @blp.problem(422, "`after` out of range")
     @blp.problem(
         503,
         "Store unavailable, or this server holds its most open streams "
         "(`too_many_streams`); see Retry-After",
     )
-    @common_errors(blp, 429)
+    @common_errors(blp, 404, 429)
     @blp.doc(
         operationId="streamEvents",
         security=SEAT_OPTIONAL,
@@ -247,7 +230,6 @@ class Stream(MethodView):
         are kept: an `id` above the last one received plus 1 means events were
         missed; reload the view. The stream ends when the game is gone.
         """
-        check_game_id(game_id)
         resume = _last_event_id()
         after = resume if resume is not None else int(query["after"])
         game = load_game(game_id)
@@ -257,18 +239,17 @@ class Stream(MethodView):
             raise _too_many_streams(slots.limit)
         cleanup = ExitStack()
         cleanup.callback(slots.give_back)
-        store = get_store()
+        config = current_app.config
+        feeds: Feeds = current_app.extensions[FEEDS_EXTENSION]
         try:
-            # Watching before the first read: a save between the two still wakes it.
-            watch = cleanup.enter_context(store.watch(game_id))
+            feed = cleanup.enter_context(
+                feeds.follow(get_store(), game_id, reread=float(config["STREAM_HEARTBEAT"]))
+            )
         except BaseException:
             cleanup.close()
             raise
-        config = current_app.config
         body = _follow(
-            store,
-            watch,
-            game_id,
+            feed,
             seat,
             after,
             delay=views.spectator_delay(game.state) if seat is None else 0,
@@ -284,9 +265,7 @@ class Stream(MethodView):
 
 
 def _follow(
-    store: GameStore,
-    watch: Watch,
-    game_id: str,
+    feed: Feed,
     seat: int | None,
     after: int,
     *,
@@ -295,23 +274,22 @@ def _follow(
     lifetime: float,
     clock: Callable[[], float] = time.monotonic,
 ) -> Iterator[bytes]:
-    """The body of a stream: events after `after`, then each new one, until
-    `lifetime` s have passed, the game is gone or the store fails. A spectator
-    of a game with `spectator_delay` gets each event once `delay` more followed."""
+    """The body of a stream: events after `after`, then each new one (all that
+    came since the last, in one write), until `lifetime` s have passed or the
+    feed ended (the game is gone or the store failed). A spectator of a game
+    with `spectator_delay` gets each event once `delay` more followed."""
     ends = clock() + lifetime
     # Tells an EventSource how soon to reconnect once the server closes the stream.
     yield b"retry: 1000\n\n"
     while True:
-        try:
-            events = store.events(game_id, after)
-        except (GameNotFound, StoreUnavailable):
+        changed, ended = feed.changed, feed.ended  # before reading: no change is missed
+        messages, after = feed.since(after, seat, delay)
+        if messages:
+            yield messages
+        if ended:
             return
-        newest = events[-1]["seq"] if events else after
-        for event in visible_events(events, seat, newest, delay):
-            after = event["seq"]
-            yield sse_event(event)
         remaining = ends - clock()
         if remaining <= 0:
             return
-        if not watch.wait(min(heartbeat, remaining)) and clock() < ends:
+        if not changed.wait(min(heartbeat, remaining)) and clock() < ends:
             yield HEARTBEAT

@@ -10,7 +10,10 @@ from flask.views import MethodView
 
 from service.api import auth
 from service.api.gamestore import (
-    busy,
+    Change,
+    Delete,
+    LoadedGame,
+    caller_seat,
     encode,
     game_view,
     get_store,
@@ -18,17 +21,16 @@ from service.api.gamestore import (
     lobby_summary,
     now_iso,
     play_bots,
-    seated,
+    transact,
 )
 from service.api.jsonio import json_response
 from service.api.paths import (
     ETAG_HEADER,
     GAME_ID_PARAMETER,
     IF_NONE_MATCH_PARAMETER,
-    check_game_id,
-    game_not_found,
+    check_game_ids,
 )
-from service.api.preconditions import etag, not_modified
+from service.api.preconditions import conditional_get, etag
 from service.api.problems import Problem
 from service.api.schemas import (
     CreatedSchema,
@@ -40,13 +42,12 @@ from service.api.schemas import (
     LobbyQuerySchema,
 )
 from service.api.smorest import SEAT_OPTIONAL, SEAT_REQUIRED, Blueprint, common_errors
-from service.bots.strategies import STRATEGIES
-from service.ratelimit import client_address
+from service.ops.ratelimit import client_address
 from service.rules import engine
-from service.rules.options import OptionsError, resolve_options
-from service.store import KEEP, LobbyUpdate
+from service.rules.options import resolve_options
 
 blp = Blueprint("games", __name__, url_prefix="/games", description="Games and seats")
+check_game_ids(blp)
 
 _LOCATION_ID = "$response.header.Location#regex:/games/(.+)"
 _CREATE_LINKS: dict[str, Any] = {
@@ -108,7 +109,6 @@ class Games(MethodView):
         """
         seats = body["seats"]
         options = resolve_options(body["preset"], body.get("options") or {}, len(seats))
-        _check_bots(seats)
         specs: list[engine.SeatSpec] = []
         tokens: dict[int, str] = {}
         for index, seat in enumerate(seats):
@@ -182,16 +182,6 @@ class Games(MethodView):
         return json_response({"games": games, "next_cursor": next_cursor})
 
 
-def _check_bots(seats: list[dict[str, Any]]) -> None:
-    """Refuse a bot seat whose strategy the server does not have (422)."""
-    for index, seat in enumerate(seats):
-        if "bot" in seat and seat["bot"] not in STRATEGIES:
-            known = ", ".join(STRATEGIES)
-            raise OptionsError(
-                {"seats": [f"seat {index}: unknown bot {seat['bot']!r}; known: {known}"]}
-            )
-
-
 def _lobby_filter(query: dict[str, Any]) -> Callable[[Mapping[str, Any]], bool] | None:
     """The lobby filter of the query's `preset` and `open_seats`, if any."""
     preset, open_seats = query.get("preset"), query.get("open_seats")
@@ -248,8 +238,7 @@ class Game(MethodView):
     @blp.response(200, GameViewSchema, headers=ETAG_HEADER)
     @blp.alt_response(304, description="Not modified since the ETag in If-None-Match")
     @blp.problem(401, "The token is not a seat token of this game")
-    @blp.problem(404, "No such game (`game_not_found`)")
-    @common_errors(blp, 400, 429, 503)
+    @common_errors(blp, 400, 404, 429, 503)
     @blp.doc(operationId="getGame", security=SEAT_OPTIONAL)
     def get(self, game_id: str) -> Response:
         """View a game
@@ -257,26 +246,19 @@ class Game(MethodView):
         With a seat token: that seat's view (its hand included); without: the
         public view. Never another player's cards.
         """
-        check_game_id(game_id)
-        token = auth.bearer_token()
-        game = load_game(game_id)
-        seat = None
-        if token is not None:
-            game, seat = seated(game, token)
-        headers = {"ETag": etag(game.version), "Vary": "Authorization"}
-        if not_modified(game.version):
-            response = Response(status=304)
-            response.headers.update(headers)
-            return response
-        view = game_view(game_id, game.state, game.version, game.last_event, seat)
-        return json_response(view, 200, headers)
+        game, seat = caller_seat(load_game(game_id))
+
+        def answer(headers: dict[str, str]) -> Response:
+            view = game_view(game_id, game.state, game.version, game.last_event, seat)
+            return json_response(view, 200, headers)
+
+        return conditional_get(game.version, answer)
 
     @blp.response(204)
     @blp.problem(401, "Missing token, or not a seat token of this game")
     @blp.problem(403, "The token is not the creator's (`not_creator`)")
-    @blp.problem(404, "No such game (`game_not_found`)")
     @blp.problem(409, "The game is no longer waiting for players (`game_not_waiting`)")
-    @common_errors(blp, 400, 429, 503)
+    @common_errors(blp, 400, 404, 429, 503)
     @blp.doc(operationId="deleteGame", security=SEAT_REQUIRED)
     def delete(self, game_id: str) -> Response:
         """Delete a game waiting for players
@@ -284,14 +266,10 @@ class Game(MethodView):
         Only with the token of a seat its creator took (in `POST /games`),
         and only while it waits: it leaves the lobby and is gone.
         """
-        check_game_id(game_id)
-        token = auth.bearer_token()
-        if token is None:
-            raise auth.missing_token()
-        store = get_store()
-        for _attempt in range(_retries()):
-            game = load_game(game_id)
-            seat = auth.seat_of(game.state.seats, token)
+        token = auth.required_token()
+
+        def delete(game: LoadedGame, seat: int | None) -> Delete:
+            assert seat is not None
             if game.state.status != "waiting":
                 raise Problem(
                     409,
@@ -302,12 +280,10 @@ class Game(MethodView):
                 raise Problem(
                     403, "not_creator", "Only the game's creator may delete it; leave it instead."
                 )
-            result = store.delete(game_id, game.version)
-            if result.status == "not_found":
-                raise game_not_found(game_id)
-            if result.saved:
-                return Response(status=204)
-        raise busy()
+            return Delete()
+
+        transact(game_id, delete, seat=_seat_of(token))
+        return Response(status=204)
 
 
 @blp.route("/<string:game_id>/join", parameters=[GAME_ID_PARAMETER])
@@ -316,10 +292,9 @@ class Join(MethodView):
 
     @blp.arguments(JoinSchema())
     @blp.response(201, JoinedSchema, headers=ETAG_HEADER)
-    @blp.problem(404, "No such game (`game_not_found`)")
     @blp.problem(409, "No open seat, or that seat is taken")
     @blp.problem(422, "Invalid body")
-    @common_errors(blp, 400, 413, 415, 429, 503)
+    @common_errors(blp, 400, 404, 413, 415, 429, 503)
     @blp.doc(
         operationId="joinGame", security=SEAT_OPTIONAL, responses={201: {"links": _JOIN_LINKS}}
     )
@@ -328,12 +303,10 @@ class Join(MethodView):
 
         The answer carries the seat's token, shown only this once.
         """
-        check_game_id(game_id)
         held = auth.bearer_token()
         token, token_hash = auth.new_token()
-        store = get_store()
-        for _attempt in range(_retries()):
-            game = load_game(game_id)
+
+        def join(game: LoadedGame, _seat: int | None) -> Change:
             if held is not None and auth.holds_seat(game.state.seats, held):
                 raise Problem(
                     409, "already_seated", "This token already holds a seat of this game."
@@ -341,23 +314,14 @@ class Join(MethodView):
             state, events = engine.take_seat(
                 game.state, body.get("seat"), body["name"], token_hash, body.get("client_seed")
             )
-            seat = auth.seat_of(state.seats, token)
-            state, bot_events, due = play_bots(state, game.state)
-            events = events + bot_events
-            lobby: LobbyUpdate = KEEP
-            if game.state.status == "waiting":
-                lobby = lobby_summary(game_id, state, _created_of(game_id))
-            result = store.save(game_id, game.version, encode(state), events, lobby=lobby, due=due)
-            if result.status == "not_found":
-                raise game_not_found(game_id)
-            if result.status == "saved":
-                view = game_view(game_id, state, result.version, result.last_event, seat)
-                return json_response(
-                    {"seat": seat, "token": token, "game": view},
-                    201,
-                    {"ETag": etag(result.version)},
-                )
-        raise busy()
+            return Change(state, events, auth.seat_of(state.seats, token))
+
+        done = transact(game_id, join)
+        game = done.game
+        view = game_view(game_id, game.state, game.version, game.last_event, done.seat)
+        return json_response(
+            {"seat": done.seat, "token": token, "game": view}, 201, {"ETag": etag(game.version)}
+        )
 
 
 @blp.route("/<string:game_id>/leave", parameters=[GAME_ID_PARAMETER])
@@ -366,9 +330,8 @@ class Leave(MethodView):
 
     @blp.response(200, GameViewSchema, headers=ETAG_HEADER)
     @blp.problem(401, "Missing token, or not a seat token of this game")
-    @blp.problem(404, "No such game (`game_not_found`)")
     @blp.problem(409, "The game is over (`game_not_active`)")
-    @common_errors(blp, 400, 429, 503)
+    @common_errors(blp, 400, 404, 429, 503)
     @blp.doc(operationId="leaveGame", security=SEAT_REQUIRED)
     def post(self, game_id: str) -> Response:
         """Leave a seat
@@ -378,41 +341,20 @@ class Leave(MethodView):
         plays the seat to the end. Either way the token no longer counts.
         Answers the public view after it (event `seat_left`).
         """
-        check_game_id(game_id)
-        token = auth.bearer_token()
-        if token is None:
-            raise auth.missing_token()
-        store = get_store()
-        for _attempt in range(_retries()):
-            game = load_game(game_id)
-            seat = auth.seat_of(game.state.seats, token)
-            state, events = engine.leave_seat(game.state, seat)
-            state, bot_events, due = play_bots(state, game.state)
-            events = events + bot_events
-            lobby: LobbyUpdate = KEEP
-            if game.state.status == "waiting":
-                lobby = lobby_summary(game_id, state, _created_of(game_id))
-            result = store.save(game_id, game.version, encode(state), events, lobby=lobby, due=due)
-            if result.status == "not_found":
-                raise game_not_found(game_id)
-            if result.saved:
-                view = game_view(game_id, state, result.version, result.last_event, None)
-                return json_response(view, 200, {"ETag": etag(result.version)})
-        raise busy()
+        token = auth.required_token()
+
+        def leave(game: LoadedGame, seat: int | None) -> Change:
+            assert seat is not None
+            return Change(*engine.leave_seat(game.state, seat))
+
+        game = transact(game_id, leave, seat=_seat_of(token)).game
+        view = game_view(game_id, game.state, game.version, game.last_event, None)
+        return json_response(view, 200, {"ETag": etag(game.version)})
 
 
-def _retries() -> int:
-    from flask import current_app
-
-    return int(current_app.config["SAVE_RETRIES"])
-
-
-def _created_of(game_id: str) -> str:
-    """When a waiting game was created: the time of its first event."""
-    first = get_store().events(game_id, 0, limit=1)
-    if first:
-        return str(first[0].get("at", ""))
-    return now_iso()
+def _seat_of(token: str) -> Callable[[LoadedGame], tuple[LoadedGame, int]]:
+    """The caller's seat by its token (401 if none; an away seat stays away)."""
+    return lambda game: (game, auth.seat_of(game.state.seats, token))
 
 
 __all__ = ["Problem", "blp"]

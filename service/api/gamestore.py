@@ -11,14 +11,17 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from flask import Flask, current_app
 
 from service import clock
+from service.api.idempotency import key_reused, recorded_version
+from service.api.preconditions import check_if_match
 from service.api.problems import Problem
 from service.bots import play as bots
 from service.bots.play import Budget
@@ -26,7 +29,12 @@ from service.config import store_settings
 from service.rules import engine, views
 from service.rules.state import GameState, decode_state, encode_state
 from service.runner import next_due
-from service.store import Due, GameStore, open_store
+from service.store.base import KEEP, Due, GameStore, IdempotencyRecord, LobbyUpdate
+from service.store.errors import GameNotFound
+from service.store.factory import open_store
+
+if TYPE_CHECKING:
+    from service.ops.ratelimit import RateLimiter
 
 STORE_EXTENSION = "rummy.store"
 
@@ -138,15 +146,24 @@ LEGAL_MOVES = LegalMovesCache(1024)
 
 
 def load_game(game_id: str) -> LoadedGame:
-    """Load and decode a game (`GameNotFound` → 404 by the error mapping)."""
+    """Load and decode a game (`GameNotFound` → 404 by the error mapping).
+
+    The request's rate-limit counts, when they wait for a load, are counted by
+    it (no round trip of their own) and checked right after: a request past a
+    limit is refused (429, before a 404) before anything is written.
+    """
+    limiter: RateLimiter | None = current_app.extensions.get("ratelimit")
+    counters = limiter.load_counters() if limiter is not None else ()
+    counts: tuple[int, ...] | None = None  # not counted (the store failed)
     try:
-        loaded = get_store().load(game_id)
+        loaded = get_store().load(game_id, counters)
+        counts = loaded.counts
+    except GameNotFound as missing:
+        counts = missing.counts
+        raise
     finally:
-        # Rate-limit counts may have ridden with this load: refuse now, before
-        # anything is written (a 429 comes before a 404).
-        limiter = current_app.extensions.get("ratelimit")
-        if limiter is not None:
-            limiter.settle()
+        if limiter is not None and counters:
+            limiter.settle(counts)  # the one rate-limit check of a load
     return LoadedGame(game_id, STATES.decode(loaded.state), loaded.version, loaded.last_event)
 
 
@@ -196,21 +213,154 @@ def seated(game: LoadedGame, token: str) -> tuple[LoadedGame, int]:
     return game, seat
 
 
+def caller_seat(game: LoadedGame) -> tuple[LoadedGame, int | None]:
+    """The caller's seat in `game` by its bearer token (`None` without one, 401 for a
+    wrong one), and the game after an away caller came back."""
+    from service.api import auth  # auth imports nothing of this module's
+
+    token = auth.bearer_token()
+    if token is None:
+        return game, None
+    return seated(game, token)
+
+
 def back_if_away(game: LoadedGame, seat: int) -> LoadedGame:
     """The game after its away `seat`'s player came back (any authenticated request
     does: event ``seat_back``, saved with a compare-and-set); `game` if not away."""
+
+    def come_back(current: LoadedGame, _seat: int | None) -> Change | None:
+        back = clock.come_back(current.state, seat)
+        return None if back is None else Change(*back)
+
+    return transact(game.game_id, come_back, loaded=game).game
+
+
+@dataclass(frozen=True)
+class Change:
+    """What a write step makes of a game: the state after it and its events (the
+    bot turns that follow are played by `transact`); `seat` is whose view the
+    answer shows (`None`: the public view)."""
+
+    state: GameState
+    events: list[dict[str, Any]]
+    seat: int | None = None
+
+
+class Delete:
+    """A write step's answer that forgets the game (`GameStore.delete`)."""
+
+
+@dataclass(frozen=True)
+class Idempotent:
+    """A write sent with an `Idempotency-Key`: its key and the fingerprint of the
+    request (kept in the record `transact` saves with it, with the answer's 200)."""
+
+    key: str
+    fingerprint: str
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What `transact` did: the game after the write (as loaded when nothing was
+    written), the seat its answer is for and, for a request replayed by its
+    `Idempotency-Key`, the status of the first answer."""
+
+    game: LoadedGame
+    seat: int | None
+    replayed: int | None = None
+
+
+#: A write step: the change it makes of the loaded game, given the caller's seat
+#: (`None` without one); `Delete()` to forget the game, `None` to write nothing.
+Step = Callable[[LoadedGame, int | None], "Change | Delete | None"]
+
+
+def transact(
+    game_id: str,
+    step: Step,
+    *,
+    seat: Callable[[LoadedGame], tuple[LoadedGame, int]] | None = None,
+    expected: int | str | None = None,
+    idempotency: Idempotent | None = None,
+    loaded: LoadedGame | None = None,
+) -> Outcome:
+    """The one write path of a game: load, step, bots, compare-and-set save.
+
+    Each attempt loads the game (`loaded`: the first attempt's, already loaded),
+    finds the caller's `seat` (e.g. `seated`), replays the first answer of a
+    request whose `idempotency` record exists, refuses a stale `expected`
+    version (`If-Match`: 412), applies `step`, plays the bot turns that follow
+    and saves it all at once with the game's next entry in the runner's queue.
+    A save that loses the race is tried again on the new state (at most
+    `SAVE_RETRIES` times, then 503 `busy`), unless `expected` names a version:
+    then the answer is 412 and nothing changes. One load and one save per
+    write (plus the idempotency record's read when there is a key).
+    """
     store = get_store()
     for _attempt in range(int(current_app.config["SAVE_RETRIES"])):
-        back = clock.come_back(game.state, seat)
-        if back is None:
-            return game
-        state, events = back
-        state, bot_events, due = play_bots(state, game.state)
-        result = store.save(game.game_id, game.version, encode(state), events + bot_events, due=due)
-        if result.saved:
-            return LoadedGame(game.game_id, state, result.version, result.last_event)
-        game = load_game(game.game_id)
+        game = loaded if loaded is not None else load_game(game_id)
+        loaded = None
+        who: int | None = None
+        if seat is not None:
+            game, who = seat(game)
+        if idempotency is not None:
+            assert who is not None, "an idempotent write is made by a seat"
+            record = store.get_idempotency(game_id, who, idempotency.key)
+            if record is not None:
+                if record.fingerprint != idempotency.fingerprint:
+                    raise key_reused()
+                if game.version < recorded_version(record.body):
+                    # The write was saved between this load and the read of its
+                    # record: the answer shows the game it made.
+                    game = load_game(game_id)
+                return Outcome(game, who, replayed=record.status)
+        check_if_match(expected, game.version)
+        change = step(game, who)
+        if change is None:
+            return Outcome(game, who)
+        if isinstance(change, Delete):
+            result = store.delete(game_id, game.version)
+            after = game
+        else:
+            state, bot_events, due = play_bots(change.state, game.state)
+            events = change.events + bot_events
+            lobby: LobbyUpdate = KEEP
+            if game.state.status == "waiting":
+                # The listing follows a waiting game (and leaves once it starts).
+                lobby = lobby_summary(game_id, state, created_of(game_id))
+            record = None
+            if idempotency is not None and who is not None:
+                # The compare-and-set makes the next version certain.
+                body = str(game.version + 1).encode()
+                record = IdempotencyRecord(who, idempotency.key, idempotency.fingerprint, 200, body)
+            result = store.save(
+                game_id,
+                game.version,
+                encode(state),
+                events,
+                idempotency=record,
+                lobby=lobby,
+                due=due,
+            )
+            after = LoadedGame(game_id, state, result.version, result.last_event)
+            who = change.seat
+        if result.status == "saved":
+            return Outcome(after, who)
+        if result.status == "not_found":
+            raise GameNotFound(game_id)
+        if expected is not None:
+            # Someone else wrote first: the client asked for that version only
+            # (a stale answer carries the game's current version).
+            check_if_match(expected, result.version)
     raise busy()
+
+
+def created_of(game_id: str) -> str:
+    """When a waiting game was created: the time of its first event."""
+    first = get_store().events(game_id, 0, limit=1)
+    if first:
+        return str(first[0].get("at", ""))
+    return now_iso()
 
 
 def game_view(

@@ -3,7 +3,7 @@
 A record (game, seat, key) → (fingerprint of the request, status, the version
 the move produced) is written by the same compare-and-set that saves the
 move, so a move and its record are never apart; a retry rebuilds the answer
-from the game (`service.api.moves.replay`), so a record stays a few dozen
+from the game (`service.api.moves.Moves.post`), so a record stays a few dozen
 bytes however large a view is. Refused moves (409) are not recorded.
 """
 
@@ -18,6 +18,20 @@ from flask import request
 from service.api.problems import Problem
 
 MAX_KEY_LENGTH = 255
+
+#: OpenAPI description of the optional `Idempotency-Key` header of a move.
+IDEMPOTENCY_KEY_PARAMETER = {
+    "in": "header",
+    "name": "Idempotency-Key",
+    "description": "1 to 255 printable ASCII characters; a retry replays the answer",
+    "schema": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": MAX_KEY_LENGTH,
+        "pattern": f"^[ -~]{{1,{MAX_KEY_LENGTH}}}$",
+    },
+    "required": False,
+}
 
 
 def idempotency_key() -> str | None:
@@ -54,3 +68,11 @@ def key_reused() -> Problem:
         "idempotency_key_reused",
         "This Idempotency-Key was already used with another request body.",
     )
+
+
+def recorded_version(body: bytes) -> int:
+    """The version an idempotency record points to (0 for a record of another form)."""
+    try:
+        return int(body)
+    except ValueError:
+        return 0

@@ -9,44 +9,39 @@ view dict serialised directly, with the version as `ETag`.
 
 from __future__ import annotations
 
-from typing import Any
-
 import orjson
-from flask import Response, current_app
+from flask import Response
 from flask.views import MethodView
 
 from service import clock
 from service.api import auth
-from service.api.fastpath import MoveHeadersSchema, MoveRequestSchema
 from service.api.gamestore import (
     LEGAL_MOVES,
+    Change,
+    Idempotent,
     LoadedGame,
-    busy,
-    encode,
     game_view,
-    get_store,
     load_game,
-    play_bots,
     seated,
+    transact,
 )
-from service.api.idempotency import fingerprint, idempotency_key, key_reused
+from service.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, fingerprint, idempotency_key
 from service.api.jsonio import raw_json_response, request_body
 from service.api.paths import (
     ETAG_HEADER,
     GAME_ID_PARAMETER,
     IF_NONE_MATCH_PARAMETER,
-    check_game_id,
-    game_not_found,
+    check_game_ids,
 )
-from service.api.preconditions import check_if_match, etag, not_modified, parse_if_match
+from service.api.preconditions import IF_MATCH_PARAMETER, conditional_get, etag, if_match
 from service.api.schemas import GameViewSchema, LegalMovesSchema
 from service.api.smorest import SEAT_REQUIRED, Blueprint, common_errors
-from service.observability import request_log
+from service.ops import request_log
 from service.rules import engine
 from service.rules.moves import parse_request
-from service.store import KEEP, IdempotencyRecord
 
 blp = Blueprint("moves", __name__, url_prefix="/games", description="Moves")
+check_game_ids(blp)
 
 _SAME_SEAT = "$request.header.Authorization"
 _MOVE_LINKS = {
@@ -90,8 +85,7 @@ class LegalMoves(MethodView):
     @blp.response(200, LegalMovesSchema, headers=ETAG_HEADER)
     @blp.alt_response(304, description="Not modified since the ETag in If-None-Match")
     @blp.problem(401, "Missing seat token, or not a seat token of this game")
-    @blp.problem(404, "No such game (`game_not_found`)")
-    @common_errors(blp, 400, 429, 503)
+    @common_errors(blp, 400, 404, 429, 503)
     @blp.doc(
         operationId="getLegalMoves",
         security=SEAT_REQUIRED,
@@ -103,43 +97,42 @@ class LegalMoves(MethodView):
         Empty when it is not the caller's turn. A caller without a seat token
         has no moves to make: `401 missing_token`.
         """
-        check_game_id(game_id)
-        token = auth.bearer_token()
-        if token is None:
-            raise auth.missing_token()
-        game = load_game(game_id)
-        headers = {"ETag": etag(game.version), "Vary": "Authorization"}
-        game, seat = seated(game, token)
-        headers["ETag"] = etag(game.version)
-        # Answered before any listing: the client has this version's moves.
-        if not_modified(game.version):
-            response = Response(status=304)
-            response.headers.update(headers)
-            return response
-        return raw_json_response(LEGAL_MOVES.answer(game, seat), 200, headers)
+        token = auth.required_token()
+        game, seat = seated(load_game(game_id), token)
+        return conditional_get(
+            game.version,
+            lambda headers: raw_json_response(LEGAL_MOVES.answer(game, seat), 200, headers),
+        )
+
+
+#: The move body, documented by the `MoveRequest` component that the move classes
+#: generate (`service.api.spec_overrides`); `parse_request` is its parser.
+_MOVE_REQUEST_BODY = {
+    "required": True,
+    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/MoveRequest"}}},
+}
 
 
 @blp.route("/<string:game_id>/moves", parameters=[GAME_ID_PARAMETER])
 class Moves(MethodView):
     """Moves of a game."""
 
-    # Schema instances, not classes: webargs would build a new schema per request.
-    # Both answer plain requests without marshmallow (service/api/fastpath.py).
-    @blp.arguments(MoveHeadersSchema(), location="headers")
-    @blp.arguments(MoveRequestSchema())
     @blp.response(200, GameViewSchema, headers=ETAG_HEADER)
     @blp.problem(400, "Malformed JSON or If-Match (`invalid_if_match`)")
     @blp.problem(401, "Missing or wrong seat token")
-    @blp.problem(404, "No such game (`game_not_found`)")
     @blp.problem(409, "The rules forbid this move now (`code` says why)")
     @blp.problem(412, "If-Match names another version (`version_mismatch`)")
     @blp.problem(422, "Body does not match the schema, or Idempotency-Key reused")
     @blp.problem(503, "Store unavailable or busy; see Retry-After")
-    @common_errors(blp, 413, 415, 429)
+    @common_errors(blp, 404, 413, 415, 429)
     @blp.doc(
-        operationId="makeMove", security=SEAT_REQUIRED, responses={200: {"links": _MOVE_LINKS}}
+        operationId="makeMove",
+        security=SEAT_REQUIRED,
+        parameters=[IF_MATCH_PARAMETER, IDEMPOTENCY_KEY_PARAMETER],
+        requestBody=_MOVE_REQUEST_BODY,
+        responses={200: {"links": _MOVE_LINKS}},
     )
-    def post(self, headers: dict[str, Any], body: dict[str, Any], game_id: str) -> Response:
+    def post(self, game_id: str) -> Response:
         """Make a move, or several all-or-nothing
 
         Answers the mover's view after the move and after any bot turns
@@ -150,86 +143,40 @@ class Moves(MethodView):
         seat's view with `Idempotency-Replayed: true`: the first answer while
         the game has not moved on since.
         """
-        check_game_id(game_id)
-        token = auth.bearer_token()
-        if token is None:
-            raise auth.missing_token()
-        expected = parse_if_match(headers.get("if_match"))
+        # The request is read before the game is looked at; a malformed move
+        # raises `MoveFormatError` (422, `service.api.errors`).
         key = idempotency_key()
+        body = request_body()
         moves = parse_request(body)
-        # The fingerprint covers the body as sent, not as the schema loaded it.
-        fp = fingerprint(request_body()) if key is not None else ""
-        store = get_store()
-        for _attempt in range(int(current_app.config["SAVE_RETRIES"])):
-            game, seat = seated(load_game(game_id), token)
+        token = auth.required_token()
+        expected = if_match()
+        # The fingerprint covers the body as sent, not as it was parsed.
+        idempotent = Idempotent(key, fingerprint(body)) if key is not None else None
+
+        def mover(game: LoadedGame) -> tuple[LoadedGame, int]:
+            game, seat = seated(game, token)
             # For the request log line and the moves metric (one dict update).
             request_log.annotate(seat=seat, move_type=body.get("type", "actions"))
-            if key is not None:
-                record = store.get_idempotency(game_id, seat, key)
-                if record is not None:
-                    if record.fingerprint != fp:
-                        raise key_reused()
-                    if game.version < recorded_version(record.body):
-                        # The move was saved between this load and the read of
-                        # its record: the answer shows the game it made.
-                        game = load_game(game_id)
-                    return replay(game, seat, record.status)
-            check_if_match(expected, game.version)
+            return game, seat
+
+        def move(game: LoadedGame, seat: int | None) -> Change:
+            assert seat is not None
             if len(moves) == 1:
                 state, events = engine.apply(game.state, seat, moves[0])
             else:
                 state, events = engine.apply_all(game.state, seat, moves)
-            state, bot_events, due = play_bots(clock.moved(state, seat), game.state)
-            events = events + bot_events
-            # The compare-and-set makes the next version and event numbers certain.
-            version = game.version + 1
-            last_event = game.last_event + len(events)
-            view = game_view(game_id, state, version, last_event, seat)
-            answer = orjson.dumps(view)
-            idempotency = (
-                IdempotencyRecord(seat, key, fp, 200, str(version).encode())
-                if key is not None
-                else None
-            )
-            result = store.save(
-                game_id,
-                game.version,
-                encode(state),
-                events,
-                idempotency=idempotency,
-                lobby=KEEP,
-                due=due,
-            )
-            if result.status == "saved":
-                return raw_json_response(answer, 200, {"ETag": etag(result.version)})
-            if result.status == "not_found":
-                raise game_not_found(game_id)
-            if expected is not None:
-                # Someone else moved first: the client asked for that version only
-                # (a stale answer carries the game's current version).
-                check_if_match(expected, result.version)
-        raise busy()
+            return Change(clock.moved(state, seat), events, seat)
 
-
-def recorded_version(body: bytes) -> int:
-    """The version an idempotency record points to (0 for a record of another form)."""
-    try:
-        return int(body)
-    except ValueError:
-        return 0
-
-
-def replay(game: LoadedGame, seat: int, status: int) -> Response:
-    """The answer to a move retried with its `Idempotency-Key`: the seat's view,
-    rebuilt from the game as loaded.
-
-    The record holds only the status and the version the move produced (a
-    few bytes for 24 h, not a whole view): while the game is still at that
-    version the rebuilt view is the first answer byte for byte; once it has
-    moved on, the answer is the seat's view now (the move was applied once,
-    and the client sees what followed).
-    """
-    view = game_view(game.game_id, game.state, game.version, game.last_event, seat)
-    return raw_json_response(
-        orjson.dumps(view), status, {"Idempotency-Replayed": "true", "ETag": etag(game.version)}
-    )
+        done = transact(game_id, move, seat=mover, expected=expected, idempotency=idempotent)
+        game = done.game
+        view = game_view(game_id, game.state, game.version, game.last_event, done.seat)
+        headers = {"ETag": etag(game.version)}
+        if done.replayed is None:
+            return raw_json_response(orjson.dumps(view), 200, headers)
+        # A retry with its Idempotency-Key: the record holds only the status and
+        # the version the move made (a few bytes for 24 h, not a whole view), so
+        # the answer is rebuilt: while the game is still at that version it is the
+        # first answer byte for byte; once it has moved on, the seat's view now
+        # (the move was applied once, and the client sees what followed).
+        headers["Idempotency-Replayed"] = "true"
+        return raw_json_response(orjson.dumps(view), done.replayed, headers)

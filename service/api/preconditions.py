@@ -8,8 +8,9 @@ move accepts `"17"`, `W/"17"` or `*`; any other form answers 400
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
-from flask import request
+from flask import Response, request
 
 from service.api.problems import Problem
 
@@ -21,8 +22,21 @@ def etag(version: int) -> str:
     return f'"{version}"'
 
 
-def parse_if_match(value: str | None) -> int | str | None:
-    """The version `If-Match` asks for: an int, `"*"` for any, `None` if absent."""
+#: OpenAPI description of the optional `If-Match` header of a move (the
+#: canonical forms; `if_match` also allows spaces around them).
+IF_MATCH_PARAMETER = {
+    "in": "header",
+    "name": "If-Match",
+    "description": 'the version the move expects, quoted: `"17"`; stale → 412',
+    "schema": {"type": "string", "pattern": r'^(\*|(W/)?"[0-9]{1,18}")$'},
+    "required": False,
+}
+
+
+def if_match() -> int | str | None:
+    """The version the request's `If-Match` asks for: an int, `"*"` for any,
+    `None` if absent; 400 `invalid_if_match` for any other form."""
+    value = request.headers.get("If-Match")
     if value is None:
         return None
     if value.strip() == "*":
@@ -65,3 +79,13 @@ def not_modified(version: int) -> bool:
         if tag == wanted:
             return True
     return False
+
+
+def conditional_get(version: int, answer: Callable[[dict[str, str]], Response]) -> Response:
+    """A read of game `version`: 304 when `If-None-Match` already names it (before
+    any view or listing is made), else `answer(headers)`; both with the version's
+    `ETag` and `Vary: Authorization` (the answer depends on the caller's token)."""
+    headers = {"ETag": etag(version), "Vary": "Authorization"}
+    if not_modified(version):
+        return Response(status=304, headers=headers)
+    return answer(headers)

@@ -132,6 +132,11 @@ class Problem(HTTPException):
         return _phrase(self.code or 500)
 
 
+def game_not_found(game_id: str) -> Problem:
+    """The 404 answer for a game id no game has (or one of the wrong form)."""
+    return Problem(404, "game_not_found", f"There is no game {game_id!r}.")
+
+
 def _phrase(status: int) -> str:
     try:
         return HTTPStatus(status).phrase

@@ -15,14 +15,14 @@ from marshmallow import fields, validate
 
 from service.api.names import PlayerName
 from service.api.problems import PROBLEM_CODES
+from service.bots.strategies import SEAT_STRATEGIES
 from service.rules.cards import CARD_PATTERN
 from service.rules.events import EVENTS
 from service.rules.fairness import CLIENT_SEED_PATTERN
-from service.rules.moves import MAX_CARDS, MoveFormatError, parse_request
+from service.rules.moves import MAX_CARDS
 from service.rules.options import PRESETS
 from service.rules.state import DEALS, PHASES, REASONS, STATUSES
 
-BOT_STRATEGIES = ("random", "greedy", "expert")
 #: A seat is played by a person (`human`, holding a token, or open while nobody
 #: holds it) or by the server (`bot`).
 SEAT_KINDS = ("human", "bot")
@@ -107,7 +107,7 @@ class SeatSpecSchema(ma.Schema):
     """A seat of a new game: `{"name": "Ann"}`, `{"name": null}` (open) or `{"bot": "expert"}`."""
 
     name = PlayerName(allow_none=True)
-    bot = fields.String(validate=validate.OneOf(BOT_STRATEGIES))
+    bot = fields.String(validate=validate.OneOf(SEAT_STRATEGIES))
     client_seed = fields.String(validate=CLIENT_SEED, metadata=CLIENT_SEED_METADATA)
 
     @ma.validates_schema
@@ -347,58 +347,12 @@ class JoinedSchema(_Response):
 # --- moves ------------------------------------------------------------------
 
 
-class MoveRequestSchema(ma.Schema):
-    """Body of `POST /games/{id}/moves`: one move, or `{"actions": [...]}` all-or-nothing.
-
-    The moves' own parser (`service.rules.moves.parse_request`) checks the body;
-    the documented shape comes from the same move classes (see `spec_overrides`).
-    """
-
-    def load(self, data: Any, *args: Any, **kwargs: Any) -> Any:
-        """The body with its moves in canonical JSON form, or a `ValidationError`."""
-        try:
-            moves = parse_request(data)
-        except MoveFormatError as error:
-            raise ma.ValidationError({error.field: [error.detail]}) from None
-        if isinstance(data, dict) and "actions" in data:
-            return {"actions": [move.to_json() for move in moves]}
-        return moves[0].to_json()
-
-
 class LegalMovesSchema(_Response):
     """Every move the caller may make now."""
 
     version = fields.Integer(required=True)
     # Items: the `Move` component (see spec_overrides).
     moves = fields.List(fields.Dict(), required=True)
-
-
-#: The `If-Match` forms a move accepts: `*`, `"17"` or `W/"17"`.
-IF_MATCH_PATTERN = r'^(\*|(W/)?"[0-9]{1,18}")$'
-
-
-class MoveHeadersSchema(ma.Schema):
-    """Optional headers of `POST /moves`."""
-
-    class Meta:
-        unknown = ma.EXCLUDE
-
-    if_match = fields.String(
-        data_key="If-Match",
-        # Documented, not checked here: the view answers 400 invalid_if_match.
-        metadata={
-            "description": 'the version the move expects, quoted: `"17"`; stale → 412',
-            "pattern": IF_MATCH_PATTERN,
-        },
-    )
-    idempotency_key = fields.String(
-        data_key="Idempotency-Key",
-        validate=validate.Length(min=1, max=255),
-        metadata={
-            "description": "1 to 255 printable ASCII characters; a retry replays the answer",
-            "pattern": r"^[ -~]{1,255}$",
-        },
-    )
 
 
 # --- events -----------------------------------------------------------------

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import http
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
@@ -20,8 +19,6 @@ from service.api.schemas import ProblemSchema
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
-#: What a schema's ``quick_load()`` answers when the full parse must decide.
-QUICK_MISS: Any = object()
 _C = TypeVar("_C", bound=type)
 
 
@@ -45,30 +42,8 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
         return cast(Callable[[_C], _C], super().route(rule, **options))
 
     def arguments(self, schema: Any, **kwargs: Any) -> Callable[[_F], _F]:
-        """Parse and check a request location (body, query, headers) with `schema`.
-
-        A schema with a ``quick_load()`` method is asked first: what it returns
-        goes to the view at once, and `QUICK_MISS` sends the request through
-        webargs and the schema as usual (for anything it does not answer alike).
-        """
-        decorate = cast(Callable[[_F], _F], super().arguments(schema, **kwargs))
-        quick_load = getattr(schema, "quick_load", None)
-        if quick_load is None:
-            return decorate
-
-        def apply(func: _F) -> _F:
-            parsed = decorate(func)
-
-            @functools.wraps(parsed)
-            def view(*args: Any, **kwargs: Any) -> Any:
-                value = quick_load()
-                if value is QUICK_MISS:
-                    return parsed(*args, **kwargs)
-                return func(*args, value, **kwargs)
-
-            return cast(_F, view)
-
-        return apply
+        """Parse and check a request location (body, query, headers) with `schema`."""
+        return cast(Callable[[_F], _F], super().arguments(schema, **kwargs))
 
     def response(self, status_code: int, schema: Any = None, **kwargs: Any) -> Callable[[_F], _F]:
         """Document the success answer."""

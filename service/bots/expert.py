@@ -16,8 +16,8 @@ throw; whether to put a meld down now or hold it) the expert:
    (:class:`_Sim`: every seat takes the discard when it completes a meld,
    puts down its best split, lays off, throws its highest deadwood card while
    keeping pairs and suit neighbours) until the round ends (its real points
-   under the game's scoring) or the horizon (then the deadwood each seat
-   still holds);
+   under the game's scoring) or the horizon (every seat once, then itself
+   again; then the deadwood each seat still holds);
 4. repeats with fresh worlds, every candidate on the same world and the same
    rollout dice (common random numbers, so candidates are compared on equal
    luck), and plays the candidate whose world-by-world gain over greedy's
@@ -52,8 +52,8 @@ from typing import Any
 import orjson
 
 from service.bots.greedy import discard_ranking, greedy_move
-from service.bots.hand import Scoring, Split, best_split
-from service.bots.masks import fast_split
+from service.bots.hand import Scoring, best_split
+from service.bots.masks import Parts, split_parts
 from service.bots.memory import Memory
 from service.rules.cards import JOKER, NATURAL_CARDS, Card, rank, suit
 from service.rules.melds import MeldShape, extend_meld, make_meld, meld_points, swap_joker
@@ -70,14 +70,21 @@ class Budget:
 
     ``nodes``: simulated turns (every candidate's rollout turns count);
     ``seconds``: wall-clock cap, ``None`` for none. ``horizon``: turns a
-    rollout plays before the deadwood decides; ``discards``: how many of
-    greedy's best discards are candidates.
+    rollout plays before the deadwood decides, ``None`` for one more than the
+    seats (:meth:`turns`); ``discards``: how many of greedy's best discards
+    are candidates.
     """
 
     nodes: int = 600
     seconds: float | None = 0.05
-    horizon: int = 3
+    horizon: int | None = None
     discards: int = 2
+
+    def turns(self, seats: int) -> int:
+        """A rollout's turns at a table of ``seats``: the horizon, else every seat's
+        turn and the searching seat's next one (a partial meld it keeps is worth
+        its next draw; at four seats three turns never reach it)."""
+        return self.horizon if self.horizon is not None else seats + 1
 
 
 DEFAULT_BUDGET = Budget()
@@ -157,18 +164,20 @@ def expert_move(
     deadline = None if settings.seconds is None else started + settings.seconds
     rules = _rules(view)
     me = view["you"]
+    horizon = settings.turns(len(view["seats"]))
     values: list[list[float]] = [[] for _ in candidates]
+    deal = _Deal(view, memory, rules)
     search = Search(candidates=len(candidates))
     last_search = search
     while search.nodes < settings.nodes:
         if deadline is not None and time.perf_counter() >= deadline:
             search.cut_by_time = True
             break
-        world = _sample_world(view, memory, rng, rules)
+        world = deal.sample(rng)
         dice = rng.getrandbits(32)
         for i, move in enumerate(candidates):
             sim = world.copy()
-            value, turns = sim.rollout(me, move, rules, random.Random(dice), settings.horizon)
+            value, turns = sim.rollout(me, move, rules, random.Random(dice), horizon)
             values[i].append(value)
             search.nodes += turns
         search.worlds += 1
@@ -225,12 +234,15 @@ class _Rules:
     sign: int  # +1: points are good (winner takes all), -1: points are penalties
     decks: int
     jokers: int
+    points: Mapping[Card, int]  # each card's points in hand
 
-    def split(self, hand: Sequence[Card]) -> Split:
-        """The hand's best split (the fast one for a one-deck, joker-free game)."""
+    def split(self, hand: Sequence[Card]) -> Parts:
+        """The hand's best split as ``(points, melds, deadwood)`` (the fast one for a
+        one-deck, joker-free game)."""
         if self.decks == 1 and not self.jokers:
-            return fast_split(hand, self.scoring.ace, self.scoring.ace_points)
-        return best_split(hand, self.scoring)
+            return split_parts(hand, self.scoring.ace, self.scoring.ace_points)
+        found = best_split(hand, self.scoring)
+        return found.points, found.melds, found.deadwood
 
 
 @lru_cache(maxsize=64)
@@ -255,7 +267,13 @@ def _rules(view: View) -> _Rules:
         sign=-1 if opts.scoring == "penalty" else 1,
         decks=opts.decks,
         jokers=opts.jokers,
+        points=_card_points(Scoring(opts.ace, opts.ace_points, opts.joker_points)),
     )
+
+
+@lru_cache(maxsize=16)
+def _card_points(scoring: Scoring) -> Mapping[Card, int]:
+    return {c: scoring.points(c) for c in (*NATURAL_CARDS, JOKER)}
 
 
 # ---------------------------------------------------------------------------
@@ -297,60 +315,80 @@ def unseen(view: View, rules: _Rules) -> list[Card]:
 
 def _sample_world(view: View, memory: Memory | None, rng: random.Random, rules: _Rules) -> _Sim:
     """One deal of the unseen cards consistent with the public facts."""
-    rnd = view["round"]
-    me = view["you"]
-    pool = unseen(view, rules)
-    rng.shuffle(pool)
-    counts = Counter(pool)
-    hands: list[list[Card]] = []
-    known = known_holdings(view, memory)
-    fixed: dict[int, list[Card]] = {}
-    for i, cards in known.items():
-        kept = []
-        for c in cards:
-            if counts[c] > 0:
-                counts[c] -= 1
-                kept.append(c)
-        fixed[i] = kept
-    if any(fixed.values()):
-        rest: list[Card] = []
-        for c in pool:
-            if counts[c] > 0:
-                counts[c] -= 1
-                rest.append(c)
-        pool = rest
-    for seat in view["seats"]:
-        i = seat["seat"]
-        if i == me:
-            hands.append(list(view["hand"]))
-            continue
-        size = seat["hand_size"]
-        hand = fixed.get(i, [])[:size]
-        take = size - len(hand)
-        hand.extend(pool[:take])
-        del pool[:take]
-        hands.append(hand)
-    stock = pool[: rnd["stock_size"]]
-    table: list[MeldShape] = []
-    for meld in rnd["melds"]:
-        shape = _shape(tuple(meld["cards"]), rules.scoring.ace)
-        if shape is not None:
-            table.append(shape)
-    seats = view["seats"]
-    active = [s["seat"] == me or s["hand_size"] > 0 for s in seats]
-    opened = [bool(s["has_melded"]) for s in seats]
-    return _Sim(
-        hands=hands,
-        stock=stock,
-        pile=list(rnd["discard_pile"]),
-        table=table,
-        meld_ids=[m["id"] for m in rnd["melds"]],
-        opened=opened,
-        played=list(opened),
-        active=active,
-        refills=rnd.get("refills", 0),
-        taken=rnd.get("taken_discard"),
-    )
+    return _Deal(view, memory, rules).sample(rng)
+
+
+class _Deal:
+    """What every sampled world of one decision shares, worked out once per decision:
+    the unseen cards (sorted, so a seed deals the same world), the cards each seat is
+    known to hold, the table's shapes and the public counts."""
+
+    def __init__(self, view: View, memory: Memory | None, rules: _Rules) -> None:
+        rnd = view["round"]
+        me = view["you"]
+        self.pool = unseen(view, rules)
+        self.known = {i: cards for i, cards in known_holdings(view, memory).items() if cards}
+        seats = view["seats"]
+        self.me = me
+        self.hand = list(view["hand"])
+        self.sizes = [s["hand_size"] for s in seats]
+        self.stock_size = rnd["stock_size"]
+        self.pile = list(rnd["discard_pile"])
+        table: list[MeldShape] = []
+        for meld in rnd["melds"]:
+            shape = _shape(tuple(meld["cards"]), rules.scoring.ace)
+            if shape is not None:
+                table.append(shape)
+        self.table = table
+        self.meld_ids = [m["id"] for m in rnd["melds"]]
+        self.active = [s["seat"] == me or s["hand_size"] > 0 for s in seats]
+        self.opened = [bool(s["has_melded"]) for s in seats]
+        self.refills = rnd.get("refills", 0)
+        self.taken = rnd.get("taken_discard")
+
+    def sample(self, rng: random.Random) -> _Sim:
+        """A fresh world: the unseen cards shuffled and dealt, known cards kept with their seat."""
+        pool = list(self.pool)
+        rng.shuffle(pool)
+        fixed: dict[int, list[Card]] = {}
+        if self.known:
+            counts = Counter(pool)
+            for i, cards in self.known.items():
+                kept = []
+                for c in cards:
+                    if counts[c] > 0:
+                        counts[c] -= 1
+                        kept.append(c)
+                fixed[i] = kept
+            rest: list[Card] = []
+            for c in pool:
+                if counts[c] > 0:
+                    counts[c] -= 1
+                    rest.append(c)
+            pool = rest
+        hands: list[list[Card]] = []
+        at = 0
+        for i, size in enumerate(self.sizes):
+            if i == self.me:
+                hands.append(list(self.hand))
+                continue
+            hand = fixed.get(i, [])[:size]
+            take = size - len(hand)
+            hand.extend(pool[at : at + take])
+            at += take
+            hands.append(hand)
+        return _Sim(
+            hands=hands,
+            stock=pool[at : at + self.stock_size],
+            pile=list(self.pile),
+            table=list(self.table),
+            meld_ids=list(self.meld_ids),
+            opened=list(self.opened),
+            played=list(self.opened),
+            active=list(self.active),
+            refills=self.refills,
+            taken=self.taken,
+        )
 
 
 # ---------------------------------------------------------------------------
@@ -388,7 +426,7 @@ class _Sim:
     refills: int
     taken: Card | None
     fits: frozenset[Card] = frozenset()
-    fits_for: tuple[MeldShape, ...] = ()
+    fits_stale: bool = True  # the table changed since ``fits`` was worked out
 
     def copy(self) -> _Sim:
         return _Sim(
@@ -403,7 +441,7 @@ class _Sim:
             refills=self.refills,
             taken=self.taken,
             fits=self.fits,
-            fits_for=self.fits_for,
+            fits_stale=self.fits_stale,
         )
 
     # -- one candidate, then the rollout ------------------------------------------
@@ -442,12 +480,14 @@ class _Sim:
                 self.table.append(shape)
                 self.meld_ids.append(-1)
                 self.opened[me] = True
+                self.fits_stale = True
         elif isinstance(move, LayOff):
             if move.meld in self.meld_ids and _remove_all(hand, move.cards):
                 i = self.meld_ids.index(move.meld)
                 grown = extend_meld(self.table[i], move.cards, rules.scoring.ace)
                 if grown is not None:
                     self.table[i] = grown
+                    self.fits_stale = True
         elif isinstance(move, SwapJoker) and move.meld in self.meld_ids and move.card in hand:
             i = self.meld_ids.index(move.meld)
             swapped = swap_joker(self.table[i], move.card)
@@ -455,6 +495,7 @@ class _Sim:
                 hand.remove(move.card)
                 hand.append(swapped[1])
                 self.table[i] = swapped[0]
+                self.fits_stale = True
         if not hand:
             return me
         return self._play(me, rules, rng)
@@ -475,9 +516,7 @@ class _Sim:
             top = self.pile[-1]
             before = rules.split(hand)
             after = rules.split((*hand, top))
-            if after.points < before.points and after.deadwood.count(top) <= before.deadwood.count(
-                top
-            ):
+            if after[0] < before[0] and after[2].count(top) <= before[2].count(top):
                 self.taken = self.pile.pop()
                 hand.append(top)
         if self.taken is None and not self._draw_stock(seat, rules, rng):
@@ -509,11 +548,11 @@ class _Sim:
     def _play(self, seat: int, rules: _Rules, rng: random.Random) -> int | None:
         """Meld, lay off and discard by the rollout policy after the draw."""
         hand = self.hands[seat]
-        split = rules.split(hand)
-        melds = list(split.melds)
+        _, split_melds, split_deadwood = rules.split(hand)
+        melds = list(split_melds)
         if melds:
             if rules.concealed:
-                going_out = len(split.deadwood) <= 1 and split.deadwood != (self.taken,)
+                going_out = len(split_deadwood) <= 1 and split_deadwood != (self.taken,)
                 if not going_out:
                     melds = []
             elif rules.min_points and not self.opened[seat]:
@@ -529,9 +568,10 @@ class _Sim:
             self.table.append(shape)
             self.meld_ids.append(-1)
             self.opened[seat] = True
+            self.fits_stale = True
         if not hand:
             return seat
-        deadwood = list(split.deadwood) if melds else None
+        deadwood = list(split_deadwood) if melds else None
         may_lay_off = (
             not rules.concealed
             and self.table
@@ -540,20 +580,21 @@ class _Sim:
         if may_lay_off:
             ace = rules.scoring.ace
             fits = self._fits(ace)
-            for card in list(deadwood if deadwood is not None else split.deadwood):
+            for card in list(deadwood if deadwood is not None else split_deadwood):
                 if card not in fits:
                     continue
                 for i, shape in enumerate(self.table):
                     grown = _extended(shape, card, ace)
                     if grown is not None:
                         self.table[i] = grown
+                        self.fits_stale = True
                         hand.remove(card)
                         if deadwood is not None:
                             deadwood.remove(card)
                         break
             if not hand:
                 return seat
-        throw = self._choose_discard(seat, split.deadwood, rules, rng)
+        throw = self._choose_discard(seat, split_deadwood, rules, rng)
         self.played[seat] = self.played[seat] or self.opened[seat]
         return self._discard(seat, throw)
 
@@ -565,13 +606,14 @@ class _Sim:
         if not pool:
             pool = [c for c in hand if c != JOKER and c != self.taken] or list(hand)
         fits = self._fits(rules.scoring.ace)
+        points = rules.points
         best = -1_000
         picks: list[Card] = []
         for card in pool:
-            score = rules.scoring.points(card)
+            score = points[card]
             if card in fits:
                 score -= _FEEDS_TABLE
-            if _has_partner(card, hand):
+            if card in _PARTNERS and not _PARTNERS[card].isdisjoint(hand):
                 score -= _PARTIAL
             if score > best:
                 best, picks = score, [card]
@@ -581,12 +623,11 @@ class _Sim:
 
     def _fits(self, ace: str) -> frozenset[Card]:
         """Every card that can be laid off alone on some table meld."""
-        key = tuple(self.table)
-        if self.fits_for != key:
+        if self.fits_stale:
             out: frozenset[Card] = frozenset()
             for shape in self.table:
                 out = out | _acceptors(shape, ace)
-            self.fits, self.fits_for = out, key
+            self.fits, self.fits_stale = out, False
         return self.fits
 
     def _discard(self, seat: int, card: Card) -> int | None:
@@ -607,9 +648,7 @@ class _Sim:
         return self._relative(me, points, rules.sign)
 
     def _estimate(self, me: int, rules: _Rules) -> float:
-        deadwood = [
-            rules.split(h).points if self.active[i] else 0 for i, h in enumerate(self.hands)
-        ]
+        deadwood = [rules.split(h)[0] if self.active[i] else 0 for i, h in enumerate(self.hands)]
         return -self._relative(me, deadwood, 1)
 
     def _relative(self, me: int, values: Sequence[int], sign: int) -> float:
@@ -619,23 +658,18 @@ class _Sim:
         return sign * (values[me] - sum(others) / len(others))
 
 
-_RS: dict[Card, tuple[int, str]] = {c: (rank(c), suit(c)) for c in NATURAL_CARDS}
 #: Weight of a deadwood card with a partner (a pair, or a suit neighbour) in a rollout.
 _PARTIAL = 6
-
-
-def _has_partner(card: Card, hand: Sequence[Card]) -> bool:
-    """Whether ``card`` and another card of ``hand`` are two thirds of a meld."""
-    if card == JOKER:
-        return False
-    r, s = _RS[card]
-    for other in hand:
-        if other in (card, JOKER):
-            continue
-        r2, s2 = _RS[other]
-        if r2 == r or (s2 == s and abs(r2 - r) <= 2):
-            return True
-    return False
+#: Per natural card, the cards that make two thirds of a meld with it: the same rank,
+#: or the same suit one or two ranks away.
+_PARTNERS: dict[Card, frozenset[Card]] = {
+    c: frozenset(
+        o
+        for o in NATURAL_CARDS
+        if o != c and (rank(o) == rank(c) or (suit(o) == suit(c) and abs(rank(o) - rank(c)) <= 2))
+    )
+    for c in NATURAL_CARDS
+}
 
 
 def _remove_all(hand: list[Card], cards: Sequence[Card]) -> bool:

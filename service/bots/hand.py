@@ -19,12 +19,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from service.rules.cards import JOKER, NATURAL_CARDS, SUITS, Card, card_points, rank, suit
+from service.rules.cards import (
+    CARD_ORDER,
+    JOKER,
+    NATURAL_CARDS,
+    SUITS,
+    Card,
+    card_points,
+    rank,
+    suit,
+)
 from service.rules.melds import candidate_melds
-
-# Sort key: jokers last, so the search always branches on a natural card first.
-_ORDER: dict[Card, int] = {c: i for i, c in enumerate(NATURAL_CARDS)}
-_ORDER[JOKER] = len(NATURAL_CARDS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +56,7 @@ class Scoring:
 
 def sort_cards(cards: Iterable[Card]) -> tuple[Card, ...]:
     """Cards in deck order, jokers last."""
-    return tuple(sorted(cards, key=_ORDER.__getitem__))
+    return tuple(sorted(cards, key=CARD_ORDER.__getitem__))
 
 
 def without(hand: Sequence[Card], cards: Iterable[Card]) -> tuple[Card, ...]:
@@ -76,7 +81,7 @@ _Found = tuple[int, int, tuple[tuple[Card, ...], ...]]
 def _best_split(hand: tuple[Card, ...], scoring: Scoring) -> Split:
     by_first: dict[Card, list[tuple[Card, ...]]] = {}
     for meld in candidate_melds(hand, scoring.ace):
-        first = min(meld, key=_ORDER.__getitem__)
+        first = min(meld, key=CARD_ORDER.__getitem__)
         by_first.setdefault(first, []).append(meld)
 
     memo: dict[tuple[Card, ...], _Found] = {}

@@ -153,23 +153,39 @@ def split_mask(hand: int, ace: str, ace_points: int) -> _Answer:
     return pts + loose_points, dead | loose, melds
 
 
-_splits: dict[tuple[str, int], dict[int, Split]] = {}
+#: A split as plain tuples ``(points, melds, deadwood)``: memoised by the hundred
+#: thousand, and a tuple of strings and ints is one the garbage collector stops
+#: tracking, so a full collection does not walk the memo (a ``Split`` it would).
+Parts = tuple[int, tuple[tuple[Card, ...], ...], tuple[Card, ...]]
+_splits: dict[tuple[str, int], dict[int, Parts]] = {}
 
 
-def fast_split(cards: Iterable[Card], ace: str, ace_points: int) -> Split:
-    """:func:`~service.bots.hand.best_split` for a one-deck, joker-free hand."""
+def split_parts(cards: Iterable[Card], ace: str, ace_points: int) -> Parts:
+    """:func:`fast_split` as the tuple ``(points, melds, deadwood)``."""
     key = (ace, ace_points)
     memo = _splits.get(key)
     if memo is None or len(memo) > _MEMO_LIMIT:
         memo = _splits[key] = {}
-    hand = 0
-    for c in cards:
-        hand |= BIT[c]
+    hand = sum(map(BIT.__getitem__, cards))  # one deck: no card twice, so + is |
     found = memo.get(hand)
     if found is None:
         points, dead, melds = split_mask(hand, ace, ace_points)
-        found = memo[hand] = Split(points, tuple(to_cards(m) for m in melds), to_cards(dead))
+        found = memo[hand] = (points, tuple(to_cards(m) for m in melds), to_cards(dead))
     return found
 
 
-__all__ = ["BIT", "fast_split", "meld_masks", "split_mask", "to_cards", "to_mask"]
+def fast_split(cards: Iterable[Card], ace: str, ace_points: int) -> Split:
+    """:func:`~service.bots.hand.best_split` for a one-deck, joker-free hand."""
+    return Split(*split_parts(cards, ace, ace_points))
+
+
+__all__ = [
+    "BIT",
+    "Parts",
+    "fast_split",
+    "meld_masks",
+    "split_mask",
+    "split_parts",
+    "to_cards",
+    "to_mask",
+]

@@ -51,6 +51,11 @@ STRATEGIES: Mapping[str, Strategy] = {
     "expert": expert_move,
     "basic": basic_move,
 }
+#: Strategies kept as yardsticks (bench/strength.py) and for timed-out turns,
+#: not offered for bot seats.
+YARDSTICKS = frozenset({"basic"})
+#: The strategies a bot seat may be given (`POST /games`: the API's enum).
+SEAT_STRATEGIES: tuple[str, ...] = tuple(name for name in STRATEGIES if name not in YARDSTICKS)
 
 
 def choose_move(
@@ -71,4 +76,11 @@ def choose_move(
     return STRATEGIES[strategy](view, legal_moves, rng, memory)
 
 
-__all__ = ["STRATEGIES", "Strategy", "choose_move", "random_move"]
+__all__ = [
+    "SEAT_STRATEGIES",
+    "STRATEGIES",
+    "YARDSTICKS",
+    "Strategy",
+    "choose_move",
+    "random_move",
+]

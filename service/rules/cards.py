@@ -53,6 +53,9 @@ KING = 13
 
 # Every natural card in deck order: C, D, H, S; A..K within a suit.
 NATURAL_CARDS: tuple[Card, ...] = tuple(s + RANK_LABELS[r] for s in SUITS for r in range(1, 14))
+#: The one order of cards everywhere cards are sorted: deck order, jokers last
+#: (hands, listed moves, and the searches, which branch on a natural card first).
+CARD_ORDER: dict[Card, int] = {c: i for i, c in enumerate((*NATURAL_CARDS, JOKER))}
 
 _MAX_INPUT_LEN = 3  # longest accepted form: "H10", "10H", "S12", "13C"
 

@@ -55,9 +55,10 @@ from typing import Any, TypeVar
 import orjson
 
 from service.rules import fairness
+from service.rules.blocked import round_blocked
 from service.rules.cards import (
+    CARD_ORDER,
     JOKER,
-    NATURAL_CARDS,
     Card,
     CardCodeError,
     build_deck,
@@ -96,9 +97,6 @@ from service.rules.views import meld_json
 
 Event = dict[str, Any]
 
-_ORDER: dict[Card, int] = {c: i for i, c in enumerate(NATURAL_CARDS)}
-_ORDER[JOKER] = len(NATURAL_CARDS)
-
 
 @dataclass(frozen=True, slots=True)
 class SeatSpec:
@@ -125,7 +123,7 @@ def _evolve(obj: _T, **changes: Any) -> _T:
 
 
 def _sorted_hand(cards: Iterable[Card]) -> tuple[Card, ...]:
-    return tuple(sorted(cards, key=_ORDER.__getitem__))
+    return tuple(sorted(cards, key=CARD_ORDER.__getitem__))
 
 
 def _remove(hand: tuple[Card, ...], cards: Sequence[Card]) -> tuple[Card, ...] | None:
@@ -240,8 +238,8 @@ def new_game(
         expected = Counter(build_deck(options.decks, options.jokers))
         got = Counter(parsed_deck)
         if got != expected:
-            missing = sorted((expected - got).elements(), key=_ORDER.__getitem__)
-            extra = sorted((got - expected).elements(), key=_ORDER.__getitem__)
+            missing = sorted((expected - got).elements(), key=CARD_ORDER.__getitem__)
+            extra = sorted((got - expected).elements(), key=CARD_ORDER.__getitem__)
             raise OptionsError(
                 {
                     "deck": [
@@ -513,20 +511,20 @@ def _plain_finish(
 # Hands as packed multisets for the first-meld and concealed-round searches: four
 # bits per card code (two decks and six jokers fit in three), so taking a meld
 # from a hand is one subtraction and a card's count one shift and mask.
-_SHIFT: dict[Card, int] = {c: 4 * i for c, i in _ORDER.items()}
-_CARD_AT: dict[int, Card] = {i: c for c, i in _ORDER.items()}
+_SHIFT: dict[Card, int] = {c: 4 * i for c, i in CARD_ORDER.items()}
+_CARD_AT: dict[int, Card] = {i: c for c, i in CARD_ORDER.items()}
 _BIT: dict[Card, int] = {c: 1 << s for c, s in _SHIFT.items()}
 #: The most points a card can bring to a meld (an ace 11, a joker standing for one
 #: 11), by shift: the bound of the first-meld search.
 _MOST_POINTS: dict[Card, int] = {
-    c: 11 if c == JOKER or rank(c) == 1 else min(rank(c), 10) for c in _ORDER
+    c: 11 if c == JOKER or rank(c) == 1 else min(rank(c), 10) for c in CARD_ORDER
 }
 _MOST_AT: dict[int, int] = {_SHIFT[c]: points for c, points in _MOST_POINTS.items()}
-_PACKED_BITS = 4 * len(_ORDER)
+_PACKED_BITS = 4 * len(CARD_ORDER)
 _PACKED_BYTES = (_PACKED_BITS + 7) // 8
 # A card's bit and, above the packed hand, its most points: one sum over a meld's
 # cards gives both (the pool of bench/worst_case.py's hand sums 3,350 melds).
-_BIT_AND_MOST: dict[Card, int] = {c: _BIT[c] | _MOST_POINTS[c] << _PACKED_BITS for c in _ORDER}
+_BIT_AND_MOST: dict[Card, int] = {c: _BIT[c] | _MOST_POINTS[c] << _PACKED_BITS for c in CARD_ORDER}
 
 #: A meld of a pool: its packed cards, points, size, and the most points its cards
 #: could bring (what the bound of the search loses when they leave the hand).
@@ -948,87 +946,154 @@ def legal_moves(state: GameState, seat: int) -> list[Move]:
     hand = r.hands[seat]
     concealed = _concealed(opts, r)
     out: list[Move] = []
-    opening_pending = opts.first_meld_min_points > 0 and not _opened(opts, r, seat)
     nodes = _Nodes()  # one search budget for every check of this listing
-    # Melds
-    if opts.melds_per_turn is None or r.turn_melds == 0:
+    # Each kind's gate is asked once for the listing, then its check per
+    # candidate: the same checks `apply` makes, so a move is legal exactly when listed.
+    if _meld_gate(opts, r) is None:
         # One pool of melds serves every search for the first-meld minimum or a
         # concealed round's way out.
+        # Its candidates are melds of cards in hand: the check left is the search's.
+        opening_pending = opts.first_meld_min_points > 0 and not _opened(opts, r, seat)
         if opening_pending or concealed:
             pool = _meld_pool(hand, opts.ace)
             for cards, points, packed, spent in pool.listed:
-                left = (points, pool.hand - packed, pool.most - spent)
-                if _meld_code(state, r, seat, hand, cards, pool, nodes, left) is None:
+                rest, most = pool.hand - packed, pool.most - spent
+                if _meld_finish(opts, r, seat, cards, points, rest, pool, nodes, most) is None:
                     out.append(Meld(cards))
         else:
             packed_hand = _pack(hand)
             for cards, points in candidate_meld_points(hand, opts.ace):
-                plain = (points, packed_hand - _pack(cards), None)
-                if _meld_code(state, r, seat, hand, cards, None, None, plain) is None:
+                rest = packed_hand - _pack(cards)
+                if _meld_finish(opts, r, seat, cards, points, rest) is None:
                     out.append(Meld(cards))
-    # Lay-offs
-    if (
-        r.melds
-        and not concealed
-        and not opening_pending
-        and not (opts.layoff_requires_own_meld and not r.melded[seat])
-    ):
+    if r.melds and _layoff_gate(opts, r, seat) is None:
         shapes = {m.id: m.shape for m in r.melds}
         for meld_id, cards in candidate_layoffs(hand, shapes, opts.ace):
-            if _layoff_code(state, r, seat, hand, meld_id, cards) is None:
+            if not isinstance(_layoff_check(state, r, seat, meld_id, cards), str):
                 out.append(LayOff(meld_id, cards))
-    # Joker swaps
     if opts.joker_swap and r.melds:
         for m in r.melds:
             if JOKER not in m.shape.cards:
                 continue
-            for card in sorted(set(hand), key=_ORDER.__getitem__):
-                if card != JOKER and _swap_code(state, r, seat, hand, m, card, nodes) is None:
+            for card in sorted(set(hand), key=CARD_ORDER.__getitem__):
+                if card != JOKER and not isinstance(
+                    _swap_check(state, r, seat, m.id, card, nodes), str
+                ):
                     out.append(SwapJoker(m.id, card))
-    # Discards
-    if r.opening is None and not (concealed and r.turn_melds > 0 and len(hand) > 1):
-        seen: set[Card] = set()
-        for card in hand:
-            if card not in seen:
-                seen.add(card)
-                if _discardable(hand, card, r.taken):
-                    out.append(Discard(card))
+    if _discard_gate(opts, r, concealed, len(hand)) is None:
+        for card in dict.fromkeys(hand):
+            if _discard_check(opts, r, hand, card, concealed) is None:
+                out.append(Discard(card))
     out.sort(key=move_sort_key)
     return out
 
 
-def _meld_code(
+@dataclass(frozen=True, slots=True)
+class _Placed:
+    """What an accepted meld, lay-off or joker swap leaves: the mover's hand, the
+    meld put down or changed, the table, and the first-meld points still owed."""
+
+    rest: tuple[Card, ...]
+    meld: TableMeld
+    melds: tuple[TableMeld, ...]
+    opening: int | None
+    gained: tuple[Card, ...] = ()  # the joker a swap takes into the hand
+
+
+#: The text of each refusal, per kind of move (``{cards}``, ``{card}``, ``{meld}``,
+#: ``{minimum}`` filled in); under ``""`` the text of any other code (those of the
+#: search for a way to finish the turn).
+_MELD_TEXTS: dict[str, str] = {
+    "card_not_in_hand": "not all of {cards} are in your hand",
+    "invalid_meld": "{cards} is not a valid meld",
+    "one_meld_per_turn": "only one meld per turn",
+    "": "melding {cards} would leave no legal way to finish the turn",
+}
+_LAYOFF_TEXTS: dict[str, str] = {
+    "card_not_in_hand": "not all of {cards} are in your hand",
+    "unknown_meld": "no meld {meld} on the table",
+    "concealed_round": "no lay-offs in a concealed round",
+    "first_meld_minimum": "first melds must total {minimum} before a lay-off",
+    "layoff_requires_own_meld": "put down a meld of your own first",
+    "": "cannot lay off {cards} on meld {meld}",
+}
+_SWAP_TEXTS: dict[str, str] = {
+    "joker_swap_not_allowed": "joker swaps are off in this game",
+    "card_not_in_hand": "{card} is not in your hand",
+    "unknown_meld": "no meld {meld} on the table",
+    "": "cannot swap {card} for a joker of meld {meld}",
+}
+_DISCARD_TEXTS: dict[str, str] = {
+    "card_not_in_hand": "{card} is not in your hand",
+    "cannot_discard_taken_card": "{card} was taken from the discard pile this turn",
+    "first_meld_minimum": "your first melds must total {minimum} before you discard",
+    "concealed_round": "having melded in a concealed round, you must go out this turn",
+}
+
+
+def _refused(code: str, texts: dict[str, str], **fields: Any) -> IllegalMove:
+    return IllegalMove(code, texts.get(code, texts.get("", code)).format(**fields))
+
+
+def _opening_after(opts: Options, r: RoundState, seat: int, points: int) -> int | None:
+    """The first-meld points still being gathered after a meld worth ``points``
+    (``None``: no minimum, already met, or met by this meld)."""
+    if opts.first_meld_min_points == 0 or _opened(opts, r, seat):
+        return r.opening
+    opening = (r.opening or 0) + points
+    return None if opening >= opts.first_meld_min_points else opening
+
+
+def _meld_gate(opts: Options, r: RoundState) -> str | None:
+    """Why no meld at all may be put down now, or ``None``."""
+    if opts.melds_per_turn is not None and r.turn_melds >= opts.melds_per_turn:
+        return "one_meld_per_turn"
+    return None
+
+
+def _meld_check(
     state: GameState,
     r: RoundState,
     seat: int,
-    hand: tuple[Card, ...],
     cards: Sequence[Card],
     pool: _Pool | tuple[Card, ...] | None = None,
     nodes: _Nodes | None = None,
-    candidate: tuple[int, int, int | None] | None = None,
-) -> str | None:
-    """Why a meld of ``cards`` (already checked to be in hand) is refused, or ``None``.
-
-    ``candidate``: when the listing checks a meld of the search (its cards are in
-    the hand and make a meld), its points, the packed hand it leaves and (if
-    known) that hand's `_most_points`."""
+) -> _Placed | str:
+    """What melding ``cards`` leaves, or why it is refused."""
     opts = state.options
-    shape: MeldShape | None = None
-    if candidate is None:
-        left = _remove(hand, cards)
-        if left is None:
-            return "card_not_in_hand"
-        shape = _shape(tuple(cards), opts.ace)
-        if shape is None:
-            return "invalid_meld"
-        points, rest, most = meld_points(shape), _pack(left), None
-    else:
-        points, rest, most = candidate
-    opening = r.opening
-    if opts.first_meld_min_points > 0 and not _opened(opts, r, seat):
-        opening = (opening or 0) + points
-        if opening >= opts.first_meld_min_points:
-            opening = None
+    rest = _remove(r.hands[seat], cards)
+    if rest is None:
+        return "card_not_in_hand"
+    shape = _shape(tuple(cards), opts.ace)
+    if shape is None:
+        return "invalid_meld"
+    gate = _meld_gate(opts, r)
+    if gate is not None:
+        return gate
+    points = meld_points(shape)
+    code = _meld_finish(opts, r, seat, cards, points, _pack(rest), pool, nodes, None, shape)
+    if code is not None:
+        return code
+    meld = TableMeld(r.next_meld_id, shape, seat)
+    return _Placed(rest, meld, (*r.melds, meld), _opening_after(opts, r, seat, points))
+
+
+def _meld_finish(
+    opts: Options,
+    r: RoundState,
+    seat: int,
+    cards: Sequence[Card],
+    points: int,
+    rest: int,
+    pool: _Pool | tuple[Card, ...] | None = None,
+    nodes: _Nodes | None = None,
+    most: int | None = None,
+    shape: MeldShape | None = None,
+) -> str | None:
+    """Why the turn could not end after melding ``cards`` (worth ``points``,
+    leaving the packed hand ``rest``; ``most``: its `_most_points` if known;
+    ``shape``: the meld if built), or ``None``. The listing asks this of each of
+    its candidates: their other checks hold by construction."""
     # The table's melds only matter for laying off the taken discard (_plain_finish):
     # a listing does not build them, nor the meld, for each of its candidates.
     shapes: tuple[MeldShape, ...] = ()
@@ -1037,58 +1102,83 @@ def _meld_code(
             shape = _shape(tuple(cards), opts.ace)
             assert shape is not None
         shapes = (*[m.shape for m in r.melds], shape)
-    n = len(hand) - len(cards)
+    n = len(r.hands[seat]) - len(cards)
+    opening = _opening_after(opts, r, seat, points)
     return _finish_code(
         opts, r, rest, n, shapes, True, opening, r.turn_melds + 1, pool, nodes, most
     )
 
 
-def _layoff_code(
-    state: GameState,
-    r: RoundState,
-    seat: int,
-    hand: tuple[Card, ...],
-    meld_id: int,
-    cards: Sequence[Card],
-) -> str | None:
+def _layoff_gate(opts: Options, r: RoundState, seat: int) -> str | None:
+    """Why ``seat`` may lay off nothing now, or ``None``."""
+    if _concealed(opts, r):
+        return "concealed_round"
+    if opts.first_meld_min_points > 0 and not _opened(opts, r, seat):
+        return "first_meld_minimum"
+    if opts.layoff_requires_own_meld and not r.melded[seat]:
+        return "layoff_requires_own_meld"
+    return None
+
+
+def _layoff_check(
+    state: GameState, r: RoundState, seat: int, meld_id: int, cards: Sequence[Card]
+) -> _Placed | str:
+    """What laying off ``cards`` on meld ``meld_id`` leaves, or why it is refused."""
     opts = state.options
-    rest = _remove(hand, cards)
+    rest = _remove(r.hands[seat], cards)
     if rest is None:
         return "card_not_in_hand"
     target = next((m for m in r.melds if m.id == meld_id), None)
     if target is None:
         return "unknown_meld"
+    gate = _layoff_gate(opts, r, seat)
+    if gate is not None:
+        return gate
     shape = extend_meld(target.shape, cards, opts.ace)
     if shape is None:
         return "invalid_layoff"
-    shapes = tuple(shape if m.id == meld_id else m.shape for m in r.melds)
-    return _finish_code(
+    meld = TableMeld(meld_id, shape, target.owner)
+    melds = tuple(meld if m.id == meld_id else m for m in r.melds)
+    shapes = tuple(m.shape for m in melds)
+    code = _finish_code(
         opts, r, _pack(rest), len(rest), shapes, r.melded[seat], r.opening, r.turn_melds
     )
+    return code if code is not None else _Placed(rest, meld, melds, r.opening)
 
 
-def _swap_code(
+def _swap_check(
     state: GameState,
     r: RoundState,
     seat: int,
-    hand: tuple[Card, ...],
-    meld: TableMeld,
+    meld_id: int,
     card: Card,
     nodes: _Nodes | None = None,
-) -> str | None:
+) -> _Placed | str:
+    """What swapping ``card`` for a joker of meld ``meld_id`` leaves (the joker in
+    hand), or why it is refused."""
     opts = state.options
-    swapped = swap_joker(meld.shape, card)
+    if not opts.joker_swap:
+        return "joker_swap_not_allowed"
+    hand = r.hands[seat]
+    if card not in hand:
+        return "card_not_in_hand"
+    target = next((m for m in r.melds if m.id == meld_id), None)
+    if target is None:
+        return "unknown_meld"
+    swapped = swap_joker(target.shape, card)
     if swapped is None:
         return "invalid_joker_swap"
     rest = _remove(hand, (card,))
-    if rest is None:
-        return "card_not_in_hand"
-    shapes = tuple(swapped[0] if m.id == meld.id else m.shape for m in r.melds)
-    return _finish_code(
+    assert rest is not None  # the card is in hand
+    rest = _sorted_hand((*rest, swapped[1]))
+    meld = TableMeld(meld_id, swapped[0], target.owner)
+    melds = tuple(meld if m.id == meld_id else m for m in r.melds)
+    shapes = tuple(m.shape for m in melds)
+    code = _finish_code(
         opts,
         r,
-        _pack(rest) + _BIT[swapped[1]],
-        len(hand),
+        _pack(rest),
+        len(rest),
         shapes,
         r.melded[seat],
         r.opening,
@@ -1096,6 +1186,27 @@ def _swap_code(
         None,
         nodes,
     )
+    return code if code is not None else _Placed(rest, meld, melds, r.opening, (swapped[1],))
+
+
+def _discard_gate(opts: Options, r: RoundState, concealed: bool, hand_size: int) -> str | None:
+    """Why no card at all may be discarded now, or ``None``."""
+    if opts.first_meld_min_points > 0 and r.opening is not None:
+        return "first_meld_minimum"
+    if concealed and r.turn_melds > 0 and hand_size > 1:
+        return "concealed_round"  # having melded, the hand must go out this turn
+    return None
+
+
+def _discard_check(
+    opts: Options, r: RoundState, hand: tuple[Card, ...], card: Card, concealed: bool
+) -> str | None:
+    """Why discarding ``card`` is refused, or ``None``."""
+    if card not in hand:
+        return "card_not_in_hand"
+    if not _discardable(hand, card, r.taken):
+        return "cannot_discard_taken_card"
+    return _discard_gate(opts, r, concealed, len(hand))
 
 
 # ---------------------------------------------------------------------------
@@ -1117,23 +1228,21 @@ def apply(state: GameState, seat: int, move: Move) -> tuple[GameState, list[Even
         events.append({"type": "reengaged", "seat": seat})
         return _counted(state, events, seats=tuple(seats), steps=state.steps + 1), events
     r = _turn_seat_check(state, seat)
-    opts = state.options
-    if isinstance(move, Draw):
-        new = _apply_draw(state, r, seat, move, events)
-    else:
-        if r.phase == "draw":
-            raise IllegalMove("must_draw_first", "draw a card first")
-        if isinstance(move, Meld):
+    if r.phase == "draw" and not isinstance(move, Draw):
+        raise IllegalMove("must_draw_first", "draw a card first")
+    match move:
+        case Draw():
+            new = _apply_draw(state, r, seat, move, events)
+        case Meld():
             new = _apply_meld(state, r, seat, move, events)
-        elif isinstance(move, LayOff):
+        case LayOff():
             new = _apply_layoff(state, r, seat, move, events)
-        elif isinstance(move, SwapJoker):
+        case SwapJoker():
             new = _apply_swap(state, r, seat, move, events)
-        elif isinstance(move, Discard):
+        case Discard():
             new = _apply_discard(state, r, seat, move, events)
-        else:  # pragma: no cover - the Move union is closed
+        case _:  # pragma: no cover - the Move union is closed
             raise TypeError(f"not a move: {move!r}")
-    del opts
     return _counted(new, events, steps=state.steps + 1), events
 
 
@@ -1157,7 +1266,7 @@ def _known(
         if card in mine:
             mine.remove(card)
     mine.extend(gained)
-    known[seat] = sorted(mine, key=_ORDER.__getitem__)
+    known[seat] = sorted(mine, key=CARD_ORDER.__getitem__)
     return tuple(tuple(k) for k in known)
 
 
@@ -1244,49 +1353,33 @@ def _apply_meld(
     state: GameState, r: RoundState, seat: int, move: Meld, events: list[Event]
 ) -> GameState:
     opts = state.options
-    hand = r.hands[seat]
-    rest = _remove(hand, move.cards)
-    if rest is None:
-        raise IllegalMove("card_not_in_hand", f"not all of {list(move.cards)} are in your hand")
-    shape = make_meld(move.cards, opts.ace)
-    if shape is None:
-        raise IllegalMove("invalid_meld", f"{list(move.cards)} is not a valid meld")
-    if opts.melds_per_turn is not None and r.turn_melds >= opts.melds_per_turn:
-        raise IllegalMove("one_meld_per_turn", "only one meld per turn")
     # A search checks the meld with the pool of the whole hand, which the listing
     # below uses too (bench/worst_case.py: a second pool, of the rest of the hand,
     # cost as much as the listing's own).
     searched = _searched(opts, r, seat)
-    code = _meld_code(state, r, seat, hand, move.cards, hand if searched else None)
-    if code is None and searched:
+    placed = _meld_check(state, r, seat, move.cards, r.hands[seat] if searched else None)
+    if not isinstance(placed, str) and searched:
         # The listing's checks share one search budget: a meld it leaves out
-        # is refused, so that a move is legal exactly when it is listed.
-        # The listing gives each meld in display order, which fixes the meld
+        # is refused, so that a move is legal exactly when it is listed. The
+        # listing gives each meld in display order, which fixes the meld
         # (comparing shapes built each listed meld again: bench/worst_case.py).
         listed = {m.cards for m in legal_moves(state, seat) if isinstance(m, Meld)}
-        if shape.cards not in listed:
-            code = _search_code(opts, r, seat)
-    if code is not None:
-        raise IllegalMove(
-            code, f"melding {list(move.cards)} would leave no legal way to finish the turn"
-        )
-    opening = r.opening
-    if opts.first_meld_min_points > 0 and not _opened(opts, r, seat):
-        opening = (opening or 0) + meld_points(shape)
-        if opening >= opts.first_meld_min_points:
-            opening = None
-    meld = TableMeld(r.next_meld_id, shape, seat)
+        if placed.meld.shape.cards not in listed:
+            placed = _search_code(opts, r, seat)
+    if isinstance(placed, str):
+        raise _refused(placed, _MELD_TEXTS, cards=list(move.cards))
+    rest, meld = placed.rest, placed.meld
     melded = list(r.melded)
     melded[seat] = True
     new_round = _evolve(
         r,
         hands=_set_hand(r, seat, rest),
-        known=_known(r, seat, played=shape.cards),
-        melds=(*r.melds, meld),
+        known=_known(r, seat, played=meld.shape.cards),
+        melds=placed.melds,
         next_meld_id=r.next_meld_id + 1,
         turn_melds=r.turn_melds + 1,
         turn_acted=True,
-        opening=opening,
+        opening=placed.opening,
         melded=tuple(melded),
     )
     events.append({"type": "melded", "seat": seat, "meld": meld_json(meld)})
@@ -1299,35 +1392,21 @@ def _apply_meld(
 def _apply_layoff(
     state: GameState, r: RoundState, seat: int, move: LayOff, events: list[Event]
 ) -> GameState:
-    opts = state.options
-    hand = r.hands[seat]
-    if _remove(hand, move.cards) is None:
-        raise IllegalMove("card_not_in_hand", f"not all of {list(move.cards)} are in your hand")
-    if not any(m.id == move.meld for m in r.melds):
-        raise IllegalMove("unknown_meld", f"no meld {move.meld} on the table")
-    if _concealed(opts, r):
-        raise IllegalMove("concealed_round", "no lay-offs in a concealed round")
-    if opts.first_meld_min_points > 0 and not _opened(opts, r, seat):
-        raise IllegalMove(
-            "first_meld_minimum",
-            f"first melds must total {opts.first_meld_min_points} before a lay-off",
+    placed = _layoff_check(state, r, seat, move.meld, move.cards)
+    if isinstance(placed, str):
+        raise _refused(
+            placed,
+            _LAYOFF_TEXTS,
+            cards=list(move.cards),
+            meld=move.meld,
+            minimum=state.options.first_meld_min_points,
         )
-    if opts.layoff_requires_own_meld and not r.melded[seat]:
-        raise IllegalMove("layoff_requires_own_meld", "put down a meld of your own first")
-    code = _layoff_code(state, r, seat, hand, move.meld, move.cards)
-    if code is not None:
-        raise IllegalMove(code, f"cannot lay off {list(move.cards)} on meld {move.meld}")
-    rest = _remove(hand, move.cards)
-    assert rest is not None
-    target = next(m for m in r.melds if m.id == move.meld)
-    shape = extend_meld(target.shape, move.cards, opts.ace)
-    assert shape is not None
-    new_meld = TableMeld(target.id, shape, target.owner)
+    rest, new_meld = placed.rest, placed.meld
     new_round = _evolve(
         r,
         hands=_set_hand(r, seat, rest),
         known=_known(r, seat, played=move.cards),
-        melds=tuple(new_meld if m.id == move.meld else m for m in r.melds),
+        melds=placed.melds,
         turn_acted=True,
     )
     events.append(
@@ -1349,29 +1428,18 @@ def _apply_swap(
     state: GameState, r: RoundState, seat: int, move: SwapJoker, events: list[Event]
 ) -> GameState:
     opts = state.options
-    if not opts.joker_swap:
-        raise IllegalMove("joker_swap_not_allowed", "joker swaps are off in this game")
-    hand = r.hands[seat]
-    if move.card not in hand:
-        raise IllegalMove("card_not_in_hand", f"{move.card} is not in your hand")
-    target = next((m for m in r.melds if m.id == move.meld), None)
-    if target is None:
-        raise IllegalMove("unknown_meld", f"no meld {move.meld} on the table")
-    code = _swap_code(state, r, seat, hand, target, move.card)
-    if code is None and _searched(opts, r, seat) and move not in legal_moves(state, seat):
-        code = _search_code(opts, r, seat)  # left out of the listing, as for a meld
-    if code is not None:
-        raise IllegalMove(code, f"cannot swap {move.card} for a joker of meld {move.meld}")
-    swapped = swap_joker(target.shape, move.card)
-    assert swapped is not None
-    rest = _remove(hand, (move.card,))
-    assert rest is not None
-    new_meld = TableMeld(target.id, swapped[0], target.owner)
+    placed = _swap_check(state, r, seat, move.meld, move.card)
+    searched = not isinstance(placed, str) and _searched(opts, r, seat)
+    if searched and move not in legal_moves(state, seat):
+        placed = _search_code(opts, r, seat)  # left out of the listing, as for a meld
+    if isinstance(placed, str):
+        raise _refused(placed, _SWAP_TEXTS, card=move.card, meld=move.meld)
+    new_meld = placed.meld
     new_round = _evolve(
         r,
-        hands=_set_hand(r, seat, _sorted_hand((*rest, swapped[1]))),
-        known=_known(r, seat, gained=(swapped[1],), played=(move.card,)),
-        melds=tuple(new_meld if m.id == move.meld else m for m in r.melds),
+        hands=_set_hand(r, seat, placed.rest),
+        known=_known(r, seat, gained=placed.gained, played=(move.card,)),
+        melds=placed.melds,
     )
     events.append(
         {
@@ -1390,22 +1458,11 @@ def _apply_discard(
 ) -> GameState:
     opts = state.options
     hand = r.hands[seat]
+    code = _discard_check(opts, r, hand, move.card, _concealed(opts, r))
+    if code is not None:
+        raise _refused(code, _DISCARD_TEXTS, card=move.card, minimum=opts.first_meld_min_points)
     rest = _remove(hand, (move.card,))
-    if rest is None:
-        raise IllegalMove("card_not_in_hand", f"{move.card} is not in your hand")
-    if not _discardable(hand, move.card, r.taken):
-        raise IllegalMove(
-            "cannot_discard_taken_card", f"{move.card} was taken from the discard pile this turn"
-        )
-    if opts.first_meld_min_points > 0 and r.opening is not None:
-        raise IllegalMove(
-            "first_meld_minimum",
-            f"your first melds must total {opts.first_meld_min_points} before you discard",
-        )
-    if _concealed(opts, r) and r.turn_melds > 0 and rest:
-        raise IllegalMove(
-            "concealed_round", "having melded in a concealed round, you must go out this turn"
-        )
+    assert rest is not None  # checked above
     events.append({"type": "discarded", "seat": seat, "card": move.card})
     hands = _set_hand(r, seat, rest)
     discard = (*r.discard, move.card)
@@ -1434,128 +1491,9 @@ def _apply_discard(
         turns=r.turns + 1,
     )
     state = _evolve(state, round=new_round)
-    if _blocked(new_round, opts):
+    if round_blocked(new_round, opts):
         return _end_round(state, new_round, None, "blocked", seat, events)
     return state
-
-
-# ---------------------------------------------------------------------------
-# Blocked rounds
-
-
-@lru_cache(maxsize=8192)
-def _acceptors(shape: MeldShape, ace: str) -> frozenset[Card]:
-    """The cards that can be laid off alone on ``shape``."""
-    return frozenset(
-        c for c in (*NATURAL_CARDS, JOKER) if extend_meld(shape, (c,), ace) is not None
-    )
-
-
-@lru_cache(maxsize=8192)
-def _joker_partners(shape: MeldShape, ace: str) -> frozenset[Card]:
-    """The natural cards that can be laid off on ``shape`` together with a joker.
-
-    A multi-card lay-off can fit where no single card does (``JK H10`` on
-    ``JK JK H7 H8`` when ``H4`` and ``H9`` are elsewhere): the joker bridges a gap
-    the limit on jokers forbids it to fill alone. Checking single cards and these
-    pairs is enough: in any valid lay-off, the cards nearest an end of the meld are
-    a single card that fits alone or a joker followed by a natural card.
-    """
-    return frozenset(c for c in NATURAL_CARDS if extend_meld(shape, (JOKER, c), ace) is not None)
-
-
-@lru_cache(maxsize=8192)
-def _swappable(shape: MeldShape) -> frozenset[Card]:
-    """The natural cards a joker of ``shape`` can be swapped for."""
-    if JOKER not in shape.cards:
-        return frozenset()
-    return frozenset(c for c in NATURAL_CARDS if swap_joker(shape, c) is not None)
-
-
-def _any_meld(cards: Counter[Card], ace: str) -> bool:
-    """Whether some valid meld can be formed from this multiset of cards."""
-    jokers = cards.get(JOKER, 0)
-    by_rank: dict[int, int] = {}
-    by_suit: dict[str, int] = {}
-    for c in cards:
-        if c == JOKER:
-            continue
-        r = _ORDER[c] % 13 + 1
-        s = c[0]
-        by_rank[r] = by_rank.get(r, 0) | (1 << "CDHS".index(s))
-        by_suit[s] = by_suit.get(s, 0) | (1 << r)
-    for mask in by_rank.values():
-        k = mask.bit_count()
-        if k >= 3 or (k == 2 and jokers >= 1):
-            return True
-    for mask in by_suit.values():
-        if ace != "low" and mask & 2:
-            mask |= 1 << 14  # the ace also above the king
-        if ace == "around":
-            positions = [bool(mask >> p & 1) for p in range(1, 14)] * 2
-            starts = range(13)
-            top = 26
-        else:
-            positions = [bool(mask >> p & 1) for p in range(1, 15)]
-            starts = range(14)
-            top = 14
-        for start in starts:
-            for length in range(3, 14 if jokers else 4):
-                end = start + length
-                if end > top:
-                    break
-                natural = sum(positions[start:end])
-                if length - natural <= min(jokers, natural):
-                    return True
-    return False
-
-
-@lru_cache(maxsize=4096)
-def _table_outlook(
-    shapes: tuple[MeldShape, ...], ace: str, decks: int, jokers: int, joker_swap: bool = False
-) -> tuple[bool, bool]:
-    """``(no card outside the table can be laid off, no meld can be formed outside it)``.
-
-    A lay-off may be of several cards; with ``joker_swap`` a card that can be
-    swapped for a melded joker counts as one that can be laid off (the swap frees
-    the joker and changes the meld, so the table can still move).
-    """
-    outside = Counter(build_deck(decks, jokers))
-    for shape in shapes:
-        outside.subtract(shape.cards)
-    present = {c for c, k in outside.items() if k > 0}
-    joker_out = JOKER in present
-    no_layoff = all(
-        not (_acceptors(s, ace) & present)
-        and not (joker_out and _joker_partners(s, ace) & present)
-        and not (joker_swap and _swappable(s) & present)
-        for s in shapes
-    )
-    return no_layoff, not _any_meld(+outside, ace)
-
-
-def _blocked(r: RoundState, opts: Options) -> bool:
-    """docs/rules.md §5: nobody can ever go out.
-
-    Under ``go_out_requires_discard`` a hand of two cards counts as a hand of one
-    does without it: after the draw its three cards cannot be melded and leave a
-    card to discard, so with no lay-off possible it can never be emptied.
-    """
-    shapes = tuple(m.shape for m in r.melds)
-    if shapes:
-        no_layoff, no_meld = _table_outlook(
-            shapes, opts.ace, opts.decks, opts.jokers, opts.joker_swap
-        )
-        if not no_layoff:
-            return False
-    else:
-        no_meld = False
-    most = 2 if opts.go_out_requires_discard else 1
-    if all(len(h) <= most for i, h in enumerate(r.hands) if r.dealt[i]):
-        return True
-    if not shapes:
-        no_meld = _table_outlook((), opts.ace, opts.decks, opts.jokers)[1]
-    return no_meld
 
 
 # ---------------------------------------------------------------------------

@@ -20,12 +20,11 @@ from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
 from service.rules.cards import (
+    CARD_ORDER,
     CARD_PATTERN,
     JOKER,
-    NATURAL_CARDS,
     Card,
     CardCodeError,
-    is_card,
     parse_card,
 )
 
@@ -91,17 +90,14 @@ class MoveFormatError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class MoveField:
-    """A kind of move field: its JSON Schema, its parser and its canonical check.
+    """A kind of move field: its JSON Schema and its parser.
 
     ``parse(value, path)`` returns the value the move holds (card codes in
-    canonical form) or raises :class:`MoveFormatError` naming ``path``;
-    ``is_canonical(value)`` says, without parsing, that ``parse`` would return an
-    equal value (the API's quick path for bodies already in canonical form).
+    canonical form) or raises :class:`MoveFormatError` naming ``path``.
     """
 
     schema: Mapping[str, Any]
     parse: Callable[[Any, str], Any]
-    is_canonical: Callable[[Any], bool]
 
 
 def _parse_source(value: Any, path: str) -> str:
@@ -133,18 +129,6 @@ def _parse_meld_id(value: Any, path: str) -> int:
     return value
 
 
-def _canonical_cards(value: Any) -> bool:
-    if type(value) is not list or not 1 <= len(value) <= MAX_CARDS:
-        return False
-    if not all([is_card(c) for c in value]):
-        return False
-    if len(set(value)) < len(value):
-        # A natural card named twice goes through the parser for its answer.
-        naturals = [c for c in value if c != JOKER]
-        return len(set(naturals)) == len(naturals)
-    return True
-
-
 _CARD_SCHEMA: dict[str, Any] = {
     "type": "string",
     "pattern": CARD_PATTERN,
@@ -160,9 +144,8 @@ SOURCE = MoveField(
         "description": "`stock`: the top of the stock; `discard`: the top of the discard pile",
     },
     _parse_source,
-    lambda value: value == "stock" or value == "discard",
 )
-CARD = MoveField(_CARD_SCHEMA, _parse_card, is_card)
+CARD = MoveField(_CARD_SCHEMA, _parse_card)
 CARDS = MoveField(
     {
         "type": "array",
@@ -172,7 +155,6 @@ CARDS = MoveField(
         "description": "card codes from the hand; a natural card at most once",
     },
     _parse_cards,
-    _canonical_cards,
 )
 MELD_ID = MoveField(
     {
@@ -182,7 +164,6 @@ MELD_ID = MoveField(
         "description": "the `id` of a meld on the table",
     },
     _parse_meld_id,
-    lambda value: type(value) is int and 0 <= value <= MAX_MELD_ID,
 )
 
 
@@ -354,28 +335,12 @@ def parse_request(body: Any) -> list[Move]:
     return moves
 
 
-def is_canonical_move(body: Any) -> bool:
-    """Whether `body` is one move that :func:`parse_request` would return unchanged in
-    its JSON shape (every field present, card codes canonical), checked without
-    parsing it."""
-    if type(body) is not dict:
-        return False
-    kind = body.get("type")
-    keys = _KEYS.get(kind) if type(kind) is str else None
-    if keys is None or keys != body.keys():
-        return False
-    return all([kind.is_canonical(body[name]) for name, kind in MOVE_FIELDS[body["type"]]])
-
-
-_CARD_ORDER: dict[Card, int] = {c: i for i, c in enumerate((*NATURAL_CARDS, JOKER))}
-
-
 def move_sort_key(move: Move) -> tuple[Any, ...]:
     """The order of :func:`legal_moves`: by type (draw, meld, lay-off, joker swap,
     discard, re-engage), then by meld id, then by the cards in deck order (C D H S, A..K)."""
     if isinstance(move, Draw):
         return (0, 0, (move.source,))
-    order = _CARD_ORDER
+    order = CARD_ORDER
     if isinstance(move, Meld):
         return (1, 0, tuple(map(order.__getitem__, move.cards)))
     if isinstance(move, LayOff):

@@ -22,9 +22,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from service.rules.melds import ACE_MODES
+
 TargetScore = int | tuple[tuple[int, int], ...]
 
-ACE_MODES = ("low", "high_or_low", "around")
 RUMMY_BONUSES = ("double", "plus10", "none")
 STOCK_REFILLS = ("shuffle", "turn_over", "none")
 NO_WINNER = ("void", "lowest_takes_difference", "count")

@@ -1,41 +1,7 @@
-"""Game persistence behind one protocol: `MemoryStore` and `RedisStore`.
+"""Game persistence behind one protocol (`service.store.base`): `MemoryStore` and
+`RedisStore` (its key layout in `service.store.redis`); ``open_store(url)`` in
+`service.store.factory` picks one from ``STORE_URL``.
 
-``open_store(url)`` picks one from ``STORE_URL``; see `service.store.base` for
-the contract and `service.store.redis` for the Redis key layout.
+The package itself imports nothing: the settings read the store's defaults from
+`service.store.base` without loading redis-py and gevent.
 """
-
-from service.store.base import (
-    KEEP,
-    Created,
-    Due,
-    DueClaim,
-    DueUpdate,
-    GameStore,
-    IdempotencyRecord,
-    Loaded,
-    LobbyUpdate,
-    SaveResult,
-)
-from service.store.errors import GameNotFound, StoreError, StoreUnavailable
-from service.store.factory import open_store
-from service.store.memory import MemoryStore
-from service.store.redis import RedisStore
-
-__all__ = [
-    "KEEP",
-    "Created",
-    "Due",
-    "DueClaim",
-    "DueUpdate",
-    "GameNotFound",
-    "GameStore",
-    "IdempotencyRecord",
-    "Loaded",
-    "LobbyUpdate",
-    "MemoryStore",
-    "RedisStore",
-    "SaveResult",
-    "StoreError",
-    "StoreUnavailable",
-    "open_store",
-]

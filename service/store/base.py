@@ -44,6 +44,7 @@ __all__ = [
     "IdempotencyRecord",
     "Keep",
     "Lifetimes",
+    "LoadCounters",
     "Loaded",
     "LobbyUpdate",
     "SaveResult",
@@ -158,13 +159,19 @@ class Created:
     last_event: int
 
 
+#: Counters a load counts in its own round trip: ``(key, ttl_ms)`` each (`GameStore.load`).
+LoadCounters: TypeAlias = Sequence[tuple[str, int]]
+
+
 @dataclass(frozen=True)
 class Loaded:
-    """A game as stored: state blob, version, seq of its last event (0: none)."""
+    """A game as stored: state blob, version, seq of its last event (0: none), and
+    the new values of the counters the load carried (one per counter)."""
 
     state: bytes = field(repr=False)
     version: int
     last_event: int
+    counts: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -227,8 +234,14 @@ class GameStore(Protocol):
         (games finished or forgotten no longer count)."""
         ...
 
-    def load(self, game_id: str) -> Loaded:
-        """The stored state and version; raises `GameNotFound`."""
+    def load(self, game_id: str, counters: LoadCounters = ()) -> Loaded:
+        """The stored state and version; raises `GameNotFound`.
+
+        ``counters`` (the rate limiter's) are counted in the same round trip:
+        for each ``(key, ttl_ms)``, add one to the count under ``key``, which
+        starts at 0 and is forgotten ``ttl_ms`` after its first count; their
+        new values are `Loaded.counts` (or `GameNotFound.counts`).
+        """
         ...
 
     def save(

@@ -29,6 +29,7 @@ from service.tokens import url_safe_token
 
 __all__ = [
     "EVENT_TYPES",
+    "GAME_ID_PATTERN",
     "SHORT_KEYS",
     "STORE_FIELDS",
     "decode_cursor",
@@ -47,7 +48,9 @@ __all__ = [
 #: Fields the store sets on every event (the caller's values are replaced).
 STORE_FIELDS = ("seq", "version", "at")
 
-_GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+#: The form of a game id (the API's `game_id` path parameter, documented).
+GAME_ID_PATTERN = "[A-Za-z0-9_-]{1,64}"
+_GAME_ID = re.compile(GAME_ID_PATTERN)
 
 
 def new_game_id() -> str:
@@ -115,7 +118,11 @@ SHORT_KEYS: Mapping[str, str] = {
     "stand_in": "SI",
 }
 _LONG_KEYS = {short: long for long, short in SHORT_KEYS.items()}
-#: Stored numbers of the event types (the value of ``type`` at the top level).
+#: Stored numbers of the event types (the value of ``type`` at the top level): a
+#: compression dictionary of the stored form, not the vocabulary (that is
+#: `service.rules.events`, which the store does not import). Frozen: stored
+#: events carry these numbers for days, so a number never changes meaning; a
+#: type missing here is stored by its name, so a new event needs no entry.
 EVENT_TYPES: tuple[str, ...] = (
     "drew",
     "discarded",

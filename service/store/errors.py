@@ -12,9 +12,12 @@ class StoreError(Exception):
 class GameNotFound(StoreError, LookupError):
     """No game has this id (never created, or expired after being idle)."""
 
-    def __init__(self, game_id: str) -> None:
+    def __init__(self, game_id: str, counts: tuple[int, ...] | None = None) -> None:
         super().__init__(f"no game with id {game_id!r}")
         self.game_id = game_id
+        #: The new values of the counters the load carried (`GameStore.load`);
+        #: ``None`` when they were not counted.
+        self.counts = counts
 
 
 class StoreUnavailable(StoreError):

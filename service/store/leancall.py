@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 import redis
 from redis.commands.core import Script
@@ -37,7 +37,39 @@ from service.store.pipelining import PipelinedConnection, gevent_is_patched
 if HIREDIS_AVAILABLE:
     from hiredis import pack_command as _hiredis_pack
 
-__all__ = ["LeanConnections"]
+__all__ = ["ClientCommands", "Commands", "LeanConnections"]
+
+
+class Commands(Protocol):
+    """How the store sends its hot commands: one object, picked when it connects."""
+
+    def call(self, *command: EncodableT) -> Any:
+        """Send ``command``; its reply (an error reply raises)."""
+
+    def run_script(self, script: Script, keys: Sequence[Any], args: Sequence[Any]) -> Any:
+        """Run ``script`` (``EVALSHA``, or ``EVAL`` when the server lacks it)."""
+
+    def close(self) -> None:
+        """Close what this object opened."""
+
+
+class ClientCommands:
+    """`Commands` through a redis-py client's own machinery: for a cluster client,
+    which routes each command to its slot's node."""
+
+    def __init__(self, client: redis.Redis | redis.RedisCluster) -> None:
+        self._client = client
+
+    def call(self, *command: EncodableT) -> Any:
+        """``client.execute_command(*command)`` (with its response callbacks)."""
+        return self._client.execute_command(*command)  # type: ignore[no-untyped-call]
+
+    def run_script(self, script: Script, keys: Sequence[Any], args: Sequence[Any]) -> Any:
+        """``script(keys=keys, args=args)``."""
+        return script(keys=keys, args=args)
+
+    def close(self) -> None:
+        """Nothing: the client's pools belong to the client."""
 
 
 class LeanConnections:

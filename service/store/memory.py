@@ -31,6 +31,7 @@ from service.store.base import (
     DueUpdate,
     IdempotencyRecord,
     Lifetimes,
+    LoadCounters,
     Loaded,
     LobbyUpdate,
     SaveResult,
@@ -101,6 +102,8 @@ class MemoryStore:
         self._lobby: dict[str, _Listing] = {}
         #: The queue of due games: game id -> (due, epoch ms; reason).
         self._due: dict[str, tuple[int, str]] = {}
+        #: Counters counted by loads: key -> (count, when it is forgotten).
+        self._counters: dict[str, tuple[int, float]] = {}
         #: Called (outside the lock) after a write queued a game: the in-process
         #: runner's wake-up (service.runner).
         self.due_listener: Callable[[], None] | None = None
@@ -131,6 +134,7 @@ class MemoryStore:
         self._next_sweep = now + _SWEEP_INTERVAL
         for game_id in [g for g, game in self._games.items() if game.expires <= now]:
             self._drop(game_id)
+        self._counters = {k: v for k, v in self._counters.items() if v[1] > now}
 
     def _write(
         self,
@@ -225,13 +229,25 @@ class MemoryStore:
                 self._owned.pop(owner, None)
         return counts
 
-    def load(self, game_id: str) -> Loaded:
-        """The stored state and version; raises `GameNotFound`."""
+    def load(self, game_id: str, counters: LoadCounters = ()) -> Loaded:
+        """The stored state and version, and ``counters`` counted; raises `GameNotFound`."""
         with self._lock:
+            counts = self._count(counters)
             game = self._live(game_id)
             if game is None:
-                raise GameNotFound(game_id)
-            return Loaded(game.state, game.version, game.last_event)
+                raise GameNotFound(game_id, counts if counters else None)
+            return Loaded(game.state, game.version, game.last_event, counts)
+
+    def _count(self, counters: LoadCounters) -> tuple[int, ...]:
+        now = self._clock()
+        counts = []
+        for key, ttl_ms in counters:
+            count, expires = self._counters.get(key, (0, 0.0))
+            if expires <= now:
+                count, expires = 0, now + ttl_ms / 1000
+            self._counters[key] = (count + 1, expires)
+            counts.append(count + 1)
+        return tuple(counts)
 
     def save(
         self,

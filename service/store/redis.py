@@ -26,10 +26,10 @@ again meanwhile.
 
 Round trips: a load is one ``HMGET``; a save is one ``EVALSHA`` of
 `SAVE_SCRIPT` (after Redis has the script; redis-py loads it on ``NOSCRIPT``).
-Counters may ride along a load (`ride_next_load`): the load is then one
-``EVALSHA`` of `LOAD_COUNTING_SCRIPT`, which runs the rate limiter's
-``INCR`` (and ``PEXPIRE`` on a window's first count) and the ``HMGET``, so
-counting a request costs no round trip of its own.
+A load given counters (the rate limiter's: ``load(game_id, counters)``) is
+one ``EVALSHA`` of `LOAD_COUNTING_SCRIPT`, which runs their ``INCR`` (and
+``PEXPIRE`` on a window's first count) and the ``HMGET``, so counting a
+request costs no round trip of its own.
 
 The lobby is one index for all games: ``P:{lobby}:idx`` (sorted set, game id
 scored by the wall-clock ms of its first listing, read newest first), ``P:{lobby}:sum`` (hash, game
@@ -65,8 +65,6 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
-from contextvars import ContextVar
-from dataclasses import dataclass, field
 from typing import Any, TypeAlias, cast
 
 import orjson
@@ -94,6 +92,7 @@ from service.store.base import (
     DueUpdate,
     IdempotencyRecord,
     Lifetimes,
+    LoadCounters,
     Loaded,
     LobbyUpdate,
     SaveResult,
@@ -123,9 +122,7 @@ __all__ = [
     "LOBBY_READ_SCRIPT",
     "LOBBY_SCRIPT",
     "SAVE_SCRIPT",
-    "LoadRider",
     "RedisStore",
-    "ride_next_load",
 ]
 
 Client: TypeAlias = "redis.Redis | redis.cluster.RedisCluster"
@@ -379,25 +376,6 @@ _PROBE_TTL_MS = 60_000
 _REMOVAL_MEMORY_MS = 3600 * 1000
 
 
-@dataclass
-class LoadRider:
-    """Counters to add in the same round trip as the next `RedisStore.load` of
-    this request (or thread): for each ``(key, ttl_ms)``, ``INCR key``, and
-    ``PEXPIRE key ttl`` when that made it 1. `counts` holds the new values once
-    a load sent them."""
-
-    counters: Sequence[tuple[str, int]]
-    counts: list[int] | None = field(default=None)
-
-
-_RIDER: ContextVar[LoadRider | None] = ContextVar("rummy_load_rider", default=None)
-
-
-def ride_next_load(rider: LoadRider | None) -> None:
-    """Make `rider`'s counters go with the next load in this context (``None``: none)."""
-    _RIDER.set(rider)
-
-
 def _due_arg(due: DueUpdate) -> str:
     """The save script's ``due`` argument: '' keep, '-' unqueue, '<ms> <reason>' queue."""
     if due is KEEP:
@@ -491,14 +469,15 @@ class RedisStore:
         self._lobby_update: Script
         self._lobby_read: Script
         self._read_events: Script
-        self._load_counting: Script
+        self._load_counting_script: Script
         self._due_update: Script
         self._claim_due: Script
         self._drop_due: Script
         self._delete: Script
         self._poll_client: Client | None = None
-        #: The hot path's connections (not for a cluster client; see leancall).
-        self._lean: leancall.LeanConnections | None = None
+        #: How the hot path's commands are sent, picked when the client is built:
+        #: lean connections, or a cluster client's own routing (see leancall).
+        self._commands: leancall.Commands | None = None
         self._lobby_keys = [f"{prefix}:{{lobby}}:{name}" for name in ("idx", "sum", "gone")]
         # Every game's wake-up channel, for the streams' shared subscription.
         self._wakeup_pattern = f"{_glob_escape(prefix)}:{{*}}:el"
@@ -536,13 +515,16 @@ class RedisStore:
                     self._lobby_update = client.register_script(LOBBY_SCRIPT)
                     self._lobby_read = client.register_script(LOBBY_READ_SCRIPT)
                     self._read_events = client.register_script(EVENTS_SCRIPT)
-                    self._load_counting = client.register_script(LOAD_COUNTING_SCRIPT)
+                    self._load_counting_script = client.register_script(LOAD_COUNTING_SCRIPT)
                     self._due_update = client.register_script(DUE_SCRIPT)
                     self._claim_due = client.register_script(CLAIM_SCRIPT)
                     self._drop_due = client.register_script(DROP_DUE_SCRIPT)
                     self._delete = client.register_script(DELETE_SCRIPT)
-                    if isinstance(client, redis.Redis):
-                        self._lean = leancall.LeanConnections(client, pipelining=self.pipelining)
+                    self._commands = (
+                        leancall.LeanConnections(client, pipelining=self.pipelining)
+                        if isinstance(client, redis.Redis)
+                        else leancall.ClientCommands(client)
+                    )
                     self._client = client
         return self._client
 
@@ -800,45 +782,44 @@ class RedisStore:
 
     # -- reads -----------------------------------------------------------------
 
-    def load(self, game_id: str) -> Loaded:
-        """The stored state and version (one ``HMGET``); raises `GameNotFound`."""
+    def load(self, game_id: str, counters: LoadCounters = ()) -> Loaded:
+        """The stored state and version (one ``HMGET``; with ``counters``, one
+        script that counts them too); raises `GameNotFound`."""
         if not is_game_id(game_id):
             raise GameNotFound(game_id)
-        rider = _RIDER.get()
+        counts: tuple[int, ...] = ()
         try:
-            if rider is None:
-                reply = self._plain_load(game_id)
+            if counters:
+                counts, reply = self._load_counting(game_id, counters)
             else:
-                _RIDER.set(None)  # one ride per request
-                reply = self._load_with(rider, game_id)
+                reply = self._plain_load(game_id)
         except REDIS_ERRORS as exc:
             raise StoreUnavailable(f"load failed: {exc}") from exc
         state, version, last_event = cast(list[bytes | None], reply)
         if version is None or state is None:
-            raise GameNotFound(game_id)
-        return Loaded(state, int(version), int(last_event or 0))
+            raise GameNotFound(game_id, counts if counters else None)
+        return Loaded(state, int(version), int(last_event or 0), counts)
 
     def _run(self, script: Script, keys: Sequence[Any], args: Sequence[Any]) -> Any:
-        self.client  # noqa: B018 - builds the client, its scripts and lean connections
-        if self._lean is None:
-            return script(keys=keys, args=args)
-        return self._lean.run_script(script, keys, args)
+        return self._hot().run_script(script, keys, args)
+
+    def _hot(self) -> leancall.Commands:
+        """The hot path's commands (built with the client on first use)."""
+        self.client  # noqa: B018 - builds the client, its scripts and the commands
+        assert self._commands is not None
+        return self._commands
 
     def _plain_load(self, game_id: str) -> Any:
-        client = self.client
-        if self._lean is not None:
-            return self._lean.call("HMGET", self._game_key(game_id), *_LOAD_FIELDS)
-        return client.hmget(self._game_key(game_id), _LOAD_FIELDS)
+        return self._hot().call("HMGET", self._game_key(game_id), *_LOAD_FIELDS)
 
-    def _load_with(self, rider: LoadRider, game_id: str) -> Any:
-        # One script, one round trip: the rider's counters, then the load (a
-        # script costs the client less than a pipeline of five commands).
+    def _load_counting(self, game_id: str, counters: LoadCounters) -> tuple[tuple[int, ...], Any]:
+        # One script, one round trip: the counters, then the load (a script
+        # costs the client less than a pipeline of five commands).
         self.client  # noqa: B018 - builds the client and its scripts
-        keys = [self._game_key(game_id), *(key for key, _ in rider.counters)]
-        args = [ttl_ms for _, ttl_ms in rider.counters]
-        replies = self._run(self._load_counting, keys, args)
-        rider.counts = [int(count) for count in replies[:-1]]
-        return replies[-1]
+        keys = [self._game_key(game_id), *(key for key, _ in counters)]
+        args = [ttl_ms for _, ttl_ms in counters]
+        replies = self._run(self._load_counting_script, keys, args)
+        return tuple(int(count) for count in replies[:-1]), replies[-1]
 
     def events(
         self, game_id: str, after: int = 0, wait: float = 0.0, limit: int | None = None
@@ -866,9 +847,8 @@ class RedisStore:
         return [decode_event(data) for data in found]
 
     def _events_after(self, game_id: str, after: int, limit: int | None) -> list[bytes]:
-        self.client  # noqa: B018 - builds the client and its scripts
         keys = [self._game_key(game_id), self._events_key(game_id)]
-        found = self._read_events(keys=keys, args=[after, limit or 0])
+        found = self._run(self._read_events, keys, [after, limit or 0])
         if found is None:
             raise GameNotFound(game_id)
         return cast(list[bytes], found)
@@ -936,17 +916,14 @@ class RedisStore:
             return None
         record_key = self._idempotency_key(game_id, seat, key)
         try:
-            client = self.client
-            if self._lean is None:
-                found = cast(dict[bytes, bytes], client.hgetall(record_key))
-            else:
-                # A map under RESP3, a flat list of fields and values under RESP2.
-                reply = self._lean.call("HGETALL", record_key)
-                found = (
-                    reply
-                    if isinstance(reply, dict)
-                    else dict(zip(reply[::2], reply[1::2], strict=True))
-                )
+            # A map under RESP3 (and from a cluster client's callbacks), a flat
+            # list of fields and values under RESP2.
+            reply = self._hot().call("HGETALL", record_key)
+            found = (
+                reply
+                if isinstance(reply, dict)
+                else dict(zip(reply[::2], reply[1::2], strict=True))
+            )
         except REDIS_ERRORS as exc:
             raise StoreUnavailable(f"idempotency read failed: {exc}") from exc
         if not found:
@@ -1020,7 +997,7 @@ class RedisStore:
             for client in (self._client, self._poll_client):
                 if client is not None:
                     client.close()
-            if self._lean is not None:
-                self._lean.close()
+            if self._commands is not None:
+                self._commands.close()
             self._client = self._poll_client = None
-            self._lean = None
+            self._commands = None

@@ -1,16 +1,17 @@
 """Wake-ups of a process's open streams when a game gets new events.
 
-A `Hub` keeps, per game, the `Watch` of each open stream of this process (a
-dict game id -> watches). A save that appends events calls `Hub.notify` (the
+A `Hub` keeps, per game, the `Watch`es open in this process (a dict game id
+-> watches; the API holds one per followed game, for all of that game's
+streams: service/api/feeds.py). A save that appends events calls `Hub.notify` (the
 memory store, in the same process) or publishes a wake-up that one reader per
 process turns into `Hub.notify` (`RedisHub`: one Pub/Sub connection, one
 pattern subscription covering every game, shared by all the process's
-streams). A watch only says "something happened since you last looked": the
-stream then reads the events from the store, so a wake-up carries no data and a
+streams). A watch only says "something happened since you last looked": its holder
+then reads the events from the store, so a wake-up carries no data and a
 lost or doubled one costs at most a read.
 
 The events and locks are the `threading` ones, looked up when used: gevent's
-once a gevent worker has patched them, so a waiting stream is a parked
+once a gevent worker has patched them, so a waiting watch is a parked
 greenlet, not a thread.
 """
 
@@ -32,7 +33,7 @@ _log = logging.getLogger(__name__)
 
 
 class Watch:
-    """One stream's interest in one game: `wait` returns once it was notified."""
+    """An interest in one game's new events: `wait` returns once it was notified."""
 
     def __init__(self, game_id: str) -> None:
         self.game_id = game_id

@@ -1,4 +1,10 @@
-"""Fixtures of the API tests: an app on the memory store, and on a throwaway Redis."""
+"""Fixtures of the API tests: an app on the memory store, and on a throwaway Redis.
+
+The memory-store app serves the tests of one module (building one, with its OpenAPI
+document, costs more than most of these tests): a test works on games it creates and
+asserts on those only. `any_api` builds a fresh app per test: the lobby tests list
+every open game of its store.
+"""
 
 from __future__ import annotations
 
@@ -15,19 +21,19 @@ from service.config import TestConfig
 from tests.api.helpers import Api
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def app() -> Flask:
-    """A fresh app on its own memory store."""
+    """An app on its own memory store, shared by the module's tests."""
     return create_app(TestConfig())
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def client(app: Flask) -> FlaskClient:
     """A test client of `app`."""
     return app.test_client()
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def api(client: FlaskClient) -> Api:
     """Game helpers over `client` (memory store)."""
     return Api(client)

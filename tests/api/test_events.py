@@ -3,12 +3,8 @@
 from __future__ import annotations
 
 import threading
-import time
 from typing import Any
 
-from flask import Flask
-
-from service.admission import ENVIRON_KEY, Admission, Turn
 from tests.api.helpers import DRAW, Api, problem
 
 
@@ -83,29 +79,3 @@ def test_long_poll_without_news_answers_empty(api: Api) -> None:
     game, _, _ = api.scripted_game()
     last = _events(api, game, None)["last"]
     assert _events(api, game, None, after=last, wait=0.2) == {"events": [], "last": last}
-
-
-def test_a_long_poll_gives_its_turn_to_other_requests_while_it_waits(app: Flask, api: Api) -> None:
-    # As under the gunicorn worker: one request runs the app at a time.
-    admitted = Admission(app.wsgi_app, 1)
-    polls: list[Turn] = []
-    inner = admitted.app
-
-    def app_seeing_turns(environ: dict[str, Any], start_response: Any) -> Any:
-        if environ["PATH_INFO"].endswith("/events"):
-            polls.append(environ[ENVIRON_KEY])
-        return inner(environ, start_response)
-
-    admitted.app = app_seeing_turns
-    app.wsgi_app = admitted  # type: ignore[method-assign]
-    game, ann, last, found, waiter = start_long_poll(api)
-    deadline = time.monotonic() + 10
-    while not (len(polls) == 2 and not polls[1].held):
-        assert time.monotonic() < deadline, "the long-poll kept its turn while waiting"
-        time.sleep(0.001)
-    assert admitted.turns.take(timeout=0)  # free for the others meanwhile
-    admitted.turns.give_back()
-    api.move(game, ann, DRAW)
-    waiter.join(25)
-    assert found and found[0]["events"][0]["seq"] == last + 1
-    assert not polls[1].held and admitted.turns.take(timeout=0)  # given back once answered

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from service import flaskapp
-from service.flaskapp import ServiceFlask
+from service.serving import flaskapp
+from service.serving.flaskapp import ServiceFlask
 
 
 def test_plain_functions_are_checked_once_and_returned_as_they_are(

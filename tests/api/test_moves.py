@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from service.api.gamestore import STORE_EXTENSION
-from service.store import SaveResult
+from service.store.base import SaveResult
 from tests.api.helpers import DRAW, Api, problem
 
 
@@ -232,3 +232,42 @@ def test_refused_moves_are_not_recorded(api: Api) -> None:
 def test_bad_idempotency_keys_are_422(api: Api, key: str) -> None:
     game, ann, _ = api.scripted_game()
     problem(api.move(game, ann, DRAW, **{"Idempotency-Key": key}), 422, "validation_error")
+
+
+def test_a_malformed_move_names_its_field(api: Api) -> None:
+    game, ann, _ = api.scripted_game()
+    body = {"actions": [DRAW, {"type": "meld", "cards": ["H2", "2h", "H3"]}]}
+    bad = problem(api.move(game, ann, body), 422, "validation_error")
+    message = "card H2 is named more than once in one move"
+    assert bad["errors"] == {"actions.1.cards": [message]}
+    assert bad["detail"] == f"actions.1.cards: {message}"
+
+
+def test_the_move_body_is_parsed_once_by_the_moves_parser(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from service.api import moves
+    from service.api.smorest import BodyParser
+    from tests.api.helpers import bearer
+
+    calls: list[str] = []
+    parse_request = moves.parse_request
+
+    def counting(body: Any) -> Any:
+        calls.append("parse_request")
+        return parse_request(body)
+
+    def webargs(*args: Any, **kwargs: Any) -> Any:
+        calls.append("webargs")
+        raise AssertionError("the move endpoint reads its body and headers itself")
+
+    game, ann, _ = api.scripted_game()
+    monkeypatch.setattr(moves, "parse_request", counting)
+    monkeypatch.setattr(BodyParser, "parse", webargs)
+    headers = {**bearer(ann), "Idempotency-Key": "k", "If-Match": '"1"'}
+    path = f"/games/{game}/moves"
+    assert api.client.post(path, json=DRAW, headers=headers).status_code == 200
+    assert calls == ["parse_request"]
+    odd = api.client.post(path, json={"type": "discard", "card": "sk"}, headers=bearer(ann))
+    assert odd.status_code in (200, 409)
+    assert calls == ["parse_request"] * 2

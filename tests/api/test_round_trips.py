@@ -28,13 +28,17 @@ from flask.testing import FlaskClient
 
 from service.app import create_app
 from service.config import TestConfig
-from service.store.redis import LOAD_COUNTING_SCRIPT, SAVE_SCRIPT
+from service.store.redis import EVENTS_SCRIPT, LOAD_COUNTING_SCRIPT, SAVE_SCRIPT
 from tests.api.helpers import DECK, bearer
+from tests.api.test_stream import events_of
 from tests.support.redis_server import RedisServer
 
-#: Commands the save script runs itself (counted by commandstats, never sent).
+#: Commands the scripts run themselves (counted by commandstats, never sent).
 SCRIPT_COMMANDS = {
-    name.lower() for name in re.findall(r"redis\.call\('(\w+)'", SAVE_SCRIPT + LOAD_COUNTING_SCRIPT)
+    name.lower()
+    for name in re.findall(
+        r"redis\.call\('(\w+)'", SAVE_SCRIPT + LOAD_COUNTING_SCRIPT + EVENTS_SCRIPT
+    )
 }
 #: The rate limiter's counts for a request with a token, per address and per
 #: token, run by the load's script (``INCRBY`` would be a pipeline of their own).
@@ -183,3 +187,40 @@ def test_counts_riding_with_a_load_start_windows_that_expire(
     assert sum(int(r.get(key) or 0) for key in keys) == 2
     for key in keys:
         assert 0 < r.pttl(key) <= 120_000  # twice the 60 s window, set by the first count
+
+
+def test_streams_of_one_game_cost_one_load_each_and_one_read_per_save(
+    client: FlaskClient, redis_server: RedisServer, sends: list[int]
+) -> None:
+    body = {"seats": [{"name": "Ann"}, {"name": "Bob"}], "deck": DECK, "first_dealer": 1}
+    created = client.post("/games", json=body).get_json()
+    game, tokens = created["id"], [seat["token"] for seat in created["seats"]]
+    last = client.get(f"/games/{game}", headers=bearer(tokens[0])).get_json()["last_event"]
+
+    def open_and_read(token: str, count: int) -> Any:
+        stream = client.get(f"/games/{game}/stream", headers=bearer(token), buffered=False)
+        assert len(events_of(stream, count)) == count
+        return stream
+
+    first = open_and_read(tokens[0], last)
+    # The second stream of the game: its load (with the limiter's counts), and the
+    # events already read for the first one; no read, no count of its own.
+    second, commands = counted(redis_server, lambda: open_and_read(tokens[1], last), sends)
+    commands.pop("pexpire", 0)
+    assert commands == LIMITER + Counter({"evalsha": 1, "hmget": 1, "round trips": 1}), commands
+
+    def move_and_follow(move: dict[str, Any]) -> None:
+        answer = client.post(f"/games/{game}/moves", json=move, headers=bearer(tokens[0]))
+        assert answer.status_code == 200, answer.get_json()
+        for stream in (first, second):
+            assert len(events_of(stream, 1)) == 1
+
+    move_and_follow({"type": "draw", "source": "stock"})  # the wake-ups are under way
+    # A move seen by both streams: its load and save, then one read of its event.
+    _, commands = counted(
+        redis_server, lambda: move_and_follow({"type": "discard", "card": "SQ"}), sends
+    )
+    assert round_trips(commands) == Counter({"evalsha": 3}), commands
+    assert commands["round trips"] == 3, commands
+    for stream in (first, second):
+        stream.close()

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from service.serve import GUNICORN_CONF, gunicorn_command
+from service.serving.cli import GUNICORN_CONF, gunicorn_command
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -54,7 +54,7 @@ def test_the_gunicorn_config_suits_long_polls() -> None:
     assert done.returncode == 0, done.stderr
     settings = json.loads(done.stdout.strip().splitlines()[-1])
     assert settings["bind"] == ["0.0.0.0:8123"] and settings["workers"] == 3
-    assert settings["worker_class"] == "service.balanced_worker.BalancedGeventWorker"
+    assert settings["worker_class"] == "service.serving.balanced_worker.BalancedGeventWorker"
     assert settings["worker_connections"] >= 100
     assert settings["timeout"] > 30 and settings["graceful_timeout"] > 30
     assert settings["control_socket_disable"] is True

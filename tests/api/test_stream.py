@@ -11,6 +11,8 @@ import pytest
 from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
+from service.api.events import FEEDS_EXTENSION
+from service.api.feeds import Feeds
 from service.app import create_app
 from service.config import TestConfig
 from tests.api.helpers import DECK, DRAW, Api, bearer, problem
@@ -90,6 +92,56 @@ def test_the_drawer_sees_the_card_on_her_own_stream(stream_api: Api) -> None:
     drew = next(m.data for m in messages(stream.response) if m.data and m.data["type"] == "drew")
     stream.close()
     assert drew["seat"] == 0 and drew["card"] == "S9"
+
+
+def test_streams_open_together_on_a_game_each_see_it_as_their_seat(stream_api: Api) -> None:
+    # Streams of one game share what is read and encoded: still each seat's own view.
+    game, ann, bob = stream_api.scripted_game()
+    last = stream_api.view(game, ann).json["last_event"]  # type: ignore[index]
+    streams = {
+        seat: open_stream(stream_api.client, game, token) for seat, token in ((0, ann), (1, bob))
+    }
+    first = {seat: events_of(stream, last) for seat, stream in streams.items()}
+    dealt = {seat: next(m.data for m in got if "hand" in m.data) for seat, got in first.items()}
+    assert dealt[0]["hand"] != dealt[1]["hand"]  # each stream shows its own seat's hand
+    assert stream_api.move(game, ann, DRAW).status_code == 200
+    drew = {seat: events_of(stream, 1)[0].data for seat, stream in streams.items()}
+    for stream in streams.values():
+        stream.close()
+    assert drew[0]["type"] == drew[1]["type"] == "drew"
+    assert drew[0]["card"] == "S9" and "card" not in drew[1]
+
+
+def test_the_streams_of_a_game_share_one_feed_until_the_last_closes(stream_api: Api) -> None:
+    game, ann, bob = stream_api.scripted_game()
+    feeds: Feeds = stream_api.client.application.extensions[FEEDS_EXTENSION]
+    streams = [open_stream(stream_api.client, game, token) for token in (ann, bob)]
+    assert feeds.open_feeds == 1
+    streams[0].close()
+    assert feeds.open_feeds == 1
+    streams[1].close()
+    assert feeds.open_feeds == 0
+
+
+def test_the_streams_of_a_deleted_game_end(stream_api: Api) -> None:
+    answer = stream_api.create(preset="express", seats=[{"name": "Ann"}, {"name": None}])
+    assert answer.status_code == 201, answer.json
+    game, ann = answer.json["id"], answer.json["seats"][0]["token"]  # type: ignore[index]
+    streams = [open_stream(stream_api.client, game, token) for token in (ann, None)]
+    ended = [threading.Event() for _ in streams]
+
+    def read(stream: TestResponse, done: threading.Event) -> None:
+        list(messages(stream.response))  # until the server ends the stream
+        done.set()
+
+    for stream, done in zip(streams, ended, strict=True):
+        threading.Thread(target=read, args=(stream, done), daemon=True).start()
+    deleted = stream_api.client.delete(f"/games/{game}", headers=bearer(ann))
+    assert deleted.status_code == 204
+    # Well before their lifetime (10 s here): the game is gone.
+    assert all(done.wait(5) for done in ended)
+    for stream in streams:
+        stream.close()
 
 
 def test_a_stream_resumes_after_last_event_id_or_after(stream_api: Api) -> None:

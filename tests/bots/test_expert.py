@@ -196,7 +196,7 @@ def test_node_budget_bounds_the_search() -> None:
             expert_move(view, moves, random.Random(1), memory)
         s = expert.last_search
         # A world plays every candidate to the horizon: the last one may overshoot.
-        assert nodes <= s.nodes < nodes + s.candidates * SMALL.horizon
+        assert nodes <= s.nodes < nodes + s.candidates * SMALL.turns(2)
         searched.append(s.worlds)
     assert searched[0] == 1 and searched[0] < searched[1] < searched[2]
 
@@ -286,3 +286,23 @@ def test_a_table_of_experts_and_greedies_that_refilled_twice_still_ends() -> Non
     with expert.budget(Budget(nodes=100, seconds=None)):
         played = play_bots(state, PlayBudget(moves=6000, seconds=math.inf))
     assert not played.pending and played.state.status == "finished"
+
+
+def test_a_four_seat_rollout_reaches_the_searching_seats_next_turn() -> None:
+    """At four seats a rollout plays five turns (every seat, then the searcher again)
+    unless its round ends first; at two seats three."""
+    assert Budget().turns(4) == 5 and Budget().turns(2) == 3
+    assert Budget(horizon=2).turns(4) == 2
+    memory = Memory(round=1)
+    state = _advance(_game("standard", [SeatSpec(name=n) for n in "abcd"], seed=4), 9, memory)
+    while True:
+        seat = state.round.turn  # type: ignore[union-attr]
+        moves = legal_moves(state, seat)
+        if sum(isinstance(m, Discard) for m in moves) >= 5:
+            break
+        state = _advance(state, 1, memory)
+    with expert.budget(Budget(nodes=1, seconds=None)):
+        expert_move(seat_view(state, seat), moves, random.Random(3), memory)
+    s = expert.last_search
+    assert s.worlds == 1 and s.candidates >= 2
+    assert s.nodes == 5 * s.candidates

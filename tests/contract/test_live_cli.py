@@ -22,6 +22,8 @@ from tests.robustness.logs import error_lines
 from tests.support.gunicorn import GunicornServer
 from tests.support.redis_server import RedisServer
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMATHESIS = Path(sys.executable).with_name("schemathesis")
 EXAMPLES = 100
@@ -51,7 +53,6 @@ def live() -> Iterator[GunicornServer]:
         redis_server.cleanup()
 
 
-@pytest.mark.slow
 def test_schemathesis_cli_finds_no_failure(live: GunicornServer, tmp_path: Path) -> None:
     command = [
         str(SCHEMATHESIS),

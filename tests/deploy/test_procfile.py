@@ -11,6 +11,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 from tests.deploy.conftest import ROOT, venv_tool
 from tests.support.redis_server import find_free_port
 
@@ -52,6 +54,7 @@ def get_status(url: str) -> int | None:
         return None
 
 
+@pytest.mark.slow  # starts gunicorn through honcho: seconds
 def test_web_process_started_by_honcho_answers_healthz(tmp_path: Path) -> None:
     port = find_free_port()
     env = {

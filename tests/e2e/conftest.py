@@ -32,11 +32,3 @@ def second_gunicorn(redis_env: dict[str, str]) -> Iterator[GunicornServer]:
     """Another gunicorn instance on the same Redis and key prefix."""
     with GunicornServer(redis_env, workers=2) as server:
         yield server
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every end-to-end test drives a real gunicorn: all of them are slow."""
-    here = __file__.rsplit("/", 1)[0]
-    for item in items:
-        if str(item.path).startswith(here):
-            item.add_marker(pytest.mark.slow)

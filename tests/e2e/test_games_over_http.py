@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.e2e.http import Client, play_to_the_end
 from tests.support.gunicorn import GunicornServer
+
+pytestmark = pytest.mark.slow
 
 
 def test_a_two_player_game_is_played_to_its_end(redis_gunicorn: GunicornServer) -> None:

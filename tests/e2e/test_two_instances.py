@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 from tests.e2e.http import Client, play_to_the_end
 from tests.support.gunicorn import GunicornServer
+
+pytestmark = pytest.mark.slow
 
 
 def test_a_game_alternating_between_two_instances(

@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 import pytest
 
-from service.observability import request_log
+from service.ops import request_log
 
 
 class LineCatcher(logging.Handler):

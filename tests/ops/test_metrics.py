@@ -6,7 +6,7 @@ from flask import Flask, Response
 
 from service.app import create_app
 from service.config import TestConfig
-from service.observability import init_app, metrics
+from service.ops import init_app, metrics
 
 
 def sample(name: str, **labels: str) -> float:

@@ -11,9 +11,8 @@ import redis
 from flask import Flask
 from werkzeug.test import TestResponse
 
-from service import ratelimit
-from service.observability import metrics
-from service.ratelimit import Limit
+from service.ops import metrics, ratelimit
+from service.ops.ratelimit import Limit
 from tests.support.redis_server import RedisServer, find_free_port
 
 

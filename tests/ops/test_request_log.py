@@ -9,7 +9,7 @@ from flask import Flask
 
 from service.app import create_app
 from service.config import TestConfig
-from service.observability import init_app, request_log
+from service.ops import init_app, request_log
 from tests.ops.conftest import LineCatcher
 
 SECRET = "s3cr3t-seat-token-value"

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from service.observability import metrics
-from service.observability.store_metrics import InstrumentedStore, instrument
-from service.store import GameStore, MemoryStore
+from service.ops import metrics
+from service.ops.store_metrics import InstrumentedStore, instrument
+from service.store.base import GameStore
+from service.store.memory import MemoryStore
 
 
 def sample(name: str, **labels: str) -> float:

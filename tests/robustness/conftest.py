@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from service.rules.state import GameState, decode_state
-from service.store import GameStore, open_store
+from service.store.base import GameStore
+from service.store.factory import open_store
 from tests.support.gunicorn import GunicornServer
 
 #: One client address sends everything at full speed: rate limits (tested in

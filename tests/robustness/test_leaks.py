@@ -24,6 +24,8 @@ from tests.robustness.cards import (
 )
 from tests.robustness.conftest import Live
 
+pytestmark = pytest.mark.slow
+
 GAMES = 200
 #: Moves of people per game: enough to cross draws, melds, lay-offs and, with
 #: the bots' help, round ends; the games that end sooner are finished games.
@@ -84,7 +86,6 @@ def _play(live: Live, number: int, presets: dict[str, tuple[int, int]]) -> dict[
     return {"moves": moves, "finished": int(live.state(game).status == "finished")}
 
 
-@pytest.mark.slow
 def test_random_games_never_leak_a_hidden_card(live: Live) -> None:
     presets = {
         p["name"]: tuple(p["options"]["players"])

@@ -14,11 +14,10 @@ from dataclasses import replace
 
 import pytest
 
+from service.rules.blocked import any_meld, table_outlook
 from service.rules.cards import NATURAL_CARDS
 from service.rules.engine import (
     SeatSpec,
-    _any_meld,
-    _table_outlook,
     apply,
     cards_in_play,
     legal_moves,
@@ -355,15 +354,15 @@ def test_blocked_check_sees_a_joker_bridging_a_gap_in_a_lay_off() -> None:
     # JK JK H7 H8 is H5-H8; H4 and H9 are in sets, so no single card fits it, but
     # JK H10 does (the joker as H9): not blocked while a joker is outside the table.
     shapes = _shapes("JK JK H7 H8", "C9 D9 H9 S9", "C4 D4 H4 S4")
-    assert _table_outlook(shapes, "low", 1, 3)[0] is False
-    assert _table_outlook(shapes, "low", 1, 2)[0] is True  # both jokers are on the table
+    assert table_outlook(shapes, "low", 1, 3)[0] is False
+    assert table_outlook(shapes, "low", 1, 2)[0] is True  # both jokers are on the table
 
 
 def test_blocked_check_sees_a_possible_joker_swap() -> None:
     # H8 fits nowhere, but it can be swapped for the joker of H7 JK H9.
     shapes = _shapes("H7 JK H9", "C6 D6 H6 S6", "C10 D10 H10 S10")
-    assert _table_outlook(shapes, "low", 1, 1, False)[0] is True
-    assert _table_outlook(shapes, "low", 1, 1, True)[0] is False
+    assert table_outlook(shapes, "low", 1, 1, False)[0] is True
+    assert table_outlook(shapes, "low", 1, 1, True)[0] is False
 
 
 def test_hands_of_two_are_blocked_when_going_out_needs_a_discard() -> None:
@@ -391,7 +390,7 @@ def test_the_blocked_check_meld_test_agrees_with_the_meld_search(ace: str) -> No
     deck = [*NATURAL_CARDS, *NATURAL_CARDS, "JK", "JK", "JK"]
     for _ in range(400):
         cards = rng.sample(deck, rng.randint(2, 9))
-        assert _any_meld(Counter(cards), ace) == bool(candidate_melds(cards, ace)), cards
+        assert any_meld(Counter(cards), ace) == bool(candidate_melds(cards, ace)), cards
 
 
 # ---------------------------------------------------------------------------

@@ -9,6 +9,9 @@ import pytest
 
 from service.rules.moves import (
     ERROR_CODES,
+    MAX_ACTIONS,
+    MAX_CARDS,
+    MAX_MELD_ID,
     Discard,
     Draw,
     IllegalMove,
@@ -18,6 +21,7 @@ from service.rules.moves import (
     Reengage,
     SwapJoker,
     parse_move,
+    parse_request,
 )
 
 API_SHAPES = [
@@ -66,6 +70,47 @@ def test_malformed_moves_raise_move_format_error_naming_the_field(
 ) -> None:
     with pytest.raises(MoveFormatError) as err:
         parse_move(obj)
+    assert err.value.field == field
+    assert fragment in err.value.detail
+
+
+def test_a_request_body_is_one_move_or_actions_up_to_the_limits() -> None:
+    draw = {"type": "draw", "source": "stock"}
+    assert parse_request(draw) == [Draw("stock")]
+    assert parse_request({"actions": [draw] * MAX_ACTIONS}) == [Draw("stock")] * MAX_ACTIONS
+    jokers = {"type": "meld", "cards": ["JK"] * MAX_CARDS}
+    assert parse_request(jokers) == [Meld(("JK",) * MAX_CARDS)]
+    edge = {"type": "layoff", "meld": MAX_MELD_ID, "cards": ["h5", "JK", "JK"]}
+    assert parse_request(edge) == [LayOff(MAX_MELD_ID, ("H5", "JK", "JK"))]
+
+
+@pytest.mark.parametrize(
+    ("body", "field", "fragment"),
+    [
+        ({"actions": []}, "actions", "1 to 64"),
+        ({"actions": [{"type": "draw", "source": "stock"}] * 65}, "actions", "1 to 64"),
+        ({"actions": {"type": "reengage"}}, "actions", "1 to 64"),
+        ({"actions": [{"type": "reengage"}], "type": "reengage"}, "actions", "stands alone"),
+        ({"actions": [{"type": "reengage"}, {"type": "fly"}]}, "actions.1.type", "unknown"),
+        ({"actions": [{"type": "reengage"}, "draw"]}, "actions.1.type", "an object"),
+        (
+            {"actions": [{"type": "reengage"}, {"type": "meld", "cards": ["H2", "2h", "H3"]}]},
+            "actions.1.cards",
+            "card H2 is named more than once",
+        ),
+        ({"type": "meld", "cards": ["JK", "S3", "S3"]}, "cards", "card S3 is named"),
+        ({"type": "meld", "cards": ["H2"] * (MAX_CARDS + 1)}, "cards", "at most 110"),
+        ({"type": "layoff", "meld": MAX_MELD_ID + 1, "cards": ["H5"]}, "meld", "meld id"),
+        ({"type": "layoff", "meld": True, "cards": ["H5"]}, "meld", "meld id"),
+        ({"type": "layoff", "meld": 2.0, "cards": ["H5"]}, "meld", "meld id"),
+        ({"type": "discard", "card": "\uff28\uff12"}, "card", "card code"),
+        ([{"type": "reengage"}], "type", "an object"),
+        (None, "type", "an object"),
+    ],
+)
+def test_malformed_request_bodies_name_the_field(body: object, field: str, fragment: str) -> None:
+    with pytest.raises(MoveFormatError) as err:
+        parse_request(body)
     assert err.value.field == field
     assert fragment in err.value.detail
 

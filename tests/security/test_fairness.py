@@ -152,6 +152,7 @@ def _all_text(client: FlaskClient, game: str, token: str) -> str:
     return "\n".join(parts)
 
 
+@pytest.mark.slow  # a whole game, every view and endpoint read after each move
 def test_no_secret_shows_before_its_round_or_game_ends_and_each_shows_after(
     client: FlaskClient,
 ) -> None:

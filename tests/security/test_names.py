@@ -36,8 +36,10 @@ REFUSED = {
 }
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def client() -> FlaskClient:
+    """One app for the module (building one costs more than these tests): each test
+    works on games of its own."""
     return create_app(TestConfig()).test_client()
 
 

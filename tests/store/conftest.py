@@ -14,7 +14,9 @@ from typing import Any
 
 import pytest
 
-from service.store import GameStore, MemoryStore, RedisStore
+from service.store.base import GameStore
+from service.store.memory import MemoryStore
+from service.store.redis import RedisStore
 from tests.support.redis_server import RedisCluster, RedisServer
 
 StoreFactory = Callable[..., GameStore]

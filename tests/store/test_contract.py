@@ -10,13 +10,9 @@ from typing import Any
 
 import pytest
 
-from service.store import (
-    KEEP,
-    GameNotFound,
-    GameStore,
-    IdempotencyRecord,
-    MemoryStore,
-)
+from service.store.base import KEEP, GameStore, IdempotencyRecord
+from service.store.errors import GameNotFound
+from service.store.memory import MemoryStore
 from tests.store.conftest import StoreFactory
 
 BLOB = bytes(range(256)) * 3  # every byte value: the state is opaque
@@ -56,6 +52,19 @@ def test_unknown_or_malformed_ids_are_not_found(store: GameStore, game_id: str) 
         store.events(game_id, 0)
     assert store.save(game_id, 1, b"x").status == "not_found"
     assert store.get_idempotency(game_id, 0, "k") is None
+
+
+def test_a_load_counts_the_counters_it_is_given(store: GameStore) -> None:
+    game = store.create(BLOB).game_id
+    # In a cluster the counters must live in the game's slot: its hash tag.
+    first, second = (f"rl:{{{game}}}:a", 60_000), (f"rl:{{{game}}}:b", 60_000)
+    assert store.load(game).counts == ()
+    assert store.load(game, [first, second]).counts == (1, 1)
+    assert store.load(game, [first]).counts == (2,)
+    gone = "A" * 22
+    with pytest.raises(GameNotFound) as missing:
+        store.load(gone, [(f"rl:{{{gone}}}:a", 60_000)])
+    assert missing.value.counts == (1,)  # counted all the same (a 429 before a 404)
 
 
 # -- compare-and-set -------------------------------------------------------------

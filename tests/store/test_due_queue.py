@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from service.store import KEEP, Due, GameStore
+from service.store.base import KEEP, Due, GameStore
 
 NOW = 1_900_000_000.0  # a fixed "now" (epoch seconds): the queue compares times only
 

@@ -10,7 +10,9 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, precondition, rule, run_state_machine_as_test
 
-from service.store import KEEP, GameStore, IdempotencyRecord, MemoryStore, RedisStore
+from service.store.base import KEEP, GameStore, IdempotencyRecord
+from service.store.memory import MemoryStore
+from service.store.redis import RedisStore
 from tests.support.redis_server import RedisServer
 
 json_values = st.recursive(

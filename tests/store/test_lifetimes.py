@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from service.store import GameNotFound
 from service.store.base import KEEP, Lifetimes, lifecycle
+from service.store.errors import GameNotFound
 from tests.store.conftest import StoreFactory
 
 SHORT = 0.3

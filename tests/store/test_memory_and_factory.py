@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from service.store import (
-    GameNotFound,
-    IdempotencyRecord,
-    MemoryStore,
-    RedisStore,
-    open_store,
-)
+from service.store.base import IdempotencyRecord
+from service.store.errors import GameNotFound
+from service.store.factory import open_store
+from service.store.memory import MemoryStore
+from service.store.redis import RedisStore
 
 
 class FakeClock:

@@ -1,8 +1,9 @@
 """The pipelined connection of a gevent worker (service/store/pipelining.py).
 
-Each scenario runs in a fresh interpreter with gevent's sockets, as in a
-gunicorn gevent worker (`tests.support.under_gevent`), against the store
-tests' throwaway redis-server; the test asserts on what it reports.
+The scenarios run one after the other in one fresh interpreter with gevent's
+sockets, as in a gunicorn gevent worker (`tests.support.under_gevent`), against
+the store tests' throwaway redis-server; each test asserts on what its scenario
+reports (or fails with what it raised).
 """
 
 from __future__ import annotations
@@ -13,12 +14,13 @@ import uuid
 from typing import Any
 
 import gevent
+import pytest
 import redis
 
-from service.store import RedisStore
 from service.store.leancall import LeanConnections
+from service.store.redis import RedisStore
 from tests.support.redis_server import RedisServer
-from tests.support.under_gevent import run_under_gevent
+from tests.support.under_gevent import Outcomes, run_under_gevent
 
 GREENLETS = 20
 ROUNDS = 25
@@ -109,8 +111,9 @@ def _store_connections(url: str, **settings: Any) -> LeanConnections:
     """The hot path's connections of a store, with its retry policy and timeouts."""
     store = RedisStore(url, **settings)
     store.client  # noqa: B018 - builds them
-    assert store._lean is not None and store._lean.pipelined
-    return store._lean
+    commands = store._commands
+    assert isinstance(commands, LeanConnections) and commands.pipelined
+    return commands
 
 
 def scenario_killed_connection(url: str) -> dict[str, Any]:
@@ -216,9 +219,9 @@ def scenario_contended_game(url: str, prefix: str) -> dict[str, Any]:
 
     gevent.joinall([gevent.spawn(add, 10) for _ in range(GREENLETS)], raise_error=True)
     final = store.load(game)
-    assert store._lean is not None
+    assert isinstance(store._commands, LeanConnections)
     return {
-        "pipelined": store._lean.pipelined,
+        "pipelined": store._commands.pipelined,
         "state": int(final.state),
         "version": final.version,
         "saved": saved,
@@ -228,8 +231,27 @@ def scenario_contended_game(url: str, prefix: str) -> dict[str, Any]:
 # -- tests -----------------------------------------------------------------------------
 
 
-def test_a_turns_commands_share_one_connection_and_one_write(store_redis: RedisServer) -> None:
-    report = run_under_gevent(scenario_concurrent_commands, store_redis.url, "on")
+@pytest.fixture(scope="module")
+def reports(store_redis: RedisServer) -> Outcomes:
+    """Every scenario's report (one interpreter start-up for all of them); the fork last."""
+    url = store_redis.url
+    return run_under_gevent(
+        {
+            "pipelined": (scenario_concurrent_commands, (url, "on")),
+            "not pipelined": (scenario_concurrent_commands, (url, "off")),
+            "arguments": (scenario_arguments, (url,)),
+            "error reply": (scenario_error_reply, (url,)),
+            "killed connection": (scenario_killed_connection, (url,)),
+            "killed reader": (scenario_killed_reader, (url,)),
+            "paused server": (scenario_paused_server, (url,)),
+            "contended game": (scenario_contended_game, (url, f"t{uuid.uuid4().hex[:12]}")),
+            "fork": (scenario_fork, (url,)),
+        }
+    )
+
+
+def test_a_turns_commands_share_one_connection_and_one_write(reports: Outcomes) -> None:
+    report = reports["pipelined"]
     assert report["pipelined"] and report["wrong"] == []
     assert report["count"] == GREENLETS * ROUNDS
     assert report["connections"] == 1
@@ -237,8 +259,8 @@ def test_a_turns_commands_share_one_connection_and_one_write(store_redis: RedisS
     assert report["reads"] <= report["commands"] / 5, report
 
 
-def test_without_pipelining_each_greenlet_has_a_connection(store_redis: RedisServer) -> None:
-    report = run_under_gevent(scenario_concurrent_commands, store_redis.url, "off")
+def test_without_pipelining_each_greenlet_has_a_connection(reports: Outcomes) -> None:
+    report = reports["not pipelined"]
     assert not report["pipelined"] and report["wrong"] == []
     assert report["count"] == GREENLETS * ROUNDS
     assert report["connections"] == GREENLETS
@@ -252,8 +274,8 @@ def test_outside_gevent_commands_are_not_pipelined(store_redis: RedisServer) -> 
     lean.close()
 
 
-def test_every_argument_goes_out_as_without_the_pipeline(store_redis: RedisServer) -> None:
-    report = run_under_gevent(scenario_arguments, store_redis.url)
+def test_every_argument_goes_out_as_without_the_pipeline(reports: Outcomes) -> None:
+    report = reports["arguments"]
     assert report["pipelined"]
     assert report["pushed"] == 5
     assert report["listed"] == ["12", "-3", "", "Zo\u00e9"]
@@ -262,22 +284,20 @@ def test_every_argument_goes_out_as_without_the_pipeline(store_redis: RedisServe
     assert report["after"] == "PONG"  # nothing half sent
 
 
-def test_an_error_reply_fails_only_its_own_command(store_redis: RedisServer) -> None:
-    report = run_under_gevent(scenario_error_reply, store_redis.url)
+def test_an_error_reply_fails_only_its_own_command(reports: Outcomes) -> None:
+    report = reports["error reply"]
     assert sorted(report["outcomes"]) == ["ResponseError"] + ["b'PONG'"] * 10
     assert report["same_connection"]  # the replies after the error stayed in step
 
 
-def test_a_killed_connection_is_reopened_and_its_commands_sent_again(
-    store_redis: RedisServer,
-) -> None:
-    report = run_under_gevent(scenario_killed_connection, store_redis.url)
+def test_a_killed_connection_is_reopened_and_its_commands_sent_again(reports: Outcomes) -> None:
+    report = reports["killed connection"]
     assert report["replies"] == list(range(1, 11))  # each INCR applied once
     assert report["reopened"]
 
 
-def test_commands_awaiting_a_killed_reader_are_sent_again(store_redis: RedisServer) -> None:
-    report = run_under_gevent(scenario_killed_reader, store_redis.url)
+def test_commands_awaiting_a_killed_reader_are_sent_again(reports: Outcomes) -> None:
+    report = reports["killed reader"]
     assert report["readers"] == 1
     assert report["errors"] == []
     assert report["replies"] == ["1"] + ["b'OK'"] * 5
@@ -285,24 +305,23 @@ def test_commands_awaiting_a_killed_reader_are_sent_again(store_redis: RedisServ
 
 
 def test_a_silent_server_times_out_every_waiting_command_then_recovers(
-    store_redis: RedisServer,
+    reports: Outcomes,
 ) -> None:
-    report = run_under_gevent(scenario_paused_server, store_redis.url)
+    report = reports["paused server"]
     assert report["errors"] == ["TimeoutError"]
     assert 0.2 < report["failed_after"] < 0.9
     assert report["after"] == "b'PONG'"
 
 
-def test_a_forked_child_opens_its_own_connection(store_redis: RedisServer) -> None:
-    report = run_under_gevent(scenario_fork, store_redis.url)
+def test_a_forked_child_opens_its_own_connection(reports: Outcomes) -> None:
+    report = reports["fork"]
     assert report["status"] == 0
     assert report["child"] not in (0, report["parent"])
     assert report["again"] == report["parent"]  # the parent's connection is untouched
 
 
-def test_racing_compare_and_sets_lose_no_update(store_redis: RedisServer) -> None:
-    prefix = f"t{uuid.uuid4().hex[:12]}"
-    report = run_under_gevent(scenario_contended_game, store_redis.url, prefix)
+def test_racing_compare_and_sets_lose_no_update(reports: Outcomes) -> None:
+    report = reports["contended game"]
     assert report["pipelined"]
     assert report["saved"] == GREENLETS * 10
     assert report["state"] == GREENLETS * 10

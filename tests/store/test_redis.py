@@ -14,8 +14,9 @@ import pytest
 import redis
 from redis.crc import key_slot
 
-from service.store import IdempotencyRecord, RedisStore, StoreUnavailable
-from service.store.redis import SAVE_SCRIPT
+from service.store.base import IdempotencyRecord
+from service.store.errors import StoreUnavailable
+from service.store.redis import SAVE_SCRIPT, RedisStore
 from tests.support.redis_server import RedisCluster, RedisServer, find_free_port
 
 # Commands the save script runs itself (counted by INFO commandstats, not sent).

@@ -1,11 +1,11 @@
 """What an operator sees of the service: JSON request logs and Prometheus metrics.
 
 ``init_app(app)`` installs both; the API reports what only it knows through
-:func:`service.observability.request_log.annotate` (seat, move type), and the
-store is measured by :mod:`service.observability.store_metrics`.
+:func:`service.ops.request_log.annotate` (seat, move type), and the
+store is measured by :mod:`service.ops.store_metrics`.
 
 Importing this package imports nothing else: ``deploy/gunicorn.conf.py``
-imports :mod:`service.observability.multiproc` before prometheus_client may be
+imports :mod:`service.ops.multiproc` before prometheus_client may be
 imported (it reads ``PROMETHEUS_MULTIPROC_DIR`` once, when first imported).
 """
 
@@ -24,7 +24,7 @@ def init_app(app: Flask, *, metrics_endpoint: bool = True) -> None:
     so requests refused by any later hook are still logged and measured.
     """
     # Imported here, not at the top: see the module docstring.
-    from service.observability import metrics, request_log
+    from service.ops import metrics, request_log
 
     request_log.init_app(app)
     metrics.init_app(app, endpoint=metrics_endpoint)

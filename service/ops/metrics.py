@@ -1,7 +1,7 @@
 """Prometheus metrics of the service and the ``/metrics`` endpoint.
 
 The counters are process-wide. Under gunicorn with several workers the
-``PROMETHEUS_MULTIPROC_DIR`` variable (see :mod:`service.observability.multiproc`)
+``PROMETHEUS_MULTIPROC_DIR`` variable (see :mod:`service.ops.multiproc`)
 makes each worker write its values to a file and ``/metrics`` sums them all,
 so a scrape answered by any worker reports the whole server.
 
@@ -9,7 +9,7 @@ Moves are counted from the answer to each request whose handler noted a
 move type for the request log (``request_log.annotate(move_type=...)``);
 store latency, compare-and-set conflicts and created and finished games are
 measured by wrapping the store once at start-up
-(:mod:`service.observability.store_metrics`). Each record is a dictionary
+(:mod:`service.ops.store_metrics`). Each record is a dictionary
 lookup and an increment: microseconds.
 """
 
@@ -31,7 +31,7 @@ from prometheus_client import (
     generate_latest,
 )
 
-from service.observability.multiproc import ENV_VAR
+from service.ops.multiproc import ENV_VAR
 
 # No `*_created` series: they double the output and multi-process mode has none.
 disable_created_metrics()  # type: ignore[no-untyped-call]

@@ -7,8 +7,8 @@ waiting (moves' p99 latency rose with it). `tune_gc_for_serving` moves them
 out of the collector's sight once the app is loaded (`gc.freeze`), and lets
 more young objects pile up before a collection: a move allocates thousands of
 short-lived objects, and each collection also promotes whatever the requests
-in flight hold at that moment. Both measured in docs/performance.md, "Tail
-latency".
+in flight hold at that moment. Both measured in docs/performance.md, "Worker
+set-up".
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 #: deploy/gunicorn.conf.py of the source tree this package is installed from.
-GUNICORN_CONF = Path(__file__).resolve().parent.parent / "deploy" / "gunicorn.conf.py"
+GUNICORN_CONF = Path(__file__).resolve().parents[2] / "deploy" / "gunicorn.conf.py"
 
 
 def gunicorn_command(environ: dict[str, str]) -> tuple[list[str], dict[str, str]]:
@@ -29,7 +29,7 @@ def gunicorn_command(environ: dict[str, str]) -> tuple[list[str], dict[str, str]
     if GUNICORN_CONF.is_file():
         argv += ["--config", str(GUNICORN_CONF)]
     else:  # installed without the source tree: the same essentials
-        argv += ["--worker-class", "service.balanced_worker.BalancedGeventWorker"]
+        argv += ["--worker-class", "service.serving.balanced_worker.BalancedGeventWorker"]
         argv += ["--timeout", "45"]
         argv += ["--workers", env.get("WEB_CONCURRENCY", "1")]
     argv += ["--bind", f"{env['HOST']}:{env['PORT']}", "service.wsgi:app"]

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
-from service.observability.metrics import (
+from service.ops.metrics import (
     CAS_CONFLICTS,
     GAMES_CREATED,
     GAMES_FINISHED,
@@ -24,12 +24,14 @@ from service.observability.metrics import (
 )
 from service.store.base import (
     DEFAULT_LOBBY_LIMIT,
+    GAME_ENDED,
     KEEP,
     Created,
     Due,
     DueUpdate,
     GameStore,
     IdempotencyRecord,
+    LoadCounters,
     Loaded,
     LobbyUpdate,
     SaveResult,
@@ -39,10 +41,6 @@ from service.store.watch import Watch
 _OPERATIONS = ("create", "load", "save", "events", "get_idempotency", "lobby", "ping")
 _DURATION = {op: STORE_DURATION.labels(op) for op in _OPERATIONS}
 _ERRORS = {op: STORE_ERRORS.labels(op) for op in _OPERATIONS}
-
-
-#: The event the engine emits when a game ends (docs/api.md, Events).
-GAME_ENDED = "game_ended"
 
 
 def _count_finished(events: Sequence[Mapping[str, Any]]) -> None:
@@ -86,11 +84,11 @@ class InstrumentedStore:
         """`GameStore.open_games`."""
         return self.inner.open_games(owner)
 
-    def load(self, game_id: str) -> Loaded:
+    def load(self, game_id: str, counters: LoadCounters = ()) -> Loaded:
         """`GameStore.load`, measured."""
         start = time.perf_counter()
         try:
-            return self.inner.load(game_id)
+            return self.inner.load(game_id, counters)
         except Exception:
             _ERRORS["load"].inc()
             raise

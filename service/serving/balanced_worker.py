@@ -2,7 +2,7 @@
 
 The stock `gevent` worker leaves three sources of tail latency on keep-alive
 connections, all measured with the moves benchmark (docs/performance.md,
-"Tail latency"):
+"Worker set-up"):
 
 * **Balance.** Every worker accepts from the one listening socket, and
   whichever is on a CPU when a burst of connections arrives takes most of
@@ -20,12 +20,9 @@ connections, all measured with the moves benchmark (docs/performance.md,
   refills as fast as keep-alive requests finish: greenlets whose Redis reply
   had arrived waited up to 60-80 ms behind other connections' whole requests.
   A timer wakes the greenlet after the next poll, in turn with the replies.
-* **Order.** With ``ADMITTED_REQUESTS`` above 0, only that many requests run
-  the app at once, the others start in arrival order (service/admission.py).
-  The default is 0, no limit: a worker's store commands are pipelined
-  (service/store/pipelining.py), so the requests of a worker advance together,
-  one write and one read of Redis per turn of the loop, and a limit only
-  spreads them over more turns (docs/performance.md, "Pipelining").
+* **No admission limit.** Every request runs the app at once: a worker's store
+  commands are pipelined (service/store/pipelining.py), so the requests of a
+  worker advance together, one write and one read of Redis per turn of the loop.
 
 It also bounds how long a client may take to send a request, so that slow
 senders cannot hold every connection slot of a worker (docs/security.md):
@@ -54,7 +51,6 @@ from gunicorn.http.body import LengthReader
 from gunicorn.sock import ssl_context
 from gunicorn.workers.ggevent import GeventWorker
 
-from service.admission import Admission
 from service.config import Config
 
 #: Workers a board has room for; a worker's slot is its age (gunicorn numbers
@@ -202,13 +198,6 @@ class BalancedGeventWorker(GeventWorker):  # type: ignore[misc]  # gunicorn is u
         slot = getattr(worker, "slot", None)
         if isinstance(slot, int):
             BOARD.withdraw(slot)
-
-    def load_wsgi(self) -> None:
-        """Load the app, behind `Admission` if ``ADMITTED_REQUESTS`` is above 0 (default 0)."""
-        super().load_wsgi()
-        limit = int(os.environ.get("ADMITTED_REQUESTS", "0"))
-        if limit > 0:
-            self.wsgi = Admission(self.wsgi, limit)
 
     def run(self) -> None:
         """`GeventWorker.run` (gunicorn 27), keeping its servers for `rebalance`."""

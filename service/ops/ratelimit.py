@@ -10,15 +10,16 @@ Counts live in Redis when the limiter's storage is a Redis URL (shared by
 every process and host), else in this process's memory. In Redis each limit
 is ``SET key 0 PX 2*window NX`` + ``INCR key``. When the counters live in the
 game store's own Redis, a request whose first store access is a load (a view,
-legal moves, events, a move, a join: `RIDING_ENDPOINTS`) has them run by
-the script that loads the game (there ``INCR key``, and ``PEXPIRE`` when the
-count is 1) (`service.store.redis.ride_next_load`) and is
-refused right after it, before anything is written: no round trip of its own.
-Every other request (and one of those that ends before loading) sends them
-alone in one pipeline. The limiter fails **closed**: a request it cannot
-count (Redis unreachable, or no free connection in its pool within
-``STORE_POOL_TIMEOUT``) is answered ``503 rate_limit_unavailable`` with
-``Retry-After``, never let through uncounted.
+legal moves, events, a stream, a move, a join: `RIDING_ENDPOINTS`) has them counted by
+the load (`GameStore.load(game_id, counters)`: ``INCR key``, and ``PEXPIRE``
+when the count is 1, in the script that loads the game): the API's
+`service.api.gamestore.load_game` hands it `RateLimiter.load_counters()` and
+calls `RateLimiter.settle(counts)` right after, refusing the request before
+anything is written: no round trip of its own. Every other request (and one of
+those that ends before loading) sends them alone in one pipeline. The limiter
+fails **closed**: a request it cannot count (Redis unreachable, or no free
+connection in its pool within ``STORE_POOL_TIMEOUT``) is answered
+``503 rate_limit_unavailable`` with ``Retry-After``, never let through uncounted.
 
 Settings (see deploy/README.md): ``RATELIMIT_ENABLED``,
 ``RATELIMIT_STORAGE_URL`` (default: ``STORE_URL``), ``RATELIMIT_PER_TOKEN``,
@@ -42,9 +43,10 @@ from flask import Flask, Response, g, request
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from service.api.problems import Problem, problem_response
-from service.observability import metrics
-from service.store.redis import LoadRider, RedisStore, ride_next_load
+from service.api.problems import Problem, http_exception_response, problem_response
+from service.ops import metrics
+from service.store.base import LoadCounters
+from service.store.redis import RedisStore
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +57,14 @@ DEFAULT_PER_ADDRESS: Final = "6000/60"
 #: Endpoints whose first store access is a load, before any write: their
 #: counts ride with that load when the counters share the store's Redis.
 RIDING_ENDPOINTS: Final = frozenset(
-    {"games.Game", "games.Join", "moves.LegalMoves", "moves.Moves", "events.Events"}
+    {
+        "games.Game",
+        "games.Join",
+        "moves.LegalMoves",
+        "moves.Moves",
+        "events.Events",
+        "events.Stream",
+    }
 )
 #: The problem code of a request refused because it could not be counted.
 UNAVAILABLE_CODE: Final = "rate_limit_unavailable"
@@ -309,37 +318,42 @@ class RateLimiter:
             return None
         now = self.clock()
         if self.rides_with_loads and request.endpoint in RIDING_ENDPOINTS:
-            assert isinstance(self.counters, RedisCounters)
-            rider = LoadRider(self.counters.keys(hits, now))
-            g.rate_limit_ride = (rider, hits, now)
-            ride_next_load(rider)
+            # Counted by this request's load (`load_counters`), else by `finish`.
+            g.rate_limit_pending = (hits, now)
             return None
         return self._count(hits, now)
 
-    def settle(self) -> None:
-        """After a load: raise the 429 problem if the counts that rode with it
-        are past a limit (nothing when no counts rode)."""
-        ride = g.get("rate_limit_ride")
-        if ride is None or ride[0].counts is None:
+    def load_counters(self) -> LoadCounters:
+        """The counters the current request's load is to count (``()``: none):
+        each ``(key, ttl_ms)`` of its hits, when they wait for a load."""
+        pending = g.get("rate_limit_pending")
+        if pending is None:
+            return ()
+        hits, now = pending
+        assert isinstance(self.counters, RedisCounters)
+        return self.counters.keys(hits, now)
+
+    def settle(self, counts: Sequence[int] | None) -> None:
+        """After a load that carried `load_counters()`: raise the 429 problem if
+        their new `counts` are past a limit (``None``: the load counted nothing,
+        and `finish` counts the request on its own)."""
+        pending = g.get("rate_limit_pending")
+        if pending is None or counts is None:
             return
-        rider, hits, now = ride
-        g.rate_limit_ride = None
-        for hit, count in zip(hits, rider.counts, strict=True):
+        g.rate_limit_pending = None
+        hits, now = pending
+        for hit, count in zip(hits, counts, strict=True):
             if count > hit.limit.count:
                 raise self.refusal(hit, now)
 
     def finish(self, response: Response) -> Response:
         """``after_request`` hook: count a request that ended before its load."""
-        ride = g.get("rate_limit_ride")
-        if ride is None:
+        pending = g.get("rate_limit_pending")
+        if pending is None:
             return response
-        g.rate_limit_ride = None
-        ride_next_load(None)
-        rider, hits, now = ride
-        if rider.counts is not None:
-            return response
+        g.rate_limit_pending = None
         # Nothing was written without a load: the answer may still be replaced.
-        return self._count(hits, now) or response
+        return self._count(*pending) or response
 
     def _count(self, hits: Sequence[Hit], now: float) -> Response | None:
         try:
@@ -367,13 +381,7 @@ class RateLimiter:
 
     def refuse(self, hit: Hit, now: float) -> Response:
         """The 429 answer for a request past ``hit``'s limit."""
-        problem = self.refusal(hit, now)
-        return problem_response(
-            429,
-            problem.problem_code,
-            str(problem.description),
-            headers=problem.extra_headers,
-        )
+        return http_exception_response(self.refusal(hit, now))
 
     def unavailable(self) -> Response:
         """The 503 answer for a request that could not be counted (fail closed)."""
@@ -419,8 +427,6 @@ def init_app(app: Flask) -> RateLimiter | None:
     app.extensions["ratelimit"] = limiter
     app.before_request(limiter.check)
     app.after_request(limiter.finish)
-    # A thread serves request after request: no rider may outlive its request.
-    app.teardown_request(lambda _error: ride_next_load(None))
     return limiter
 
 

@@ -1,0 +1,208 @@
+"""The events of each followed game, read once per process for all its streams.
+
+Every open `GET /games/{id}/stream` of a game in this process reads from one
+`Feed`: the feed holds the game's one `Watch`, and on each wake-up one reader
+(a thread; a greenlet under gevent) reads the new events from the store once,
+keeps the latest `MAX_EVENTS` of them (what the store keeps), and wakes the
+game's streams. A stream then takes the events after its own last one from
+the feed, each redacted and encoded once per viewer (a seat, or spectators)
+however many streams show it. Before this, each stream read the store on
+every wake-up and redacted and encoded every event itself: with a game
+followed by N streams, N reads and N encodings per move (docs/performance.md,
+"Open event streams").
+
+A feed lives while a stream of its game is open: the first stream opens it,
+the last one closes it. The reader also reads every `STREAM_HEARTBEAT` s
+without a wake-up, as each stream did before (a lost wake-up costs at most
+that delay). When the game is gone or the store fails, the feed ends: its
+streams end and the next stream of the game opens a new feed.
+"""
+
+from __future__ import annotations
+
+import bisect
+import logging
+import threading
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from service.rules import views
+from service.store.base import GameStore
+from service.store.errors import GameNotFound, StoreUnavailable
+
+__all__ = ["Feed", "Feeds", "sse_event"]
+
+_log = logging.getLogger(__name__)
+
+
+def sse_event(event: dict[str, Any]) -> bytes:
+    """One event in the text/event-stream form: its `seq` as `id`, the JSON as `data`."""
+    return b"id: %d\ndata: %s\n\n" % (event["seq"], orjson.dumps(event))
+
+
+@dataclass(frozen=True)
+class _Kept:
+    """The events a feed holds: replaced whole by the reader, never changed in place,
+    so a stream reads a consistent set without a lock."""
+
+    #: The events, oldest first, and their `seq`s.
+    events: list[dict[str, Any]] = field(default_factory=list)
+    seqs: list[int] = field(default_factory=list)
+    #: Per event, its encoded message per viewer, filled as streams ask.
+    encoded: list[dict[int | None, bytes]] = field(default_factory=list)
+
+
+class Feed:
+    """One game's events for the streams of this process (see the module docstring)."""
+
+    def __init__(self, store: GameStore, game_id: str, *, keep: int, reread: float) -> None:
+        self.game_id = game_id
+        self._store = store
+        self._keep = keep
+        self._reread = reread
+        self._kept = _Kept()
+        #: Set (and replaced) each time the kept events change or the feed ends.
+        self._changed = threading.Event()
+        #: Set once the first read is done (or the feed ended before it).
+        self._loaded = threading.Event()
+        self.ended = False
+        self._closing = False
+        self._cleanup = ExitStack()
+        # Watching before the first read: a save between the two still wakes it.
+        self._watch = self._cleanup.enter_context(store.watch(game_id))
+        self._reader = threading.Thread(target=self._read, name="rummy-feed", daemon=True)
+        self._reader.start()
+
+    @property
+    def changed(self) -> threading.Event:
+        """The event set when the kept events next change (or the feed ends): take
+        it before `since`, then wait on it, and no change is missed."""
+        return self._changed
+
+    def wait_loaded(self, timeout: float) -> bool:
+        """Wait up to `timeout` s for the first read; whether it is done."""
+        return self._loaded.wait(timeout)
+
+    def since(self, after: int, viewer: int | None, delay: int = 0) -> tuple[bytes, int]:
+        """The messages of the kept events after `after` as `viewer` (a seat, or
+        `None`: a spectator) may see them, and the `seq` of the last one (`after`
+        without any). A spectator of a game with `spectator_delay` gets an event
+        once `delay` more followed it."""
+        kept = self._kept
+        if not kept.seqs or kept.seqs[-1] <= after:
+            return b"", after
+        last = kept.seqs[-1] - delay if viewer is None and delay else kept.seqs[-1]
+        start = bisect.bisect_right(kept.seqs, after)
+        stop = bisect.bisect_right(kept.seqs, last, start)
+        if start >= stop:
+            return b"", after
+        parts = []
+        for index in range(start, stop):
+            encoded = kept.encoded[index]
+            message = encoded.get(viewer)
+            if message is None:
+                # Racing streams may both encode it: the same bytes either way.
+                message = encoded[viewer] = sse_event(
+                    views.redact_event(kept.events[index], viewer)
+                )
+            parts.append(message)
+        return b"".join(parts), kept.seqs[stop - 1]
+
+    def close(self) -> None:
+        """Stop watching and let the reader end."""
+        self._closing = True
+        self._cleanup.close()
+        self._watch.wake()
+
+    def _read(self) -> None:
+        try:
+            while not self._closing:
+                kept = self._kept
+                after = kept.seqs[-1] if kept.seqs else 0
+                try:
+                    fresh = self._store.events(self.game_id, after)
+                except (GameNotFound, StoreUnavailable):
+                    return
+                if fresh:
+                    self._keep_also(fresh)
+                self._loaded.set()
+                self._watch.wait(self._reread)
+        except Exception:
+            _log.exception("stream feed of game %s failed", self.game_id)
+        finally:
+            self.ended = True
+            self._loaded.set()
+            self._publish()
+
+    def _keep_also(self, fresh: list[dict[str, Any]]) -> None:
+        kept = self._kept
+        drop = max(len(kept.events) + len(fresh) - self._keep, 0)
+        self._kept = _Kept(
+            kept.events[drop:] + fresh,
+            kept.seqs[drop:] + [event["seq"] for event in fresh],
+            kept.encoded[drop:] + [{} for _ in fresh],
+        )
+        self._publish()
+
+    def _publish(self) -> None:
+        changed, self._changed = self._changed, threading.Event()
+        changed.set()
+
+
+class Feeds:
+    """This process's feeds, by game: opened by a game's first stream, closed by its last."""
+
+    def __init__(self, keep: int) -> None:
+        self.keep = keep
+        self._feeds: dict[str, tuple[Feed, int]] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def open_feeds(self) -> int:
+        """How many games have a feed open."""
+        with self._lock:
+            return len(self._feeds)
+
+    @contextmanager
+    def follow(self, store: GameStore, game_id: str, *, reread: float) -> Iterator[Feed]:
+        """The game's feed for one stream, while the context is open (a new feed
+        reads the store every `reread` s without a wake-up). Raises
+        `StoreUnavailable` when the store cannot deliver wake-ups."""
+        feed = self._join(game_id)
+        if feed is None:
+            # Made outside the lock: watching may wait for the store's subscription.
+            made = Feed(store, game_id, keep=self.keep, reread=reread)
+            feed = self._join(game_id, made) or made
+            if feed is not made:
+                made.close()  # another stream's feed got there first
+        try:
+            yield feed
+        finally:
+            self._leave(feed)
+
+    def _join(self, game_id: str, made: Feed | None = None) -> Feed | None:
+        """Count one more stream on the game's feed (`made` when it has none)."""
+        with self._lock:
+            feed, users = self._feeds.get(game_id, (None, 0))
+            if feed is None or feed.ended:
+                # An ended feed stays with its streams (they end); new ones get another.
+                if made is None:
+                    return None
+                feed, users = made, 0
+            self._feeds[game_id] = (feed, users + 1)
+            return feed
+
+    def _leave(self, feed: Feed) -> None:
+        with self._lock:
+            current, users = self._feeds.get(feed.game_id, (None, 0))
+            if current is feed and users > 1:
+                self._feeds[feed.game_id] = (feed, users - 1)
+                return
+            if current is feed:
+                del self._feeds[feed.game_id]
+        # The last stream of this feed, or of one that ended and was replaced.
+        feed.close()

@@ -1,0 +1,2 @@
+"""How the service is served: the gunicorn worker class, the garbage-collector
+settings, the Flask class and the ``rummy-service`` command line."""
