@@ -18,22 +18,37 @@ from tests.support.redis_server import RedisCluster, RedisServer
 
 # Property tests draw the same examples on every run, so a run that passed
 # here passes in CI, and a failure reproduces. HYPOTHESIS_PROFILE=explore
-# draws new examples (run it now and then to search further).
+# draws new examples (run it now and then to search further). The fast tier
+# draws a quarter of them (`fast`, loaded by `pytest_configure`; explicit counts
+# follow it through `tests.support.examples`).
 settings.register_profile("repeatable", derandomize=True)
 settings.register_profile("explore", derandomize=False)
+settings.register_profile("fast", derandomize=True, max_examples=25)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 #: The line that marks every test of a module slow.
 SLOW_MODULE = "\npytestmark = pytest.mark.slow\n"
 
 
+def _fast_tier(config: pytest.Config) -> bool:
+    """Whether this run is the edit loop's fast tier: exactly `-m "not slow"`."""
+    return " ".join(config.option.markexpr.split()) == "not slow"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The fast tier loads the `fast` Hypothesis profile, unless HYPOTHESIS_PROFILE
+    names one (the full suite draws every example)."""
+    if _fast_tier(config) and "HYPOTHESIS_PROFILE" not in os.environ:
+        settings.load_profile("fast")
+
+
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
-    """The fast tier (`-m "not slow"`) does not import a module whose tests are all
-    slow: importing them (Schemathesis, which also builds its tests then, Playwright,
-    gunicorn helpers) would cost seconds for tests that are then deselected."""
+    """The fast tier does not import a module whose tests are all slow: importing
+    them (Schemathesis, which also builds its tests then, Playwright, gunicorn
+    helpers) would cost seconds for tests that are then deselected."""
     if collection_path.suffix != ".py" or not collection_path.name.startswith("test_"):
         return None
-    if " ".join(config.option.markexpr.split()) != "not slow":
+    if not _fast_tier(config):
         return None
     return SLOW_MODULE in collection_path.read_text(encoding="utf-8") or None
 

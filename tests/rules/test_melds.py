@@ -19,6 +19,7 @@ from service.rules.melds import (
     meld_points,
     swap_joker,
 )
+from tests.support.examples import examples
 
 
 def c(text: str) -> tuple[str, ...]:
@@ -436,7 +437,7 @@ def test_candidate_melds_match_brute_force_on_fixed_hands(ace: str) -> None:
         _check_melds(hand, ace)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     hand=st.lists(st.sampled_from(POOL), min_size=3, max_size=6),
     ace=st.sampled_from(ACE_MODES),
@@ -445,7 +446,7 @@ def test_candidate_melds_match_brute_force(hand: list[str], ace: str) -> None:
     _check_melds(tuple(hand), ace)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(
     hand=st.lists(st.sampled_from([*HEARTS, "JK"]), min_size=3, max_size=6),
     ace=st.sampled_from(ACE_MODES),
@@ -487,7 +488,7 @@ TABLES = {
 
 
 @pytest.mark.parametrize("ace", ACE_MODES)
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(hand=st.lists(st.sampled_from(POOL), min_size=1, max_size=6))
 def test_candidate_layoffs_match_brute_force(ace: str, hand: list[str]) -> None:
     table = {}

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from service.store.codec import decode_event, event_tail, iso_of_ms, stamp_event
+from tests.support.examples import examples
 
 _KEYS = st.sampled_from(["type", "seat", "card", "T", "S", "~T", "~", "x", "cards", "0"])
 _JSON = st.recursive(
@@ -17,7 +18,7 @@ _JSON = st.recursive(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.dictionaries(_KEYS, _JSON, max_size=5), st.integers(0, 2**40))
 def test_every_event_reads_back_as_written(event: dict[str, Any], ms: int) -> None:
     stored = stamp_event(7, 3, ms, event_tail(event))

@@ -13,6 +13,7 @@ from hypothesis.stateful import RuleBasedStateMachine, precondition, rule, run_s
 from service.store.base import KEEP, GameStore, IdempotencyRecord
 from service.store.memory import MemoryStore
 from service.store.redis import RedisStore
+from tests.support.examples import examples
 from tests.support.redis_server import RedisServer
 
 json_values = st.recursive(
@@ -122,7 +123,7 @@ def test_memory_and_redis_answer_alike(store_redis: RedisServer) -> None:
     run_state_machine_as_test(
         lambda: SameAnswers(store_redis.url),
         settings=settings(
-            max_examples=20,
+            max_examples=examples(20),
             stateful_step_count=20,
             deadline=None,
             suppress_health_check=[HealthCheck.too_slow],

@@ -297,6 +297,7 @@ def test_a_cluster_node_outage_is_reported_and_the_same_store_recovers(prefix: s
         cluster.cleanup()
 
 
+@pytest.mark.slow  # a redis-server of its own, frozen until two calls time out
 def test_a_hung_server_is_unavailable_and_then_recovers(prefix: str) -> None:
     server = RedisServer().start()
     store = RedisStore(server.url, prefix=prefix)
