@@ -116,7 +116,6 @@ def clear_caches() -> None:
         blocked.joker_partners,
         blocked.swappable,
         blocked.table_outlook,
-        engine._meld_value,
         engine._meld_pool,
         engine._shape,
     ):

@@ -92,6 +92,15 @@ _POS_CODE: dict[str, tuple[Card, ...]] = {
     s: ("", *(s + RANK_LABELS[(p - 1) % 13 + 1] for p in range(1, 27))) for s in SUITS
 }
 _SET_POINTS = {r: (11 if r == 1 else min(r, 10)) for r in range(1, 14)}
+# Points of a run by first rank and length (see meld_points): a table, because the
+# first-meld search sums the points of every candidate meld (bench/worst_case.py:
+# thousands of joker runs per listing).
+_RUN_POINTS: dict[tuple[int, int], int] = {
+    (start, length): sum(_SET_POINTS[(p - 1) % 13 + 1] for p in range(start, start + length))
+    - (10 if start == 1 else 0)
+    for start in range(1, 14)
+    for length in range(1, MAX_RUN + 1)
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -354,10 +363,10 @@ def meld_points(shape: MeldShape) -> int:
     An ace counts 1 as the first card of a run starting at the ace (A-2-3),
     11 anywhere else; faces 10; a joker counts as the card it stands for.
     """
-    total = sum(_SET_POINTS[_RANK[c]] for c in shape.stands_for)
-    if shape.kind == "run" and _RANK[shape.stands_for[0]] == 1:
-        total -= 10
-    return total
+    stands = shape.stands_for
+    if shape.kind == "run":
+        return _RUN_POINTS[_RANK[stands[0]], len(stands)]
+    return _SET_POINTS[_RANK[stands[0]]] * len(stands)
 
 
 # ---------------------------------------------------------------------------
@@ -475,7 +484,7 @@ def _suits_of_rank(index: _HandIndex, set_rank: int) -> int:
 # Meld lists per (ace, hand index): the search is a pure function of the suit
 # masks and the joker count, and the engine asks again for the same hands
 # (its first-meld and finish searches). Cleared past _CACHE_LIMIT entries.
-_MELD_CACHE: dict[tuple[str, _HandIndex], list[tuple[Card, ...]]] = {}
+_MELD_CACHE: dict[tuple[str, _HandIndex], tuple[tuple[tuple[Card, ...], int], ...]] = {}
 _MELD_CACHE_LIMIT = 8192
 
 
@@ -486,6 +495,15 @@ def candidate_melds(hand: Iterable[Card], ace: AceMode | str) -> list[tuple[Card
     with jokers in hand, the joker-completed melds (never more jokers than
     naturals in one meld). The caller gets a fresh list.
     """
+    return [cards for cards, _ in candidate_meld_points(hand, ace)]
+
+
+def candidate_meld_points(
+    hand: Iterable[Card], ace: AceMode | str
+) -> tuple[tuple[tuple[Card, ...], int], ...]:
+    """The melds of :func:`candidate_melds`, in the same order, each with its
+    :func:`meld_points`: the search knows them without building each meld again
+    (bench/worst_case.py: 3,350 joker melds from one 14-card hand)."""
     _check_ace(ace)
     index = _index_hand(hand)
     key = (ace, index)
@@ -495,17 +513,18 @@ def candidate_melds(hand: Iterable[Card], ace: AceMode | str) -> list[tuple[Card
         if len(_MELD_CACHE) >= _MELD_CACHE_LIMIT:
             _MELD_CACHE.clear()
         _MELD_CACHE[key] = found
-    return list(found)
+    return found
 
 
-def _search_melds(index: _HandIndex, ace: str) -> list[tuple[Card, ...]]:
+def _search_melds(index: _HandIndex, ace: str) -> tuple[tuple[tuple[Card, ...], int], ...]:
     jokers = index[4]
     set_jokers = min(jokers, 2)
-    found: list[tuple[Card, ...]] = []
+    found: list[tuple[tuple[Card, ...], int]] = []
     for set_rank in range(1, 14):
         mask = _suits_of_rank(index, set_rank)
         if mask and mask.bit_count() + set_jokers >= 3:
-            found.extend(_sets_for(set_rank, mask, set_jokers))
+            points = _SET_POINTS[set_rank]
+            found.extend((c, points * len(c)) for c in _sets_for(set_rank, mask, set_jokers))
     for suit_index, run_suit in enumerate(SUITS):
         mask = index[suit_index]
         held = mask.bit_count()
@@ -513,15 +532,16 @@ def _search_melds(index: _HandIndex, ace: str) -> list[tuple[Card, ...]]:
             continue
         codes = _POS_CODE[run_suit]
         for start, stop, joker_at in _run_patterns(mask, min(jokers, held, 6), ace):
+            points = _RUN_POINTS[start, stop - start]  # a pattern starts at 1..13
             if joker_at:
                 cards = list(codes[start:stop])
                 for i in joker_at:
                     cards[i] = JOKER
-                found.append(tuple(cards))
+                found.append((tuple(cards), points))
             else:
-                found.append(codes[start:stop])
+                found.append((codes[start:stop], points))
     found.sort()
-    return found
+    return tuple(found)
 
 
 def _run_layoffs(shape: MeldShape, index: _HandIndex, ace: str) -> list[tuple[Card, ...]]:

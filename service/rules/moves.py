@@ -342,9 +342,9 @@ def move_sort_key(move: Move) -> tuple[Any, ...]:
         return (0, 0, (move.source,))
     order = CARD_ORDER
     if isinstance(move, Meld):
-        return (1, 0, tuple([order[c] for c in move.cards]))
+        return (1, 0, tuple(map(order.__getitem__, move.cards)))
     if isinstance(move, LayOff):
-        return (2, move.meld, tuple([order[c] for c in move.cards]))
+        return (2, move.meld, tuple(map(order.__getitem__, move.cards)))
     if isinstance(move, SwapJoker):
         return (3, move.meld, (order[move.card],))
     if isinstance(move, Discard):

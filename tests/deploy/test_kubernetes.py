@@ -156,3 +156,30 @@ def test_redis_requires_the_secret_password_and_only_the_service_reaches_it() ->
     }
     web_labels = res["Deployment/rummy-web"]["spec"]["template"]["metadata"]["labels"]
     assert web_labels["app.kubernetes.io/component"] in expressions["app.kubernetes.io/component"]
+
+
+SECRET_TEMPLATE = DEPLOY / "kubernetes" / "secret.yaml.template"
+PLACEHOLDER = "@REDIS_PASSWORD@"
+
+
+def test_the_redis_secret_template_is_what_the_pods_read_and_holds_no_password(
+    tmp_path: Path,
+) -> None:
+    text = SECRET_TEMPLATE.read_text()
+    # `kubectl apply -f deploy/kubernetes/` reads .yaml, .yml and .json files only:
+    # the template, with its placeholder, is never applied by accident.
+    assert SECRET_TEMPLATE not in MANIFESTS and SECRET_TEMPLATE.suffix == ".template"
+    (secret,) = yaml.safe_load_all(text)
+    assert secret["kind"] == "Secret" and secret["stringData"] == {"password": PLACEHOLDER}
+    # Filled in as deploy/README.md says, it is a valid manifest...
+    filled = tmp_path / "secret.yaml"
+    filled.write_text(text.replace(PLACEHOLDER, "0123456789abcdef" * 4))
+    result = validate(filled)
+    assert result.returncode == 0, result.stdout + result.stderr
+    # ... of the Secret, and the key, that Redis, the web pods and the workers read.
+    res = resources()
+    wanted = {"name": secret["metadata"]["name"], "key": "password"}
+    for workload in ("StatefulSet/rummy-redis", "Deployment/rummy-web", "Deployment/rummy-worker"):
+        (container,) = res[workload]["spec"]["template"]["spec"]["containers"]
+        refs = [e["valueFrom"]["secretKeyRef"] for e in container["env"] if "valueFrom" in e]
+        assert refs and all(ref == wanted for ref in refs), workload
