@@ -5,7 +5,8 @@ Environment: PORT (default 8000), HOST (default 0.0.0.0), WEB_CONCURRENCY
 `service.serving.balanced_worker.BalancedGeventWorker`; `gevent` and `gthread` also
 work), GUNICORN_WORKER_CONNECTIONS (requests in flight per gevent worker,
 default 1000), GUNICORN_THREADS (threads per worker if the class is gthread,
-default 16).
+default 16), GUNICORN_KEEPALIVE (seconds a client has to send a request's
+headers, default 5).
 
 Worker class: gevent's, balanced. A long-poll (`GET /events?wait=30`) holds a
 greenlet for up to 30 s, not a thread or a process: thousands may wait at once
@@ -73,7 +74,10 @@ threads = int(os.environ.get("GUNICORN_THREADS", "16"))
 # graceful shutdown must let the longest long-poll finish.
 timeout = 45
 graceful_timeout = 40
-keepalive = 5
+# The gevent worker waits this long for a request's headers, the first
+# request's included, then closes the connection: a client sending its headers
+# a byte at a time holds a connection slot no longer (docs/security.md).
+keepalive = int(os.environ.get("GUNICORN_KEEPALIVE", "5"))
 
 # Bound request sizes at the server as well (the app caps bodies at MAX_CONTENT_LENGTH).
 limit_request_line = 8190

@@ -26,9 +26,10 @@ connections, all measured with the moves benchmark (docs/performance.md,
 
 It also bounds how long a client may take to send a request, so that slow
 senders cannot hold every connection slot of a worker (docs/security.md):
-gunicorn's `keepalive` (5 s) bounds the wait for a request's headers, and
-`read_body_within` reads the whole body, up to ``MAX_CONTENT_LENGTH + 1``
-bytes, before the app runs, within ``BODY_READ_TIMEOUT`` seconds (default
+gunicorn's `keepalive` (`GUNICORN_KEEPALIVE`, 5 s) bounds the wait for a
+request's headers, and `read_body_within` reads the whole body, up to
+``MAX_CONTENT_LENGTH + 1`` bytes, before the app runs, within
+``BODY_READ_TIMEOUT`` seconds (default
 10); a client that takes longer is answered 408 and disconnected. A body
 longer than the limit (chunked bodies included) is cut at one byte past it:
 the app answers 413 and the connection is closed.

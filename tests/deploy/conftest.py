@@ -28,5 +28,12 @@ def venv_tool(name: str) -> str:
 
 def known_settings() -> set[str]:
     """Every environment variable the service or its gunicorn config reads."""
-    server = {"PORT", "HOST", "WEB_CONCURRENCY", "GUNICORN_THREADS", "GUNICORN_ACCESSLOG"}
+    server = {
+        "PORT",
+        "HOST",
+        "WEB_CONCURRENCY",
+        "GUNICORN_THREADS",
+        "GUNICORN_ACCESSLOG",
+        "GUNICORN_KEEPALIVE",
+    }
     return {f.name for f in fields(Config)} | server | {"PROMETHEUS_MULTIPROC_DIR"}

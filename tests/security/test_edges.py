@@ -1,10 +1,11 @@
 """The edges of HTTP, over gunicorn: metrics labels, the metrics port, chunked
-bodies over the limit, and clients that send their bodies slowly."""
+bodies over the limit, and clients that send their headers or bodies slowly."""
 
 from __future__ import annotations
 
 import contextlib
 import http.client
+import select
 import selectors
 import socket
 import time
@@ -126,6 +127,45 @@ def test_a_slow_body_is_answered_408_and_dropped(serve: ServeFactory) -> None:
             answer += chunk
     assert answer.startswith(b"HTTP/1.1 408"), answer[:200]
     assert b'"code":"body_timeout"' in answer
+
+
+def _trickle_headers(server: GunicornServer, head: bytes, pause: float) -> tuple[int, bytes]:
+    """Send ``head`` a byte at a time, ``pause`` seconds apart, stopping if the
+    server closes the connection; the bytes sent and everything answered."""
+    address = urlsplit(server.url)
+    with socket.create_connection((address.hostname, address.port), timeout=10) as sock:
+        sent = 0
+        for byte in head:
+            try:
+                sock.sendall(bytes([byte]))
+            except OSError:  # reset: the server closed the connection
+                return sent, b""
+            sent += 1
+            readable, _, _ = select.select([sock], [], [], pause)
+            if readable:
+                break  # the server answered or closed
+        answer = b""
+        with contextlib.suppress(OSError):
+            while chunk := sock.recv(4096):
+                answer += chunk
+        return sent, answer
+
+
+def test_headers_sent_a_byte_at_a_time_are_dropped_after_the_keepalive_bound(
+    serve: ServeFactory,
+) -> None:
+    """``GUNICORN_KEEPALIVE`` bounds the time to send a request's headers: headers
+    a byte at a time that take longer are cut off (no answer, the connection
+    closed), the same bytes within the bound are served."""
+    server = serve(env={"GUNICORN_KEEPALIVE": "2"})
+    head = b"GET /healthz HTTP/1.1\r\nHost: test\r\nX-Slow: " + b"a" * 40 + b"\r\n\r\n"
+    # Within the bound (about 0.6 s in all): answered.
+    sent, answer = _trickle_headers(server, head, 0.01)
+    assert sent == len(head) and answer.startswith(b"HTTP/1.1 200"), answer[:200]
+    # Ten bytes a second would take about 7 s: dropped after 2 s, before the end
+    # of the headers, without an answer.
+    sent, answer = _trickle_headers(server, head, 0.1)
+    assert sent < len(head) and answer == b"", (sent, answer[:200])
 
 
 SLOW_CONNECTIONS = 2100
