@@ -543,14 +543,18 @@ class _Nodes:
 
     ``searches`` keeps one `_Search` per pool and rule for the end of the turn, with
     what its sub-searches found: the checks of one listing reach the same rests of
-    a hand from many melds.
+    a hand from many melds. ``fits`` keeps, per pool, the melds each rest of the
+    hand asked holds (`_Pool.fitting`): a listing's candidates of the same cards
+    leave the same rest. Both live as long as the listing (the pools are kept
+    longer: this would grow them).
     """
 
-    __slots__ = ("left", "searches")
+    __slots__ = ("fits", "left", "searches")
 
     def __init__(self, left: int = SEARCH_NODES) -> None:
         self.left = left
         self.searches: dict[tuple[object, bool, bool], _Search] = {}
+        self.fits: dict[_Pool, dict[int, int]] = {}
 
 
 @dataclass(frozen=True, slots=True, eq=False)  # hashed by identity: a key of _Nodes.searches
@@ -573,14 +577,10 @@ class _Pool:
     free: list[int]
     hand: int  # the packed hand the melds were formed from
     most: int  # the most points its cards could bring
-    fits: dict[int, int]  # fitting() of the hands asked, kept
 
     def fitting(self, hand: int) -> int:
         """The bitset of melds the packed ``hand`` (part of the pool's hand) holds
         every card of."""
-        out = self.fits.get(hand)
-        if out is not None:
-            return out
         out = (1 << len(self.melds)) - 1
         free = self.free
         gone = self.hand - hand
@@ -588,7 +588,6 @@ class _Pool:
             shift = ((gone & -gone).bit_length() - 1) & ~3
             out &= free[2 * shift + (hand >> shift & 7) + 1]
             gone &= ~(15 << shift)
-        self.fits[hand] = out
         return out
 
 
@@ -670,7 +669,6 @@ def _meld_pool(hand: tuple[Card, ...], ace: str) -> _Pool:
         _free_tables([m[0] for m in melds], packed_hand),
         packed_hand,
         _most_points(packed_hand),
-        {},
     )
 
 
@@ -786,7 +784,15 @@ class _Search:
         pool: _Pool,
         budget: _Nodes,
     ) -> None:
-        melds_in_pool, free, fitting = pool.melds, pool.free, pool.fitting
+        melds_in_pool, free = pool.melds, pool.free
+        fits_of = budget.fits.setdefault(pool, {})
+
+        def fitting(h: int) -> int:
+            fits = fits_of.get(h)
+            if fits is None:
+                fits = fits_of[h] = pool.fitting(h)
+            return fits
+
         known: dict[tuple[int, int], tuple[int, int]] = {}
         never = 1 << 30  # the "fewest points not reached" of a sub-search that never failed
 
