@@ -108,7 +108,7 @@ def clear_caches() -> None:
     """Empty the rules' memo tables, so the next call starts cold."""
     from service.rules import blocked, engine, melds
 
-    melds._MELD_CACHE.clear()
+    melds.clear_meld_cache()
     melds._PATTERNS.clear()
     melds._SET_CACHE.clear()
     for fn in (

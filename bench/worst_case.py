@@ -82,7 +82,7 @@ def deal(overrides: dict[str, object], hand: Sequence[str]) -> GameState:
 
 def cold() -> None:
     """Empty the engine's caches of melds, shapes and meld pools."""
-    melds._MELD_CACHE.clear()
+    melds.clear_meld_cache()
     for cached in (engine._meld_pool, engine._shape):
         cached.cache_clear()
 

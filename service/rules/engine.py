@@ -647,7 +647,12 @@ def _shape(cards: tuple[Card, ...], ace: str) -> MeldShape | None:
     return make_meld(cards, ace)
 
 
-@lru_cache(maxsize=4096)
+#: Meld pools kept (per hand): a listing and the validation of its move share one;
+#: a worst-case pool is about 1 MB (docs/security.md), so few are kept.
+MELD_POOLS_KEPT = 32
+
+
+@lru_cache(maxsize=MELD_POOLS_KEPT)
 def _meld_pool(hand: tuple[Card, ...], ace: str) -> _Pool:
     """Every meld that can be formed from ``hand`` (see `_Pool`)."""
     listed = []

@@ -483,9 +483,25 @@ def _suits_of_rank(index: _HandIndex, set_rank: int) -> int:
 
 # Meld lists per (ace, hand index): the search is a pure function of the suit
 # masks and the joker count, and the engine asks again for the same hands
-# (its first-meld and finish searches). Cleared past _CACHE_LIMIT entries.
+# (its first-meld and finish searches). Bounded by the melds it holds, not by
+# hands: one 14-card hand of jokers and runs has 3,350 melds (about 0.5 MB), an
+# ordinary 11-card hand a few dozen, so the table is emptied once it holds
+# MELD_CACHE_MELDS melds (docs/security.md: about 20 MB at most).
 _MELD_CACHE: dict[tuple[str, _HandIndex], tuple[tuple[tuple[Card, ...], int], ...]] = {}
-_MELD_CACHE_LIMIT = 8192
+MELD_CACHE_MELDS = 100_000
+_meld_cache_held = 0
+
+
+def clear_meld_cache() -> None:
+    """Empty the meld lists kept per hand (benchmarks start cold with it)."""
+    global _meld_cache_held
+    _MELD_CACHE.clear()
+    _meld_cache_held = 0
+
+
+def meld_cache_held() -> int:
+    """How many melds the kept meld lists hold now (at most `MELD_CACHE_MELDS`)."""
+    return _meld_cache_held
 
 
 def candidate_melds(hand: Iterable[Card], ace: AceMode | str) -> list[tuple[Card, ...]]:
@@ -509,10 +525,12 @@ def candidate_meld_points(
     key = (ace, index)
     found = _MELD_CACHE.get(key)
     if found is None:
+        global _meld_cache_held
         found = _search_melds(index, ace)
-        if len(_MELD_CACHE) >= _MELD_CACHE_LIMIT:
-            _MELD_CACHE.clear()
+        if _meld_cache_held + len(found) > MELD_CACHE_MELDS:
+            clear_meld_cache()
         _MELD_CACHE[key] = found
+        _meld_cache_held += len(found)
     return found
 
 
