@@ -106,7 +106,7 @@ def joker_states(count: int, seed: int) -> list[GameState]:
 
 def clear_caches() -> None:
     """Empty the rules' memo tables, so the next call starts cold."""
-    from service.rules import blocked, engine, melds
+    from service.rules import blocked, melds, search
 
     melds.clear_meld_cache()
     melds._PATTERNS.clear()
@@ -116,8 +116,8 @@ def clear_caches() -> None:
         blocked.joker_partners,
         blocked.swappable,
         blocked.table_outlook,
-        engine._meld_pool,
-        engine._shape,
+        search.meld_pool,
+        search.meld_shape,
     ):
         fn.cache_clear()
 

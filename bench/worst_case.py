@@ -33,6 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from service.rules import engine, melds
+from service.rules import search as finish_search
 from service.rules.cards import build_deck
 from service.rules.engine import SeatSpec, legal_moves, new_game
 from service.rules.moves import IllegalMove, Meld, Move
@@ -83,7 +84,7 @@ def deal(overrides: dict[str, object], hand: Sequence[str]) -> GameState:
 def cold() -> None:
     """Empty the engine's caches of melds, shapes and meld pools."""
     melds.clear_meld_cache()
-    for cached in (engine._meld_pool, engine._shape):
+    for cached in (finish_search.meld_pool, finish_search.meld_shape):
         cached.cache_clear()
 
 

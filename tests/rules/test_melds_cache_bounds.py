@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.rules import engine, melds
+from service.rules import melds, search
 from service.rules.cards import NATURAL_CARDS
 
 JOKER_HANDS = [
@@ -30,8 +30,8 @@ def test_the_meld_lists_kept_are_emptied_before_they_pass_their_bound(
 
 
 def test_only_the_last_meld_pools_are_kept() -> None:
-    engine._meld_pool.cache_clear()
+    search.meld_pool.cache_clear()
     for hand in JOKER_HANDS:
-        engine._meld_pool(hand, "low")
-    assert engine._meld_pool.cache_info().currsize == engine.MELD_POOLS_KEPT < len(JOKER_HANDS)
-    engine._meld_pool.cache_clear()
+        search.meld_pool(hand, "low")
+    assert search.meld_pool.cache_info().currsize == search.MELD_POOLS_KEPT < len(JOKER_HANDS)
+    search.meld_pool.cache_clear()

@@ -127,8 +127,8 @@ def test_every_code_the_rules_raise_is_listed_in_one_place() -> None:
         p.read_text() for p in Path("service/rules").glob("*.py") if p.name != "moves.py"
     )
     raised = set(re.findall(r'IllegalMove\(\s*"([a-z_]+)"', source))
-    engine = Path("service/rules/engine.py").read_text()
-    returned = set(re.findall(r'return "([a-z_]+)"', engine))
+    checks = "".join(Path(f"service/rules/{name}.py").read_text() for name in ("engine", "search"))
+    returned = set(re.findall(r'return "([a-z_]+)"', checks))
     assert raised and raised <= set(ERROR_CODES)
     assert returned and returned <= set(ERROR_CODES)
     # the docs/api.md examples are all kept
