@@ -109,3 +109,14 @@ def init_runner(app: Flask) -> None:
     if isinstance(memory, MemoryStore) and app.config["RUNNER_IN_PROCESS"]:
         runner = Runner(store, settings_from(app.config))
         app.extensions[RUNNER_EXTENSION] = InProcessRunner(memory, runner)
+
+
+def shutdown(app: Flask) -> None:
+    """Release what the app holds in this process: stop its in-process runner
+    (after the game it is advancing) and close its store, with the store's
+    wake-up subscription. For an app that goes away while the process lives on
+    (a test's app, an embedding program); the app serves no request after it."""
+    runner = app.extensions.get(RUNNER_EXTENSION)
+    if runner is not None:
+        runner.stop()
+    app.extensions[STORE_EXTENSION].close()

@@ -192,9 +192,14 @@ class InProcessRunner:
         store.due_listener = self.wake
 
     def wake(self) -> None:
-        """Something was queued: start the thread if needed and let it look."""
+        """Something was queued: start the thread if needed and let it look
+        (not once stopped: a stopped runner stays stopped)."""
+        if self._stop.is_set():
+            return
         if self._thread is None or self._pid != os.getpid():
             with self._lock:
+                if self._stop.is_set():
+                    return
                 if self._thread is None or self._pid != os.getpid():
                     self._pid = os.getpid()
                     self._thread = threading.Thread(
@@ -203,18 +208,25 @@ class InProcessRunner:
                     self._thread.start()
         self._wake.set()
 
-    def stop(self, timeout: float = 5.0) -> None:
-        """End the thread (after its current game)."""
-        self._stop.set()
+    def stop(self, timeout: float | None = None) -> bool:
+        """End the thread after its current game, for good (a later wake-up
+        starts none); whether it ended within ``timeout`` s (``None``: waits)."""
+        with self._lock:
+            self._stop.set()
         self._wake.set()
         thread = self._thread
-        if thread is not None and thread.is_alive():
+        if thread is not None and thread.is_alive() and thread is not threading.current_thread():
             thread.join(timeout)
+            return not thread.is_alive()
+        return True
 
     def _loop(self) -> None:
         runner = self.runner
-        while not self._stop.is_set():
+        while True:
             self._wake.clear()
+            # Looked at after clearing: a `stop` (which sets both) is never missed.
+            if self._stop.is_set():
+                return
             try:
                 claimed = runner.run_once()
             except Exception:  # pragma: no cover - the memory store does not fail

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import os
+import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from flask import Flask
 from hypothesis import settings
 
+from service.app import create_app, shutdown
+from service.config import Config, TestConfig
 from service.store.base import GameStore
 from service.store.memory import MemoryStore
 from service.store.redis import RedisStore
@@ -90,3 +94,33 @@ def store(request: pytest.FixtureRequest) -> Iterator[GameStore]:
     made = RedisStore(server.url, prefix=f"t{uuid.uuid4().hex[:12]}")
     yield made
     made.close()
+
+
+#: The name of the in-process runner's thread (service/runner.py).
+RUNNER_THREAD = "rummy-runner"
+
+
+@pytest.fixture
+def make_app() -> Iterator[Callable[..., Flask]]:
+    """Build apps (`TestConfig` unless given a config), shut down after the test:
+    no runner thread of one test advances games during another."""
+    made: list[Flask] = []
+
+    def make(config: Config | None = None) -> Flask:
+        app = create_app(TestConfig() if config is None else config)
+        made.append(app)
+        return app
+
+    yield make
+    for app in made:
+        shutdown(app)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def no_runner_thread_outlives_its_module() -> Iterator[None]:
+    """Fail a module that leaves an in-process runner thread running: such a
+    thread saves games (and moves the process's metrics) during later tests.
+    An app a module builds is shut down (`service.app.shutdown`) by its fixture."""
+    yield
+    left = [t.name for t in threading.enumerate() if t.name == RUNNER_THREAD and t.is_alive()]
+    assert not left, f"runner threads left running: {left} (shut the module's apps down)"

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 from flask import Flask
 
-from service.app import RUNNER_EXTENSION, create_app
+from service.app import RUNNER_EXTENSION, create_app, shutdown
 from service.bots.play import UNBOUNDED, Budget, play_bots
 from service.config import TestConfig
 from service.rules.engine import SeatSpec, new_game
@@ -123,7 +123,7 @@ def app_small_budget() -> Iterator[Flask]:
     """An app on the memory store whose requests play at most 3 bot moves."""
     app = create_app(dataclasses.replace(TestConfig(), BOT_MOVES_PER_REQUEST=3))
     yield app
-    app.extensions[RUNNER_EXTENSION].stop()
+    shutdown(app)
 
 
 def test_an_all_bot_game_answers_at_once_and_the_in_process_runner_finishes_it(
@@ -187,3 +187,17 @@ def test_under_gunicorn_on_the_memory_store_the_runner_thread_finishes_a_game_of
             assert time.monotonic() < deadline, "the runner thread did not finish the game"
             time.sleep(0.2)
         assert view["winners"]
+
+
+def test_a_shut_down_app_leaves_no_runner_thread_and_starts_none() -> None:
+    app = create_app(dataclasses.replace(TestConfig(), BOT_MOVES_PER_REQUEST=3))
+    client = app.test_client()
+    body = {"preset": "standard", "seats": [{"bot": "random"}] * 4, "seed": 1}
+    assert client.post("/games", json=body).status_code == 201  # queued: the thread starts
+    runner = app.extensions[RUNNER_EXTENSION]
+    assert runner._thread is not None
+
+    shutdown(app)
+    assert not runner._thread.is_alive()
+    runner.wake()  # as a save that queues a game would
+    assert not any(t.name == "rummy-runner" for t in threading.enumerate())

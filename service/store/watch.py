@@ -113,8 +113,11 @@ class RedisHub(Hub):
     every watch once it is subscribed again (publishes in between are lost).
     """
 
-    #: Seconds `ready` waits for the subscription before giving up.
-    READY_TIMEOUT = 2.0
+    #: Seconds `ready` waits at most for the reader's attempt to subscribe. An
+    #: attempt ends sooner on its own (the store's connect and socket timeouts);
+    #: this only bounds a reader that hangs, so it is no tight clock: a loaded
+    #: machine may take seconds to connect a cluster client and subscribe.
+    READY_TIMEOUT = 30.0
     #: Seconds between attempts to subscribe again after a failure.
     RECONNECT_PAUSE = 0.5
 
@@ -129,6 +132,9 @@ class RedisHub(Hub):
         self._game_of = game_of
         self._errors = errors
         self._subscribed = threading.Event()
+        #: Notified when an attempt to subscribe ends (`_failures` counts the failed ones).
+        self._attempts = threading.Condition()
+        self._failures = 0
         self._closed = threading.Event()
         self._reader: threading.Thread | None = None
         self._start_lock = threading.Lock()
@@ -136,9 +142,15 @@ class RedisHub(Hub):
 
     def ready(self) -> None:
         """Start the reader if needed and wait until it is subscribed; raise
-        `StoreUnavailable` when it cannot subscribe within `READY_TIMEOUT` s."""
+        `StoreUnavailable` when its attempt fails (or takes `READY_TIMEOUT` s).
+
+        It waits for the attempt's outcome, not for a fixed time: connecting and
+        subscribing take longer on a busy machine, and a store that is down
+        fails the attempt at once."""
         if self._subscribed.is_set():
             return
+        with self._attempts:
+            failures = self._failures
         with self._start_lock:
             if self._reader is None or not self._reader.is_alive():
                 self._closed.clear()
@@ -146,15 +158,30 @@ class RedisHub(Hub):
                     target=self._read, name="rummy-stream-hub", daemon=True
                 )
                 self._reader.start()
-        if not self._subscribed.wait(self.READY_TIMEOUT):
+        with self._attempts:
+            self._attempts.wait_for(
+                lambda: self._subscribed.is_set() or self._failures > failures,
+                self.READY_TIMEOUT,
+            )
+        if not self._subscribed.is_set():
             raise StoreUnavailable("the wake-up subscription is not established")
+
+    def _attempt_ended(self, failed: bool) -> None:
+        with self._attempts:
+            self._failures += failed
+            self._attempts.notify_all()
 
     def _read(self) -> None:
         while not self._closed.is_set():
             pubsub = None
             try:
-                pubsub = self._pubsub = self._subscribe()
+                try:
+                    pubsub = self._pubsub = self._subscribe()
+                except BaseException:
+                    self._attempt_ended(failed=True)
+                    raise
                 self._subscribed.set()
+                self._attempt_ended(failed=False)
                 # Whatever was published while not subscribed is lost: look again.
                 self.notify_all()
                 while not self._closed.is_set():

@@ -16,15 +16,17 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from service.app import create_app
+from service.app import create_app, shutdown
 from service.config import TestConfig
 from tests.api.helpers import Api
 
 
 @pytest.fixture(scope="module")
-def app() -> Flask:
+def app() -> Iterator[Flask]:
     """An app on its own memory store, shared by the module's tests."""
-    return create_app(TestConfig())
+    app = create_app(TestConfig())
+    yield app
+    shutdown(app)
 
 
 @pytest.fixture(scope="module")
@@ -49,3 +51,4 @@ def any_api(request: pytest.FixtureRequest) -> Iterator[Api]:
         config = replace(TestConfig(), STORE_URL=url, STORE_PREFIX=f"t{uuid.uuid4().hex[:8]}")
     app = create_app(config)
     yield Api(app.test_client())
+    shutdown(app)

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from service.app import create_app
+from service.app import create_app, shutdown
 from service.config import TestConfig
 from tests.api.helpers import DRAW, Api
 
@@ -20,7 +20,9 @@ def small_api(request: pytest.FixtureRequest) -> Iterator[Api]:
     if request.param == "redis":
         url = request.getfixturevalue("redis_url")
         config = replace(config, STORE_URL=url, STORE_PREFIX=f"t{uuid.uuid4().hex[:8]}")
-    yield Api(create_app(config).test_client())
+    app = create_app(config)
+    yield Api(app.test_client())
+    shutdown(app)
 
 
 def test_a_client_behind_the_kept_events_gets_those_left_and_a_gap(small_api: Api) -> None:

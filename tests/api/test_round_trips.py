@@ -18,15 +18,15 @@ from __future__ import annotations
 import re
 import uuid
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
 import pytest
 import redis.connection
+from flask import Flask
 from flask.testing import FlaskClient
 
-from service.app import create_app
 from service.config import TestConfig
 from service.store.redis import EVENTS_SCRIPT, LOAD_COUNTING_SCRIPT, SAVE_SCRIPT
 from tests.api.helpers import DECK, bearer
@@ -46,7 +46,7 @@ LIMITER = Counter({"incr": 2})
 
 
 @pytest.fixture
-def client(redis_server: RedisServer) -> Iterator[FlaskClient]:
+def client(redis_server: RedisServer, make_app: Callable[..., Flask]) -> Iterator[FlaskClient]:
     """An app on the throwaway Redis with rate limiting configured as documented."""
     config = replace(
         TestConfig(),
@@ -54,7 +54,7 @@ def client(redis_server: RedisServer) -> Iterator[FlaskClient]:
         STORE_PREFIX=f"t{uuid.uuid4().hex[:8]}",
         RATELIMIT_ENABLED=True,
     )
-    yield create_app(config).test_client()
+    yield make_app(config).test_client()
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from werkzeug.test import TestResponse
 
 from service.api.events import FEEDS_EXTENSION
 from service.api.feeds import Feeds
-from service.app import create_app
+from service.app import create_app, shutdown
 from service.config import TestConfig
 from tests.api.helpers import DECK, DRAW, Api, bearer, problem
 from tests.support.sse import Message, messages
@@ -28,7 +28,7 @@ def stream_api(request: pytest.FixtureRequest) -> Iterator[Api]:
         config = replace(config, STORE_URL=url, STORE_PREFIX=f"s{uuid.uuid4().hex[:8]}")
     app = create_app(config)
     yield Api(app.test_client())
-    app.extensions["rummy.store"].close()
+    shutdown(app)
 
 
 def open_stream(

@@ -7,9 +7,11 @@ import dataclasses
 import math
 import random
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import pytest
+from flask import Flask
 
 import service.bots.expert as expert
 from service.bots.expert import Budget, expert_move
@@ -243,8 +245,9 @@ def test_draws_are_greedys_without_a_search() -> None:
     assert move == greedy_move(view, moves, random.Random(0), memory)
 
 
-def test_the_service_settings_bound_the_budget_and_reach_the_expert() -> None:
-    from service.app import create_app
+def test_the_service_settings_bound_the_budget_and_reach_the_expert(
+    make_app: Callable[..., Flask],
+) -> None:
     from service.config import Config, TestConfig
 
     edge = Config.from_env({"BOT_EXPERT_NODES": "0", "BOT_EXPERT_SECONDS": "-1"})
@@ -253,10 +256,10 @@ def test_the_service_settings_bound_the_budget_and_reach_the_expert() -> None:
     assert (top.BOT_EXPERT_NODES, top.BOT_EXPERT_SECONDS) == (100_000, 5.0)
     assert (Config().BOT_EXPERT_NODES, Config().BOT_EXPERT_SECONDS) == (600, 0.05)
     with expert.budget(SMALL):
-        create_app(dataclasses.replace(TestConfig(), BOT_EXPERT_NODES=77, BOT_EXPERT_SECONDS=0))
+        make_app(dataclasses.replace(TestConfig(), BOT_EXPERT_NODES=77, BOT_EXPERT_SECONDS=0))
         assert expert.current_budget().nodes == 77
         assert expert.current_budget().seconds is None  # 0: no cap
-        create_app(dataclasses.replace(TestConfig(), BOT_EXPERT_SECONDS=0.25))
+        make_app(dataclasses.replace(TestConfig(), BOT_EXPERT_SECONDS=0.25))
         assert expert.current_budget().seconds == 0.25
     assert expert.current_budget() == SMALL
 

@@ -10,6 +10,7 @@ join → view → legal moves → moves, with `ETag` carried into `If-Match`.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ from schemathesis import Case
 from schemathesis.config import SchemathesisConfig
 from schemathesis.openapi import from_wsgi
 
-from service.app import create_app
+from service.app import create_app, shutdown
 from service.config import Config, TestConfig
 from tests.contract.pool import Pool, declare_auth, make_games
 
@@ -49,7 +50,17 @@ SCHEMA = from_wsgi("/openapi.json", APP, config=CONFIG)
 #: The stateful test starts from an app of its own: which links it may follow
 #: depends on what the app answers (the lobby above all), and Hypothesis needs the
 #: same answers each time it replays a sequence of steps.
-STATEFUL_SCHEMA = from_wsgi("/openapi.json", create_app(SETTINGS_OF_APP), config=CONFIG)
+STATEFUL_APP: Flask = create_app(SETTINGS_OF_APP)
+STATEFUL_SCHEMA = from_wsgi("/openapi.json", STATEFUL_APP, config=CONFIG)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _shut_down_the_apps() -> Iterator[None]:
+    """Stop the module's apps (their runner threads) once its tests are done."""
+    yield
+    for app in (APP, STATEFUL_APP):
+        shutdown(app)
+
 
 #: Examples per operation (the live CLI run goes further: see test_live_cli.py).
 EXAMPLES = 60

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from flask import Flask, Response
 
-from service.app import create_app
-from service.config import TestConfig
 from service.ops import init_app, metrics
 
 
@@ -14,8 +14,10 @@ def sample(name: str, **labels: str) -> float:
     return metrics.REGISTRY.get_sample_value(name, labels) or 0.0
 
 
-def test_requests_are_measured_by_route_template_and_status() -> None:
-    client = create_app(TestConfig()).test_client()
+def test_requests_are_measured_by_route_template_and_status(
+    make_app: Callable[..., Flask],
+) -> None:
+    client = make_app().test_client()
     count = "rummy_http_request_duration_seconds_count"
     health = sample(count, method="GET", route="/healthz", status="200")
     missing = sample(count, method="GET", route=metrics.UNMATCHED_ROUTE, status="404")

@@ -6,6 +6,8 @@ own; tests/ops/test_gunicorn_ops.py drives the whole service past a limit.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 import redis
 from flask import Flask
@@ -154,11 +156,10 @@ def test_redis_client_ignores_store_settings_in_the_url() -> None:
 
 
 def test_counts_ride_with_the_load_and_a_refused_move_changes_nothing(
-    redis_server: RedisServer,
+    redis_server: RedisServer, make_app: Callable[..., Flask]
 ) -> None:
     from dataclasses import replace
 
-    from service.app import create_app
     from service.config import TestConfig
     from tests.api.helpers import DECK
 
@@ -171,7 +172,7 @@ def test_counts_ride_with_the_load_and_a_refused_move_changes_nothing(
         RATELIMIT_PER_ADDRESS="0",
         RATELIMIT_PER_TOKEN="3/60",
     )
-    app = create_app(config)
+    app = make_app(config)
     limiter = app.extensions["ratelimit"]
     assert limiter.rides_with_loads
     limiter.clock = lambda: 60 * 16_666_700 + 30.0

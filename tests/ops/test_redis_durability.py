@@ -9,12 +9,12 @@ service answers 503 with Retry-After, and it reconnects by itself.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 import pytest
+from flask import Flask
 
-from service.app import create_app
 from service.config import TestConfig
 from tests.deploy.conftest import DEPLOY
 from tests.ops.webclient import Answer, Game, to_app
@@ -52,12 +52,14 @@ def wait_for(check: Game, token: str, timeout: float = 10.0) -> Answer:
         time.sleep(0.1)
 
 
-def test_game_continues_after_redis_is_killed_and_restarted(redis_aof: ProductionRedis) -> None:
+def test_game_continues_after_redis_is_killed_and_restarted(
+    redis_aof: ProductionRedis, make_app: Callable[..., Flask]
+) -> None:
     config = redis_aof.client().config_get("append*")
     assert config["appendonly"] == "yes"
     assert config["appendfsync"] == "everysec"
 
-    app = create_app(
+    app = make_app(
         replace(TestConfig(), STORE_URL=redis_aof.url, STORE_PREFIX=f"aof{find_free_port()}")
     )
     game = Game.create(to_app(app.test_client()), seed=5)

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import pytest
 from flask import Flask
 
-from service.app import create_app
-from service.config import TestConfig
 from service.ops import init_app, request_log
 from tests.ops.conftest import LineCatcher
 
@@ -97,9 +96,9 @@ def test_access_log_off_silences_the_lines(access_log: LineCatcher) -> None:
 
 
 def test_the_service_logs_the_seat_of_every_request_with_a_token(
-    access_log: LineCatcher,
+    access_log: LineCatcher, make_app: Callable[..., Flask]
 ) -> None:
-    client = create_app(TestConfig()).test_client()
+    client = make_app().test_client()
     created = client.post("/games", json={"seats": [{"name": "Ann"}, {"name": None}]}).get_json()
     game_id, token = created["id"], created["seats"][0]["token"]
     joined = client.post(f"/games/{game_id}/join", json={"name": "Bob"}).get_json()

@@ -47,4 +47,6 @@ def live(redis_url: str) -> Iterator[Live]:
     prefix = f"rob{uuid.uuid4().hex[:8]}"
     env = {**ROBUST_ENV, "STORE_URL": redis_url, "STORE_PREFIX": prefix}
     with GunicornServer(env, workers=2) as server:
-        yield Live(server, open_store(redis_url, prefix=prefix))
+        store = open_store(redis_url, prefix=prefix)
+        yield Live(server, store)
+        store.close()  # before the session's redis-server stops

@@ -7,13 +7,13 @@ its cards are dealt (`deal`) in its views, its lobby summary and `game_created`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
+from flask import Flask
 from flask.testing import FlaskClient
 
-from service.app import create_app
-from service.config import TestConfig
 from service.rules.cards import build_deck
 
 OPEN_TABLE = [{"name": "Ann"}, {"name": None}, {"bot": "greedy"}]
@@ -21,8 +21,8 @@ PRIVATE_TABLE = [{"name": "Ann"}, {"name": "Bob"}, {"bot": "greedy"}]
 
 
 @pytest.fixture
-def client() -> FlaskClient:
-    return create_app(TestConfig()).test_client()
+def client(make_app: Callable[..., Flask]) -> FlaskClient:
+    return make_app().test_client()
 
 
 def _lobby(client: FlaskClient) -> list[dict[str, Any]]:

@@ -17,16 +17,16 @@ import re
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
+from flask import Flask
 from flask.testing import FlaskClient
 
-from service.app import create_app
 from service.config import TestConfig
 from service.fairness import verify_game
 from service.rules import fairness
@@ -111,8 +111,8 @@ def test_the_verify_command_needs_only_the_standard_library() -> None:
 
 
 @pytest.fixture
-def client() -> FlaskClient:
-    return create_app(TestConfig()).test_client()
+def client(make_app: Callable[..., Flask]) -> FlaskClient:
+    return make_app().test_client()
 
 
 def test_a_random_game_keeps_its_secrets_in_the_stored_state(client: FlaskClient) -> None:
@@ -243,9 +243,11 @@ TAMPERINGS = [
 ]
 
 
-def test_verify_replays_a_finished_game_and_finds_any_altered_card_or_secret() -> None:
+def test_verify_replays_a_finished_game_and_finds_any_altered_card_or_secret(
+    make_app: Callable[..., Flask],
+) -> None:
     config = replace(TestConfig(), MAX_EVENTS=100_000)
-    client = create_app(config).test_client()
+    client = make_app(config).test_client()
     seats = [{"name": "Ann", "client_seed": "ann"}, {"bot": "greedy"}]
     body = client.post(
         "/games", json={"preset": "standard", "options": {"target_score": 40}, "seats": seats}

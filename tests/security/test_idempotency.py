@@ -3,21 +3,24 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import replace
 
 import redis
+from flask import Flask
 
-from service.app import create_app
 from service.config import TestConfig
 from tests.api.helpers import Api
 
 DRAW = {"type": "draw", "source": "stock"}
 
 
-def test_a_keyed_move_stores_a_pointer_and_a_retry_rebuilds_the_answer(redis_url: str) -> None:
+def test_a_keyed_move_stores_a_pointer_and_a_retry_rebuilds_the_answer(
+    redis_url: str, make_app: Callable[..., Flask]
+) -> None:
     prefix = f"idem{uuid.uuid4().hex[:8]}"
     api = Api(
-        create_app(replace(TestConfig(), STORE_URL=redis_url, STORE_PREFIX=prefix)).test_client()
+        make_app(replace(TestConfig(), STORE_URL=redis_url, STORE_PREFIX=prefix)).test_client()
     )
     game, ann, _bob = api.scripted_game()
     first = api.move(game, ann, DRAW, **{"Idempotency-Key": "draw-1"})

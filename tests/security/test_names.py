@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 
 import pytest
 from flask.testing import FlaskClient
 
 from service.api.names import MAX_NAME_LENGTH, NAME_RULE
-from service.app import create_app
+from service.app import create_app, shutdown
 from service.config import TestConfig
 
 REFUSED = {
@@ -37,10 +38,12 @@ REFUSED = {
 
 
 @pytest.fixture(scope="module")
-def client() -> FlaskClient:
+def client() -> Iterator[FlaskClient]:
     """One app for the module (building one costs more than these tests): each test
     works on games of its own."""
-    return create_app(TestConfig()).test_client()
+    app = create_app(TestConfig())
+    yield app.test_client()
+    shutdown(app)
 
 
 def _create(client: FlaskClient, name: str) -> object:
