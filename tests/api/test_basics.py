@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from service.app import create_app
 from service.config import Config, TestConfig
 from tests.api.helpers import Api, problem
 
@@ -18,16 +18,16 @@ def test_healthz_and_readyz(client: FlaskClient) -> None:
     assert client.get("/readyz").json == {"status": "ready"}
 
 
-def test_readyz_answers_503_when_the_store_is_down() -> None:
+def test_readyz_answers_503_when_the_store_is_down(make_app: Callable[..., Flask]) -> None:
     # Nothing listens on port 1: the store cannot answer.
-    app = create_app(replace(TestConfig(), STORE_URL="redis://127.0.0.1:1/0"))
+    app = make_app(replace(TestConfig(), STORE_URL="redis://127.0.0.1:1/0"))
     answer = app.test_client().get("/readyz")
     problem(answer, 503, "store_unavailable")
     assert answer.headers["Retry-After"] == "1"
 
 
-def test_a_game_request_answers_503_when_the_store_is_down() -> None:
-    app = create_app(replace(TestConfig(), STORE_URL="redis://127.0.0.1:1/0"))
+def test_a_game_request_answers_503_when_the_store_is_down(make_app: Callable[..., Flask]) -> None:
+    app = make_app(replace(TestConfig(), STORE_URL="redis://127.0.0.1:1/0"))
     client = app.test_client()
     problem(client.get("/games/abc"), 503, "store_unavailable")
     answer = client.post("/games", json={"seats": [{"name": "A"}, {"name": "B"}]})
@@ -103,8 +103,8 @@ def test_body_too_large_is_413(client: FlaskClient) -> None:
     assert "65536" in body_json["detail"]
 
 
-def test_max_content_length_is_configurable() -> None:
-    app = create_app(replace(TestConfig(), MAX_CONTENT_LENGTH=100))
+def test_max_content_length_is_configurable(make_app: Callable[..., Flask]) -> None:
+    app = make_app(replace(TestConfig(), MAX_CONTENT_LENGTH=100))
     answer = app.test_client().post(
         "/games", json={"seats": [{"name": "A" * 60}, {"name": "B" * 60}]}
     )
@@ -129,8 +129,8 @@ def test_cors_is_off_by_default(client: FlaskClient) -> None:
     assert "Access-Control-Allow-Origin" not in answer.headers
 
 
-def test_cors_allows_configured_origins_and_exposes_headers() -> None:
-    app = create_app(replace(TestConfig(), CORS_ORIGINS=("https://app.example",)))
+def test_cors_allows_configured_origins_and_exposes_headers(make_app: Callable[..., Flask]) -> None:
+    app = make_app(replace(TestConfig(), CORS_ORIGINS=("https://app.example",)))
     client = app.test_client()
     answer = client.get("/healthz", headers={"Origin": "https://app.example"})
     assert answer.headers["Access-Control-Allow-Origin"] == "https://app.example"
@@ -168,8 +168,8 @@ def test_config_reads_the_environment() -> None:
     assert Config.from_env({}) == Config()
 
 
-def _app_with_failing_route(raise_unexpected: bool) -> Flask:
-    app = create_app(replace(TestConfig(), RAISE_UNEXPECTED=raise_unexpected))
+def _app_with_failing_route(make_app: Callable[..., Flask], raise_unexpected: bool) -> Flask:
+    app = make_app(replace(TestConfig(), RAISE_UNEXPECTED=raise_unexpected))
 
     @app.get("/boom")
     def boom() -> str:
@@ -178,17 +178,19 @@ def _app_with_failing_route(raise_unexpected: bool) -> Flask:
     return app
 
 
-def test_unexpected_errors_become_a_logged_500_problem(caplog: pytest.LogCaptureFixture) -> None:
-    app = _app_with_failing_route(raise_unexpected=False)
+def test_unexpected_errors_become_a_logged_500_problem(
+    caplog: pytest.LogCaptureFixture, make_app: Callable[..., Flask]
+) -> None:
+    app = _app_with_failing_route(make_app, raise_unexpected=False)
     body = problem(app.test_client().get("/boom"), 500, "internal_error")
     assert "boom" not in body["detail"]
     assert any("unexpected error" in r.message for r in caplog.records)
 
 
-def test_test_config_raises_unexpected_errors() -> None:
+def test_test_config_raises_unexpected_errors(make_app: Callable[..., Flask]) -> None:
     # The suite runs with RAISE_UNEXPECTED: any request that reached the
     # fallback would fail its test instead of passing as a 500.
-    app = _app_with_failing_route(raise_unexpected=True)
+    app = _app_with_failing_route(make_app, raise_unexpected=True)
     with pytest.raises(RuntimeError):
         app.test_client().get("/boom")
 
@@ -229,8 +231,10 @@ def test_every_post_answers_400_413_415_as_problems(api: Api, path: str) -> None
 
 
 @pytest.mark.parametrize("path", POSTS + GETS)
-def test_every_store_endpoint_answers_503_when_the_store_is_down(path: str) -> None:
-    app = create_app(replace(TestConfig(), STORE_URL="redis://127.0.0.1:1/0"))
+def test_every_store_endpoint_answers_503_when_the_store_is_down(
+    path: str, make_app: Callable[..., Flask]
+) -> None:
+    app = make_app(replace(TestConfig(), STORE_URL="redis://127.0.0.1:1/0"))
     client = app.test_client()
     url = path.format(game="SomeGame123")
     if path in POSTS:
