@@ -55,6 +55,7 @@ from service.bots.greedy import discard_ranking, greedy_move
 from service.bots.hand import Scoring, best_split
 from service.bots.masks import Parts, split_parts
 from service.bots.memory import Memory
+from service.rules.blocked import acceptors
 from service.rules.cards import JOKER, NATURAL_CARDS, Card, rank, suit
 from service.rules.melds import MeldShape, extend_meld, make_meld, meld_points, swap_joker
 from service.rules.moves import Discard, Draw, LayOff, Meld, Move, Reengage, SwapJoker
@@ -405,12 +406,6 @@ def _extended(shape: MeldShape, card: Card, ace: str) -> MeldShape | None:
     return extend_meld(shape, (card,), ace)
 
 
-@lru_cache(maxsize=16384)
-def _acceptors(shape: MeldShape, ace: str) -> frozenset[Card]:
-    """The cards that can be laid off alone on ``shape``."""
-    return frozenset(c for c in (*NATURAL_CARDS, JOKER) if extend_meld(shape, (c,), ace))
-
-
 @dataclass
 class _Sim:
     """A round in a sampled world, cheap to copy and to play forward."""
@@ -626,7 +621,7 @@ class _Sim:
         if self.fits_stale:
             out: frozenset[Card] = frozenset()
             for shape in self.table:
-                out = out | _acceptors(shape, ace)
+                out = out | acceptors(shape, ace)
             self.fits, self.fits_stale = out, False
         return self.fits
 
