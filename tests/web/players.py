@@ -38,8 +38,10 @@ class TablePlayer:
 
     def status(self) -> str:
         """The status line ("Your turn: …", "Waiting for …"), or "" without one."""
-        status = self.page.locator(".hand .status")
-        return status.inner_text() if status.count() else ""
+        # Read at once, without waiting: between a count and a read the table may
+        # re-render (the round or the game ending) and the line be gone for good.
+        texts = self.page.locator(".hand .status").all_inner_texts()
+        return texts[0] if texts else ""
 
     def is_my_turn(self) -> bool:
         return self.status().startswith("Your turn")
