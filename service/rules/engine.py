@@ -47,7 +47,7 @@ from __future__ import annotations
 import random
 import secrets
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, TypeVar
@@ -91,6 +91,7 @@ from service.rules.scoring import (
     round_points,
 )
 from service.rules.search import (
+    SEARCH_NEEDED,
     Nodes,
     Pool,
     finish_code,
@@ -535,16 +536,10 @@ def legal_moves(state: GameState, seat: int) -> list[Move]:
     # Each kind's gate is asked once for the listing, then its check per
     # candidate: the same checks `apply` makes, so a move is legal exactly when listed.
     if _meld_gate(opts, r) is None:
-        # One pool of melds serves every search for the first-meld minimum or a
-        # concealed round's way out.
-        # Its candidates are melds of cards in hand: the check left is the search's.
-        opening_pending = opts.first_meld_min_points > 0 and not has_opened(opts, r, seat)
-        if opening_pending or concealed:
-            pool = meld_pool(hand, opts.ace)
-            for cards, points, packed, spent in pool.listed:
-                rest, most = pool.hand - packed, pool.most - spent
-                if _meld_finish(opts, r, seat, cards, points, rest, pool, nodes, most) is None:
-                    out.append(Meld(cards))
+        if searches(opts, r, seat):  # a first-meld minimum or a concealed round
+            out.extend(
+                Meld(cards) for cards, code in _searched_melds(opts, r, seat, nodes) if code is None
+            )
         else:
             packed_hand = pack(hand)
             for cards, points in candidate_meld_points(hand, opts.ace):
@@ -557,20 +552,62 @@ def legal_moves(state: GameState, seat: int) -> list[Move]:
             if not isinstance(_layoff_check(state, r, seat, meld_id, cards), str):
                 out.append(LayOff(meld_id, cards))
     if opts.joker_swap and r.melds:
-        for m in r.melds:
-            if JOKER not in m.shape.cards:
-                continue
-            for card in sorted(set(hand), key=CARD_ORDER.__getitem__):
-                if card != JOKER and not isinstance(
-                    _swap_check(state, r, seat, m.id, card, nodes), str
-                ):
-                    out.append(SwapJoker(m.id, card))
+        out.extend(
+            move for move, placed in _swaps(state, r, seat, nodes) if not isinstance(placed, str)
+        )
     if _discard_gate(opts, r, concealed, len(hand)) is None:
         for card in dict.fromkeys(hand):
             if _discard_check(opts, r, hand, card, concealed) is None:
                 out.append(Discard(card))
     out.sort(key=move_sort_key)
     return out
+
+
+def _searched_melds(
+    opts: Options, r: RoundState, seat: int, nodes: Nodes
+) -> Iterator[tuple[tuple[Card, ...], str | None]]:
+    """Each candidate meld of the listing, in its order, with its refusal code or
+    ``None``, when its check searches (a first-meld minimum, a concealed round).
+    One pool of the hand's melds serves every search; the candidates are melds of
+    cards in hand, so the check left is the search's. The listing and `apply` both
+    take their answers from here, in this order, with one budget: a meld is legal
+    exactly when listed."""
+    pool = meld_pool(r.hands[seat], opts.ace)
+    for cards, points, packed, spent in pool.listed:
+        rest, most = pool.hand - packed, pool.most - spent
+        yield cards, _meld_finish(opts, r, seat, cards, points, rest, pool, nodes, most)
+
+
+def _swaps(
+    state: GameState, r: RoundState, seat: int, nodes: Nodes
+) -> Iterator[tuple[SwapJoker, _Placed | str]]:
+    """Each joker swap the listing checks, in its order, with what its check answers."""
+    for m in r.melds:
+        if JOKER not in m.shape.cards:
+            continue
+        for card in sorted(set(r.hands[seat]), key=CARD_ORDER.__getitem__):
+            if card != JOKER:
+                yield SwapJoker(m.id, card), _swap_check(state, r, seat, m.id, card, nodes)
+
+
+def _listed_code(state: GameState, r: RoundState, seat: int, move: Meld | SwapJoker) -> str | None:
+    """``None`` if the listing of ``seat``'s moves shows ``move`` (a meld in display
+    order, or a swap), else the refusal its check gave. The listing's checks share
+    one search budget, so whether a searching move is legal depends on the checks
+    before it: they run, in the listing's order, up to this one (not the whole
+    listing, nor a check of its own with a budget of its own first:
+    bench/worst_case.py)."""
+    opts = state.options
+    nodes = Nodes()
+    if _meld_gate(opts, r) is None:
+        for cards, code in _searched_melds(opts, r, seat, nodes):
+            if isinstance(move, Meld) and cards == move.cards:
+                return code
+    if isinstance(move, SwapJoker) and opts.joker_swap:
+        for swap, placed in _swaps(state, r, seat, nodes):
+            if swap == move:
+                return placed if isinstance(placed, str) else None
+    return search_code(opts, r, seat)
 
 
 @dataclass(frozen=True, slots=True)
@@ -636,15 +673,10 @@ def _meld_gate(opts: Options, r: RoundState) -> str | None:
     return None
 
 
-def _meld_check(
-    state: GameState,
-    r: RoundState,
-    seat: int,
-    cards: Sequence[Card],
-    pool: Pool | tuple[Card, ...] | None = None,
-    nodes: Nodes | None = None,
-) -> _Placed | str:
-    """What melding ``cards`` leaves, or why it is refused."""
+def _meld_check(state: GameState, r: RoundState, seat: int, cards: Sequence[Card]) -> _Placed | str:
+    """What melding ``cards`` leaves, or why it is refused. When only the search
+    can tell, the listing's answer (`_listed_code`; the listing gives each meld in
+    display order, which fixes the meld)."""
     opts = state.options
     rest = _remove(r.hands[seat], cards)
     if rest is None:
@@ -656,7 +688,9 @@ def _meld_check(
     if gate is not None:
         return gate
     points = meld_points(shape)
-    code = _meld_finish(opts, r, seat, cards, points, pack(rest), pool, nodes, None, shape)
+    code = _meld_finish(opts, r, seat, cards, points, pack(rest), shape=shape, search=False)
+    if code == SEARCH_NEEDED:
+        code = _listed_code(state, r, seat, Meld(shape.cards))
     if code is not None:
         return code
     meld = TableMeld(r.next_meld_id, shape, seat)
@@ -674,6 +708,7 @@ def _meld_finish(
     nodes: Nodes | None = None,
     most: int | None = None,
     shape: MeldShape | None = None,
+    search: bool = True,
 ) -> str | None:
     """Why the turn could not end after melding ``cards`` (worth ``points``,
     leaving the packed hand ``rest``; ``most``: its `most_points` if known;
@@ -689,7 +724,10 @@ def _meld_finish(
         shapes = (*[m.shape for m in r.melds], shape)
     n = len(r.hands[seat]) - len(cards)
     opening = _opening_after(opts, r, seat, points)
-    return finish_code(opts, r, rest, n, shapes, True, opening, r.turn_melds + 1, pool, nodes, most)
+    turn_melds = r.turn_melds + 1
+    return finish_code(
+        opts, r, rest, n, shapes, True, opening, turn_melds, pool, nodes, most, search
+    )
 
 
 def _layoff_gate(opts: Options, r: RoundState, seat: int) -> str | None:
@@ -738,7 +776,9 @@ def _swap_check(
     nodes: Nodes | None = None,
 ) -> _Placed | str:
     """What swapping ``card`` for a joker of meld ``meld_id`` leaves (the joker in
-    hand), or why it is refused."""
+    hand), or why it is refused. The listing's checks search with its ``nodes``;
+    without them, when only the search can tell, the listing's answer
+    (`_listed_code`)."""
     opts = state.options
     if not opts.joker_swap:
         return "joker_swap_not_allowed"
@@ -768,7 +808,10 @@ def _swap_check(
         r.turn_melds,
         None,
         nodes,
+        search=nodes is not None,
     )
+    if code == SEARCH_NEEDED:
+        code = _listed_code(state, r, seat, SwapJoker(meld_id, card))
     return code if code is not None else _Placed(rest, meld, melds, r.opening, (swapped[1],))
 
 
@@ -935,20 +978,7 @@ def _apply_draw(
 def _apply_meld(
     state: GameState, r: RoundState, seat: int, move: Meld, events: list[Event]
 ) -> GameState:
-    opts = state.options
-    # A search checks the meld with the pool of the whole hand, which the listing
-    # below uses too (bench/worst_case.py: a second pool, of the rest of the hand,
-    # cost as much as the listing's own).
-    searched = searches(opts, r, seat)
-    placed = _meld_check(state, r, seat, move.cards, r.hands[seat] if searched else None)
-    if not isinstance(placed, str) and searched:
-        # The listing's checks share one search budget: a meld it leaves out
-        # is refused, so that a move is legal exactly when it is listed. The
-        # listing gives each meld in display order, which fixes the meld
-        # (comparing shapes built each listed meld again: bench/worst_case.py).
-        listed = {m.cards for m in legal_moves(state, seat) if isinstance(m, Meld)}
-        if placed.meld.shape.cards not in listed:
-            placed = search_code(opts, r, seat)
+    placed = _meld_check(state, r, seat, move.cards)
     if isinstance(placed, str):
         raise _refused(placed, _MELD_TEXTS, cards=list(move.cards))
     rest, meld = placed.rest, placed.meld
@@ -1010,11 +1040,7 @@ def _apply_layoff(
 def _apply_swap(
     state: GameState, r: RoundState, seat: int, move: SwapJoker, events: list[Event]
 ) -> GameState:
-    opts = state.options
     placed = _swap_check(state, r, seat, move.meld, move.card)
-    searched = not isinstance(placed, str) and searches(opts, r, seat)
-    if searched and move not in legal_moves(state, seat):
-        placed = search_code(opts, r, seat)  # left out of the listing, as for a meld
     if isinstance(placed, str):
         raise _refused(placed, _SWAP_TEXTS, card=move.card, meld=move.meld)
     new_meld = placed.meld

@@ -98,6 +98,10 @@ _PoolMeld = tuple[int, int, int, int]
 SEARCH_NODES = 2_000
 
 
+#: What `finish_code` answers without ``search`` when only the search can decide.
+SEARCH_NEEDED = "search_needed"
+
+
 class Nodes:
     """What is left of a listing's `SEARCH_NODES`, and the searches its checks made.
 
@@ -249,10 +253,13 @@ def finish_code(
     pool: Pool | tuple[Card, ...] | None = None,
     nodes: Nodes | None = None,
     most: int | None = None,
+    search: bool = True,
 ) -> str | None:
     """``None`` if the turn can still be finished legally after a move leaving the
     packed hand ``rest`` of ``n`` cards and the table's melds ``shapes``, else the
     refusal code. ``most``: `most_points` of ``rest``, when the caller knows it.
+    Without ``search``, an answer that needs the search is `SEARCH_NEEDED` (the
+    caller then asks the listing, whose budget decides: `apply`).
 
     The search tries at most ``nodes.left`` melds (then answers that the turn
     cannot be finished: a listing omits the move, and `apply` refuses a move
@@ -273,6 +280,8 @@ def finish_code(
         return "would_leave_no_legal_discard"
     if most is None:
         most = most_points(rest)
+    if need <= most and not search:
+        return SEARCH_NEEDED
     if need <= most and _can_finish(
         opts, r, rest, n, shapes, must_out, turn_melds, need, most, pool, nodes
     ):
