@@ -45,6 +45,7 @@ from service.api.smorest import SEAT_OPTIONAL, SEAT_REQUIRED, Blueprint, common_
 from service.ops.ratelimit import client_address
 from service.rules import engine
 from service.rules.options import resolve_options
+from service.store.errors import QuotaExceeded
 
 blp = Blueprint("games", __name__, url_prefix="/games", description="Games and seats")
 check_game_ids(blp)
@@ -136,15 +137,17 @@ class Games(MethodView):
         created_at = now_iso()
         store = get_store()
         owner = quota_owner()
-        if owner is not None:
-            check_quotas(store.open_games(owner), state.status)
-        created = store.create(
-            encode(state),
-            events + bot_events,
-            _lobby_for_create(state, created_at),
-            owner=owner,
-            due=due,
-        )
+        try:
+            created = store.create(
+                encode(state),
+                events + bot_events,
+                _lobby_for_create(state, created_at),
+                owner=owner,
+                due=due,
+                quota=game_quotas() if owner is not None else None,
+            )
+        except QuotaExceeded as exc:
+            raise quota_problem(exc.status, exc.limit) from None
         game_id = created.game_id
         answer_seats = []
         for index, seat in enumerate(state.seats):
@@ -209,21 +212,24 @@ def quota_owner() -> str | None:
     return "a:" + client_address(int(config["RATELIMIT_PROXY_HOPS"]))
 
 
-def check_quotas(open_games: dict[str, int], status: str) -> None:
-    """Refuse (429 ``game_quota_exceeded``) a game whose status the client
-    already has its quota of."""
+def game_quotas() -> dict[str, int]:
+    """The most games of each status one client may have (0: no limit); the
+    store checks them atomically with the create."""
     config = current_app.config
-    quotas = {"waiting": config["QUOTA_WAITING_GAMES"], "active": config["QUOTA_ACTIVE_GAMES"]}
-    quota = quotas.get(status, 0)
-    if quota and open_games.get(status, 0) >= quota:
-        setting = "QUOTA_WAITING_GAMES" if status == "waiting" else "QUOTA_ACTIVE_GAMES"
-        raise Problem(
-            429,
-            "game_quota_exceeded",
-            f"This client already has {quota} {status} games ({setting}); finish or "
-            "join those first (unjoined games expire after WAITING_TTL).",
-            headers={"Retry-After": "60"},
-        )
+    return {"waiting": config["QUOTA_WAITING_GAMES"], "active": config["QUOTA_ACTIVE_GAMES"]}
+
+
+def quota_problem(status: str, quota: int) -> Problem:
+    """The 429 ``game_quota_exceeded`` of a game whose status the client already
+    has its quota of."""
+    setting = "QUOTA_WAITING_GAMES" if status == "waiting" else "QUOTA_ACTIVE_GAMES"
+    return Problem(
+        429,
+        "game_quota_exceeded",
+        f"This client already has {quota} {status} games ({setting}); finish or "
+        "join those first (unjoined games expire after WAITING_TTL).",
+        headers={"Retry-After": "60"},
+    )
 
 
 def _lobby_for_create(state: Any, created_at: str) -> Any:

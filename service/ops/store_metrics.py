@@ -36,6 +36,7 @@ from service.store.base import (
     LobbyUpdate,
     SaveResult,
 )
+from service.store.errors import QuotaExceeded
 from service.store.watch import Watch
 
 _OPERATIONS = ("create", "load", "save", "events", "get_idempotency", "lobby", "ping")
@@ -66,11 +67,14 @@ class InstrumentedStore:
         lobby: LobbyUpdate = None,
         owner: str | None = None,
         due: Due | None = None,
+        quota: Mapping[str, int] | None = None,
     ) -> Created:
         """`GameStore.create`, measured; counts the game."""
         start = time.perf_counter()
         try:
-            created = self.inner.create(state, events, lobby, owner, due)
+            created = self.inner.create(state, events, lobby, owner, due, quota)
+        except QuotaExceeded:
+            raise  # a refusal, not a store error
         except Exception:
             _ERRORS["create"].inc()
             raise

@@ -12,7 +12,7 @@ keeps it `Lifetimes.finished` seconds (24 h, to read the result); any other
 save `Lifetimes.idle` seconds (7 days). Each game also records that status
 (``waiting``, ``active``, ``finished``), and games created for an ``owner``
 (a client) are counted per owner while not finished (`GameStore.open_games`),
-for the API's per-client quotas.
+for the API's per-client quotas (`GameStore.create` checks one atomically).
 """
 
 from __future__ import annotations
@@ -223,10 +223,17 @@ class GameStore(Protocol):
         lobby: LobbyUpdate = None,
         owner: str | None = None,
         due: Due | None = None,
+        quota: Mapping[str, int] | None = None,
     ) -> Created:
         """Store a new game under a fresh random id (128 bits, URL-safe), version 1;
         with an ``owner``, count it among that owner's `open_games`; queued as
-        ``due`` when given."""
+        ``due`` when given.
+
+        ``quota`` (with an ``owner``): the most games of each status (``waiting``,
+        ``active``; 0 or absent: no limit) the owner may have, this one included.
+        Counting the owner's games and noting the new one are one atomic step, so
+        creates sent at once never pass it together; past it, raises
+        `QuotaExceeded` and stores nothing."""
         ...
 
     def open_games(self, owner: str) -> dict[str, int]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["GameNotFound", "StoreError", "StoreUnavailable"]
+__all__ = ["GameNotFound", "QuotaExceeded", "StoreError", "StoreUnavailable"]
 
 
 class StoreError(Exception):
@@ -23,3 +23,13 @@ class GameNotFound(StoreError, LookupError):
 class StoreUnavailable(StoreError):
     """The backing store cannot be reached or failed; the operation changed nothing
     that the caller can rely on. Retry later (the API answers 503)."""
+
+
+class QuotaExceeded(StoreError):
+    """A create refused: its owner already has ``limit`` games of the new game's
+    ``status`` (`GameStore.create`'s ``quota``). Nothing was stored."""
+
+    def __init__(self, status: str, limit: int) -> None:
+        super().__init__(f"the owner already has {limit} {status} games")
+        self.status = status
+        self.limit = limit

@@ -46,7 +46,7 @@ from service.store.codec import (
     now_ms,
     stamp_event,
 )
-from service.store.errors import GameNotFound
+from service.store.errors import GameNotFound, QuotaExceeded
 from service.store.watch import Hub, Watch
 
 __all__ = ["MemoryStore"]
@@ -196,11 +196,17 @@ class MemoryStore:
         lobby: LobbyUpdate = None,
         owner: str | None = None,
         due: Due | None = None,
+        quota: Mapping[str, int] | None = None,
     ) -> Created:
-        """Store a new game under a fresh random id, version 1."""
+        """Store a new game under a fresh random id, version 1 (the owner's
+        ``quota`` checked under the store's lock, with the create)."""
         tails = [event_tail(e) for e in events]
+        status = lifecycle(events, lobby, self.lifetimes)[0]
+        limit = quota.get(status, 0) if owner is not None and quota else 0
         with self._lock:
             self._sweep()
+            if limit and owner is not None and self._open_counts(owner)[status] >= limit:
+                raise QuotaExceeded(status, limit)
             game_id = new_game_id()
             while game_id in self._games:  # pragma: no cover - 128 random bits
                 game_id = new_game_id()
@@ -215,18 +221,22 @@ class MemoryStore:
 
     def open_games(self, owner: str) -> dict[str, int]:
         """Waiting and active games of ``owner`` (finished or expired ones are forgotten)."""
-        counts = {"waiting": 0, "active": 0}
         with self._lock:
-            kept = []
-            for game_id in self._owned.get(owner, ()):
-                game = self._live(game_id)
-                if game is not None and game.status in counts:
-                    counts[game.status] += 1
-                    kept.append(game_id)
-            if kept:
-                self._owned[owner] = kept
-            else:
-                self._owned.pop(owner, None)
+            return self._open_counts(owner)
+
+    def _open_counts(self, owner: str) -> dict[str, int]:
+        """`open_games`, under the lock."""
+        counts = {"waiting": 0, "active": 0}
+        kept = []
+        for game_id in self._owned.get(owner, ()):
+            game = self._live(game_id)
+            if game is not None and game.status in counts:
+                counts[game.status] += 1
+                kept.append(game_id)
+        if kept:
+            self._owned[owner] = kept
+        else:
+            self._owned.pop(owner, None)
         return counts
 
     def load(self, game_id: str, counters: LoadCounters = ()) -> Loaded:

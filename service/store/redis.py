@@ -109,7 +109,7 @@ from service.store.codec import (
     new_game_id,
     now_ms,
 )
-from service.store.errors import GameNotFound, StoreUnavailable
+from service.store.errors import GameNotFound, QuotaExceeded, StoreUnavailable
 from service.store.watch import RedisHub, Watch
 
 __all__ = [
@@ -258,6 +258,21 @@ redis.call('PUBLISH', KEYS[2], seq)  -- its streams read again and find it gone
 return {1, version + 1, seq}
 """
 
+NOTE_OWNER_SCRIPT = """
+-- Note a game under its owner, if nobody noted one since the caller counted.
+-- KEYS[1] the owner's games (sorted set), KEYS[2] its version (one slot: the
+-- owner's hash tag); ARGV[1] the version the caller counted at ('' = any),
+-- ARGV[2] the member, ARGV[3] now (ms, its score), ARGV[4] expiry ms.
+-- Returns 1 noted, 0 the version moved on (count again).
+local version = redis.call('GET', KEYS[2]) or '0'
+if ARGV[1] ~= '' and version ~= ARGV[1] then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('INCR', KEYS[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
+return 1
+"""
+
 LOAD_COUNTING_SCRIPT = """
 -- A load with counters riding along (the rate limiter's, on a single server).
 -- KEYS[1] game hash, KEYS[2..] counters; ARGV[i] expiry ms of KEYS[i + 1]
@@ -374,6 +389,11 @@ _PROBE_TTL_MS = 60_000
 
 # How long an unlisting is remembered, to refuse a late, older listing (ms).
 _REMOVAL_MEMORY_MS = 3600 * 1000
+#: How long a game noted under its owner before it is stored (`RedisStore.create`
+#: with a quota) counts against the owner without being there: the create that
+#: noted it stores it within a round trip; one that failed in between frees the
+#: place after this.
+OWNER_PENDING_MS = 30_000
 
 
 def _due_arg(due: DueUpdate) -> str:
@@ -520,6 +540,7 @@ class RedisStore:
                     self._claim_due = client.register_script(CLAIM_SCRIPT)
                     self._drop_due = client.register_script(DROP_DUE_SCRIPT)
                     self._delete = client.register_script(DELETE_SCRIPT)
+                    self._note_owner_script = client.register_script(NOTE_OWNER_SCRIPT)
                     self._commands = (
                         leancall.LeanConnections(client, pipelining=self.pipelining)
                         if isinstance(client, redis.Redis)
@@ -679,61 +700,114 @@ class RedisStore:
         lobby: LobbyUpdate = None,
         owner: str | None = None,
         due: Due | None = None,
+        quota: Mapping[str, int] | None = None,
     ) -> Created:
-        """Store a new game under a fresh random id, version 1 (and note it
-        under its owner: one more round trip)."""
-        while True:
+        """Store a new game under a fresh random id, version 1, and note it under
+        its owner (one more round trip). With a ``quota`` for the new game's
+        status, the id is noted first, only if no other game was noted since the
+        owner's games were counted (`NOTE_OWNER_SCRIPT`; else they are counted
+        again), and the game is stored under it after."""
+        status = lifecycle(events, lobby, self.lifetimes)[0]
+        limit = quota.get(status, 0) if owner is not None and quota else 0
+        noted = False
+        if limit and owner is not None:
+            game_id = self._reserve(owner, status, limit)
+            noted = True
+        else:
             game_id = new_game_id()
+        while True:
             result = self._cas(game_id, 0, state, events, None, lobby, KEEP if due is None else due)
             if result.saved:
                 break
+            if noted:  # pragma: no cover - 128 random bits
+                raise StoreUnavailable(f"game id {game_id} already taken")
+            game_id = new_game_id()
         if lobby is not None:
             self._set_listing(game_id, result.version, lobby)
-        if owner is not None:
-            self._note_owner(owner, game_id)
+        if owner is not None and not noted:
+            try:
+                self._note(owner, game_id, status, None)
+            except REDIS_ERRORS as exc:
+                # The game is made; only its count against the owner's quota is lost.
+                _log.warning("game %s not counted for its owner: %s", game_id, exc)
         return Created(game_id, result.version, result.last_event)
 
-    def _owner_key(self, owner: str) -> str:
-        return f"{self.prefix}:{{owner:{key_digest(owner)}}}:games"
+    def _owner_keys(self, owner: str) -> list[str]:
+        """The owner's games (sorted set: member ``id:status``, score the time
+        noted) and their version, in one slot."""
+        base = f"{self.prefix}:{{owner:{key_digest(owner)}}}"
+        return [f"{base}:games", f"{base}:version"]
 
-    def _note_owner(self, owner: str, game_id: str) -> None:
-        key = self._owner_key(owner)
-        try:
-            pipe = self.client.pipeline(transaction=False)
-            pipe.zadd(key, {game_id: now_ms()})
-            pipe.pexpire(key, self.idle_ttl_ms)
-            pipe.execute()
-        except REDIS_ERRORS as exc:
-            # The game is made; only its count against the owner's quota is lost.
-            _log.warning("game %s not counted for its owner: %s", game_id, exc)
+    def _note(self, owner: str, game_id: str, status: str, version: int | None) -> bool:
+        """Note ``game_id`` (created with ``status``) under ``owner`` if the owner's
+        games are still at ``version`` (``None``: whatever it is)."""
+        args: list[EncodableT] = [
+            "" if version is None else str(version),
+            f"{game_id}:{status}",
+            now_ms(),
+            self.idle_ttl_ms,
+        ]
+        return bool(self._note_owner_script(keys=self._owner_keys(owner), args=args))
+
+    def _reserve(self, owner: str, status: str, limit: int) -> str:
+        """A fresh game id noted under ``owner`` as a game of ``status``, if the
+        owner has fewer than ``limit`` of them; else raises `QuotaExceeded`. A
+        note that lost to another (its version moved on) counts again: each
+        loss is another game noted, so at most ``limit`` of them."""
+        for _ in range(limit + 2):
+            counts, version = self._owner_counts(owner)
+            if counts[status] >= limit:
+                raise QuotaExceeded(status, limit)
+            game_id = new_game_id()
+            try:
+                if self._note(owner, game_id, status, version):
+                    return game_id
+            except REDIS_ERRORS as exc:
+                raise StoreUnavailable(f"owner's game not noted: {exc}") from exc
+        raise StoreUnavailable("the owner's games kept changing")  # pragma: no cover
 
     def open_games(self, owner: str) -> dict[str, int]:
         """Waiting and active games of ``owner`` (two round trips; games
         finished or expired are dropped from the owner's index on the way)."""
-        key = self._owner_key(owner)
+        return self._owner_counts(owner)[0]
+
+    def _owner_counts(self, owner: str) -> tuple[dict[str, int], int]:
+        """`open_games` and the version of the owner's games it counted. A game
+        noted but not stored yet (`_reserve`) counts as the status it was noted
+        with for `OWNER_PENDING_MS`."""
+        games_key, version_key = self._owner_keys(owner)
         counts = {"waiting": 0, "active": 0}
         try:
             client = self.client
-            members = cast(list[bytes], client.zrange(key, 0, -1))
-            games = [member.decode() for member in members]
-            if not games:
-                return counts
+            # The version is read first: a game noted in between makes the note
+            # after this count fail (counted again), never pass with it unseen.
             pipe = client.pipeline(transaction=False)
-            for game_id in games:
-                pipe.hget(self._game_key(game_id), "status")
+            pipe.get(version_key)
+            pipe.zrange(games_key, 0, -1, withscores=True)
+            raw_version, members = pipe.execute()
+            version = int(raw_version or 0)
+            if not members:
+                return counts, version
+            noted = [(member.decode(), score) for member, score in members]
+            pipe = client.pipeline(transaction=False)
+            for member, _ in noted:
+                pipe.hget(self._game_key(member.partition(":")[0]), "status")
             statuses = pipe.execute()
+            pending_since = now_ms() - OWNER_PENDING_MS
             closed = []
-            for game_id, status in zip(games, statuses, strict=True):
+            for (member, score), status in zip(noted, statuses, strict=True):
                 name = status.decode() if status is not None else "gone"
+                if status is None and score >= pending_since:
+                    name = member.partition(":")[2]  # noted, being created
                 if name in counts:
                     counts[name] += 1
                 else:
-                    closed.append(game_id)
+                    closed.append(member)
             if closed:
-                client.zrem(key, *closed)
+                client.zrem(games_key, *closed)
         except REDIS_ERRORS as exc:
             raise StoreUnavailable(f"open games read failed: {exc}") from exc
-        return counts
+        return counts, version
 
     def save(
         self,

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
 
 from service.store.base import KEEP, Lifetimes, lifecycle
-from service.store.errors import GameNotFound
+from service.store.errors import GameNotFound, QuotaExceeded
 from tests.store.conftest import StoreFactory
 
 SHORT = 0.3
@@ -53,3 +54,39 @@ def test_open_games_count_per_owner_until_finished(make_store: StoreFactory) -> 
     assert store.save(first, 1, b"1", [{"type": "round_started"}], lobby=None).saved
     assert store.save(third, 1, b"3", [{"type": "game_ended"}]).saved
     assert store.open_games("ann") == {"waiting": 1, "active": 1}
+
+
+@pytest.mark.parametrize("held", [0, 2])
+def test_a_quota_holds_for_creates_sent_at_once(make_store: StoreFactory, held: int) -> None:
+    # Eight creates at once against a quota of three waiting games, with
+    # ``held`` already there: exactly the room left is taken, the rest refused.
+    store = make_store()
+    listed = {"seats": []}
+    quota = {"waiting": 3, "active": 1}
+    for i in range(held):
+        store.create(b"%d" % i, [{"type": "game_created"}], lobby=listed, owner="ann", quota=quota)
+    start = threading.Barrier(8)
+    outcomes: list[str] = []
+
+    def create() -> None:
+        start.wait()
+        try:
+            store.create(b"x", [{"type": "game_created"}], lobby=listed, owner="ann", quota=quota)
+        except QuotaExceeded as exc:
+            outcomes.append(f"refused {exc.status} {exc.limit}")
+        else:
+            outcomes.append("created")
+
+    threads = [threading.Thread(target=create) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(outcomes) == ["created"] * (3 - held) + ["refused waiting 3"] * (5 + held)
+    assert store.open_games("ann") == {"waiting": 3, "active": 0}
+    # Each status has its own quota; another owner has its own.
+    store.create(b"a", [{"type": "game_created"}], lobby=None, owner="ann", quota=quota)
+    with pytest.raises(QuotaExceeded):
+        store.create(b"b", [{"type": "game_created"}], lobby=None, owner="ann", quota=quota)
+    store.create(b"c", [{"type": "game_created"}], lobby=listed, owner="bob", quota=quota)
+    assert store.open_games("ann") == {"waiting": 3, "active": 1}
