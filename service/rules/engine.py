@@ -573,9 +573,26 @@ def _searched_melds(
     take their answers from here, in this order, with one budget: a meld is legal
     exactly when listed."""
     pool = meld_pool(r.hands[seat], opts.ace)
-    for cards, points, packed, spent in pool.listed:
-        rest, most = pool.hand - packed, pool.most - spent
-        yield cards, _meld_finish(opts, r, seat, cards, points, rest, pool, nodes, most)
+    hand, most, listed = pool.hand, pool.most, pool.listed
+    if r.taken is not None:  # laying the taken card off may end the turn: the table counts
+        for cards, points, packed, spent in listed:
+            rest = hand - packed
+            yield cards, _meld_finish(opts, r, seat, cards, points, rest, pool, nodes, most - spent)
+        return
+    # Else `_meld_finish` without the table, its opening worked out once per
+    # points (bench/worst_case.py: thousands of candidates per listing).
+    size, turn_melds = len(r.hands[seat]), r.turn_melds + 1
+    openings: dict[int, int | None] = {}
+    for cards, points, packed, spent in listed:
+        if points in openings:
+            opening = openings[points]
+        else:
+            opening = openings[points] = _opening_after(opts, r, seat, points)
+        rest, n = hand - packed, size - len(cards)
+        yield (
+            cards,
+            finish_code(opts, r, rest, n, (), True, opening, turn_melds, pool, nodes, most - spent),
+        )
 
 
 def _swaps(

@@ -95,7 +95,7 @@ _PoolMeld = tuple[int, int, int, int]
 #: first-meld minimum, a concealed round's way out). Sized so that the worst
 #: allowed hand stays within the budget of docs/performance.md; the checks of
 #: a preset's hands use a small part of it.
-SEARCH_NODES = 2_000
+SEARCH_NODES = 1_000
 
 
 #: What `finish_code` answers without ``search`` when only the search can decide.
