@@ -41,15 +41,14 @@ from service.rules.options import resolve_options
 from service.rules.state import GameState
 
 RUNS = "JK JK JK JK C7 C8 C9 C10 CJ CQ C3 C4 C5 C6"
-SPADES = "JK JK JK S3 S4 S5 S6 S7 S8 S9 S10 SJ SQ SK"
 #: (name, overrides of `romme` (two decks, six jokers, 13 cards, first meld 40), hand)
 CASES: list[tuple[str, dict[str, object], str]] = [
     ("romme as is, 4 jokers and a long run", {}, RUNS),
     ("romme, 6 jokers", {}, "JK JK JK JK JK JK H2 H3 H4 H5 H6 H7 H8 S2"),
-    ("first meld 90", {"first_meld_min_points": 90}, SPADES),
+    ("first meld 90", {"first_meld_min_points": 90}, RUNS),
     ("first meld 100", {"first_meld_min_points": 100}, RUNS),
     ("first meld 150 (the bound)", {"first_meld_min_points": 150}, RUNS),
-    ("concealed round", {"concealed_rounds": [1]}, SPADES),
+    ("concealed round", {"concealed_rounds": [1]}, RUNS),
     (
         "concealed round, first meld 70",
         {"concealed_rounds": [1], "first_meld_min_points": 70},
