@@ -107,8 +107,8 @@ def _events_table() -> str:
 
 def _problems_table() -> str:
     rows = [
-        f"| `{code}` | {status or 'other'} | {when} |"
-        for code, (status, when) in API_PROBLEM_CODES.items()
+        f"| `{code}` | {row.status or 'other'} | {row.when} |"
+        for code, row in API_PROBLEM_CODES.items()
     ]
     rows += [f"| `{code}` | 409 | {when} |" for code, when in ERROR_CODES.items()]
     return "\n".join(["| `code` | status | when |", "|---|---|---|", *rows])
