@@ -178,7 +178,7 @@ def busy() -> Problem:
     return Problem(
         503,
         "busy",
-        "The game changed too often while this move was applied; retry shortly.",
+        "The game changed too often while this request was applied; retry shortly.",
         headers={"Retry-After": "1"},
     )
 
