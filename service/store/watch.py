@@ -6,9 +6,10 @@ streams: service/api/feeds.py). A save that appends events calls `Hub.notify` (t
 memory store, in the same process) or publishes a wake-up that one reader per
 process turns into `Hub.notify` (`RedisHub`: one Pub/Sub connection, one
 pattern subscription covering every game, shared by all the process's
-streams). A watch only says "something happened since you last looked": its holder
-then reads the events from the store, so a wake-up carries no data and a
-lost or doubled one costs at most a read.
+streams, and given up once none has been open for a while). A watch only
+says "something happened since you last looked": its holder then reads the
+events from the store, so a wake-up carries no data and a lost or doubled one
+costs at most a read.
 
 The events and locks are the `threading` ones, looked up when used: gevent's
 once a gevent worker has patched them, so a waiting watch is a parked
@@ -56,6 +57,8 @@ class Hub:
     def __init__(self) -> None:
         self._watches: dict[str, set[Watch]] = {}
         self._lock = threading.Lock()
+        #: When the last open watch closed (`None`: one is open, or none ever was).
+        self._idle_since: float | None = None
 
     @property
     def open_watches(self) -> int:
@@ -67,10 +70,14 @@ class Hub:
     def watch(self, game_id: str) -> Iterator[Watch]:
         """A watch on `game_id`, registered before this returns (so a write after
         it, even one before the caller's next read, wakes it) and removed on exit."""
-        self.ready()
         watch = Watch(game_id)
-        with self._lock:
-            self._watches.setdefault(game_id, set()).add(watch)
+        while True:
+            self.ready()
+            with self._lock:
+                if self._delivering():  # still: it may have stopped since `ready`
+                    self._watches.setdefault(game_id, set()).add(watch)
+                    self._idle_since = None
+                    break
         try:
             yield watch
         finally:
@@ -80,9 +87,15 @@ class Hub:
                     watches.discard(watch)
                     if not watches:
                         del self._watches[game_id]
+                        if not self._watches:
+                            self._idle_since = time.monotonic()
 
     def ready(self) -> None:
         """Return once wake-ups are being delivered (here: at once)."""
+
+    def _delivering(self) -> bool:
+        """Whether wake-ups are being delivered (asked under the lock)."""
+        return True
 
     def notify(self, game_id: str) -> None:
         """Wake every watch of `game_id`."""
@@ -111,6 +124,10 @@ class RedisHub(Hub):
     the game of a channel (or ``None``). The reader (a thread; a greenlet under
     gevent) starts with the first watch and reconnects after a failure, waking
     every watch once it is subscribed again (publishes in between are lost).
+    Once no watch has been open for `IDLE_CLOSE` s, the reader closes the
+    subscription and ends (else the process would wake for every save of every
+    game for as long as it lives: about 40 µs of a worker's CPU per move,
+    docs/performance.md, "Open event streams"); the next watch starts another.
     """
 
     #: Seconds `ready` waits at most for the reader's attempt to subscribe. An
@@ -120,6 +137,11 @@ class RedisHub(Hub):
     READY_TIMEOUT = 30.0
     #: Seconds between attempts to subscribe again after a failure.
     RECONNECT_PAUSE = 0.5
+    #: Seconds without any open watch after which the reader unsubscribes and
+    #: ends: longer than a stream's reconnection (an EventSource's 1 s retry).
+    IDLE_CLOSE = 5.0
+    #: Seconds the reader waits for a message before it looks whether it is idle.
+    POLL = 1.0
 
     def __init__(
         self,
@@ -171,9 +193,14 @@ class RedisHub(Hub):
             self._failures += failed
             self._attempts.notify_all()
 
+    def _delivering(self) -> bool:
+        return self._subscribed.is_set()
+
     def _read(self) -> None:
+        first = True
         while not self._closed.is_set():
             pubsub = None
+            retired = False
             try:
                 try:
                     pubsub = self._pubsub = self._subscribe()
@@ -182,15 +209,19 @@ class RedisHub(Hub):
                     raise
                 self._subscribed.set()
                 self._attempt_ended(failed=False)
-                # Whatever was published while not subscribed is lost: look again.
-                self.notify_all()
+                if not first:
+                    # Whatever was published while not subscribed is lost: look again.
+                    # (A reader's first subscription came before any of its watches.)
+                    self.notify_all()
+                first = False
                 while not self._closed.is_set():
-                    message = pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
-                    if message is None:
-                        continue
-                    game_id = self._game_of(message["channel"])
+                    message = pubsub.get_message(ignore_subscribe_messages=True, timeout=self.POLL)
+                    game_id = None if message is None else self._game_of(message["channel"])
                     if game_id is not None:
                         self.notify(game_id)
+                    elif self._idle_since is not None and self._retire_if_idle():
+                        retired = True
+                        return
             except self._errors as exc:
                 if not self._closed.is_set():
                     _log.warning("stream wake-up subscription lost: %s", exc)
@@ -199,13 +230,27 @@ class RedisHub(Hub):
                     return  # the store closed the connection under the reader
                 _log.exception("stream wake-up reader failed")
             finally:
-                self._subscribed.clear()
+                if not retired:  # a retired reader's successor may be subscribed already
+                    self._subscribed.clear()
                 if pubsub is not None:
                     with contextlib.suppress(Exception):  # already broken or closed
                         pubsub.close()
             if not self._closed.is_set():
                 self.notify_all()  # streams re-read now (and meet the outage, if any)
                 time.sleep(self.RECONNECT_PAUSE)
+
+    def _retire_if_idle(self) -> bool:
+        """Stop delivering (then the reader ends) if no watch was open for
+        `IDLE_CLOSE` s; the next `ready` starts another reader."""
+        idle_since = self._idle_since
+        if idle_since is None or time.monotonic() - idle_since < self.IDLE_CLOSE:
+            return False
+        with self._start_lock, self._lock:
+            if self._watches or self._idle_since != idle_since:
+                return False
+            self._subscribed.clear()
+            self._reader = None
+            return True
 
     def close(self) -> None:
         """Stop the reader and wake every watch."""

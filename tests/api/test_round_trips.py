@@ -60,15 +60,29 @@ def client(redis_server: RedisServer, make_app: Callable[..., Flask]) -> Iterato
 @pytest.fixture
 def sends(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Counts the app's writes to Redis sockets: one per round trip (a pipeline
-    packs all its commands into one send)."""
+    packs all its commands into one send). A new connection's handshake is not
+    counted: redis-py sends four commands then (``HELLO``, ``CLIENT
+    MAINT_NOTIFICATIONS`` and two ``CLIENT SETINFO``), of which a Redis 7.0
+    counts only ``HELLO`` in its command statistics (it rejects the others), so
+    they cannot be taken off afterwards."""
     count = [0]
-    send = redis.connection.AbstractConnection.send_packed_command
+    connection = redis.connection.AbstractConnection
+    send, connect = connection.send_packed_command, connection.connect_check_health
 
     def counting(self: Any, command: Any, check_health: bool = True) -> None:
-        count[0] += 1
+        if not getattr(self, "_counting_handshake", False):
+            count[0] += 1
         send(self, command, check_health)
 
-    monkeypatch.setattr(redis.connection.AbstractConnection, "send_packed_command", counting)
+    def connecting(self: Any, *args: Any, **kwargs: Any) -> None:
+        self._counting_handshake = True
+        try:
+            connect(self, *args, **kwargs)
+        finally:
+            self._counting_handshake = False
+
+    monkeypatch.setattr(connection, "send_packed_command", counting)
+    monkeypatch.setattr(connection, "connect_check_health", connecting)
     return count
 
 
@@ -190,13 +204,14 @@ def test_counts_riding_with_a_load_start_windows_that_expire(
 
 
 def without_connecting(commands: Counter[str]) -> Counter[str]:
-    """`commands` less a connection's set-up (``HELLO``, ``CLIENT SETINFO``): the
-    feed reads in a thread of its own, which may open a connection while the
-    test thread's is busy."""
-    setup = Counter({name: commands[name] for name in ("hello", "client") if commands[name]})
-    rest = commands - setup
-    rest["round trips"] -= sum(setup.values())
-    return +rest
+    """`commands` less a connection's set-up (``HELLO``, ``CLIENT ...``): the feed
+    reads in a thread of its own, which opens a connection of its own when it
+    reads while the test thread's is busy (the ``sends`` fixture already leaves
+    the set-up out of the round trips)."""
+    setup = Counter(
+        {name: commands[name] for name in commands if name.split("|")[0] in ("hello", "client")}
+    )
+    return +(commands - setup)
 
 
 def test_streams_of_one_game_cost_one_load_each_and_one_read_per_save(

@@ -117,3 +117,84 @@ def test_a_stream_follows_a_whole_game_played_by_others_and_resumes_after_a_drop
     ]  # fmt: skip
     assert ann_stock_draws and all("card" not in e for e in ann_stock_draws)
     client.close()
+
+
+@pytest.fixture(scope="module")
+def short_stream_server(redis_url: str) -> Iterator[GunicornServer]:
+    """gunicorn (1 worker) whose streams beat every 0.3 s and end after 2 s."""
+    env = {
+        **E2E_ENV,
+        "STORE_URL": redis_url,
+        "STORE_PREFIX": "sse-short",
+        "MAX_EVENTS": "1000",
+        "STREAM_HEARTBEAT": "0.3",
+        "STREAM_LIFETIME": "2",
+    }
+    with GunicornServer(env, workers=1) as server:
+        yield server
+
+
+def new_game(client: Client, **options: Any) -> tuple[str, dict[int, str]]:
+    body = {
+        "preset": "standard",
+        "options": options,
+        "seats": [{"name": "Ann"}, {"name": "Bob"}],
+        "seed": 5,
+    }
+    created = client.post("/games", body)
+    assert created.status == 201, created
+    return created.json["id"], {s["seat"]: s["token"] for s in created.json["seats"]}
+
+
+def test_a_quiet_stream_over_http_beats_and_ends_cleanly_after_its_lifetime(
+    short_stream_server: GunicornServer,
+) -> None:
+    client = Client(short_stream_server.url)
+    game, tokens = new_game(client, target_score=60)
+    last = client.get(f"/games/{game}", tokens[0]).json["last_event"]
+    conn = http.client.HTTPConnection("127.0.0.1", short_stream_server.port, timeout=30)
+    conn.request("GET", f"/games/{game}/stream", headers={"Authorization": f"Bearer {tokens[0]}"})
+    response = conn.getresponse()
+    assert response.status == 200
+    # Read to the end: http.client checks the chunked framing, the server ends the body.
+    got = list(messages(http_chunks(response)))
+    assert [int(m.id) for m in got if m.id is not None] == list(range(1, last + 1))
+    assert got[0].retry == 1000
+    assert sum(m.comment == "heartbeat" for m in got) >= 2
+    # The connection stays usable: the body was ended with its last chunk.
+    conn.request("GET", f"/games/{game}", headers={"Authorization": f"Bearer {tokens[0]}"})
+    assert conn.getresponse().status == 200
+    conn.close()
+    client.close()
+
+
+def test_a_stream_read_late_gets_every_event_in_order(stream_server: GunicornServer) -> None:
+    """A reader with a small window that reads nothing while a whole game is
+    played: the server's writes meet a full socket and go on later, in order."""
+    client = Client(stream_server.url)
+    game, tokens = new_game(client)
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
+    sock.connect(("127.0.0.1", stream_server.port))
+    conn = http.client.HTTPConnection("127.0.0.1", stream_server.port, timeout=30)
+    conn.sock = sock
+    conn.request(
+        "GET", f"/games/{game}/stream?after=0", headers={"Authorization": f"Bearer {tokens[1]}"}
+    )
+    response = conn.getresponse()
+    assert response.status == 200
+    final = play_to_the_end([client], game, tokens, seed=3)
+    got = []
+    for message in messages(http_chunks(response)):
+        if message.id is not None:
+            got.append(message)
+            if message.data["type"] == "game_ended":
+                break
+    conn.close()
+    assert [int(m.id) for m in got] == list(range(1, len(got) + 1))  # in order, none twice
+    assert int(got[-1].id) == final["last_event"]
+    logged = client.get(f"/games/{game}/events?after=0", tokens[1]).json["events"]
+    by_seq = {event["seq"]: event for event in logged}
+    for message in got:  # as the log shows seat 1 (redacted alike)
+        assert by_seq.get(message.data["seq"], message.data) == message.data
+    client.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -80,3 +81,30 @@ def test_ready_returns_once_a_slow_attempt_subscribes() -> None:
     finally:
         hub.close()
     assert pubsub.closed.wait(30)
+
+
+@pytest.mark.timeout(60)
+def test_the_subscription_is_given_up_once_no_watch_is_left_and_taken_again_after() -> None:
+    subscriptions: list[QuietPubSub] = []
+
+    def subscribe() -> Any:
+        subscriptions.append(QuietPubSub())
+        return subscriptions[-1]
+
+    hub = hub_of(subscribe)
+    hub.IDLE_CLOSE, hub.POLL = 0.1, 0.01
+    try:
+        with hub.watch("g"), hub.watch("h") as other:
+            pass
+        assert subscriptions[0].closed.wait(30)  # no watch left: unsubscribed
+        with hub.watch("g"), hub.watch("h") as other:
+            assert len(subscriptions) == 2  # the next watch subscribes again
+            with hub.watch("h"):
+                pass
+            time.sleep(0.3)  # well past IDLE_CLOSE with watches still open
+            assert not subscriptions[1].closed.is_set()
+            hub.notify("h")
+            assert other.wait(5.0) is True
+        assert subscriptions[1].closed.wait(30)
+    finally:
+        hub.close()

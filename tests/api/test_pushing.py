@@ -1,0 +1,214 @@
+"""Streams the feed's reader writes straight to their sockets (service/api/pushing.py),
+under gevent as in a gunicorn gevent worker (`tests.support.under_gevent`): a
+socket pair stands for the client's connection, a small feed for the game's."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Callable
+from typing import Any
+
+from service.api.feeds import HEARTBEAT, RETRY
+from service.api.pushing import PushedStream
+from tests.support.under_gevent import run_under_gevent
+
+
+class FakeFeed:
+    """What a stream uses of a `Feed`: events appended as the reader would, each
+    shown to a viewer as ``id: SEQ`` and the viewer's name, padded to `size`."""
+
+    def __init__(self, size: int = 10) -> None:
+        self.size = size
+        self.last = 0
+        self.ended = False
+        self.listeners: dict[Callable[[], None], None] = {}
+
+    def since(self, after: int, viewer: int | None, delay: int = 0) -> tuple[bytes, int]:
+        parts = [
+            b"id: %d\ndata: %s\n\n" % (seq, str(viewer).encode().ljust(self.size, b"."))
+            for seq in range(after + 1, self.last + 1)
+        ]
+        return b"".join(parts), max(after, self.last)
+
+    def listen(self, listener: Callable[[], None]) -> None:
+        self.listeners[listener] = None
+
+    def unlisten(self, listener: Callable[[], None]) -> None:
+        self.listeners.pop(listener, None)
+
+    def add(self, count: int = 1) -> None:
+        self.last += count
+        for listener in list(self.listeners):
+            listener()
+
+    def end(self) -> None:
+        self.ended = True
+        for listener in list(self.listeners):
+            listener()
+
+
+class CountingSocket:
+    """A socket that counts the writes that could not be sent whole at once."""
+
+    def __init__(self, sock: Any) -> None:
+        self.sock = sock
+        self.partial = 0
+
+    def send(self, data: bytes, flags: int, timeout: float) -> int:
+        try:
+            sent = int(self.sock.send(data, flags, timeout))
+        except BlockingIOError:
+            sent = 0
+            self.partial += 1
+            raise
+        self.partial += sent < len(data)
+        return sent
+
+    def sendall(self, data: bytes) -> None:
+        self.sock.sendall(data)
+
+
+def _chunked(data: bytes) -> bytes:
+    return b"%X\r\n%s\r\n" % (len(data), data)
+
+
+def _serve(stream: PushedStream, sock: Any) -> Any:
+    """Drive the stream's body as gunicorn does (each item a chunk, then the last chunk)."""
+    import gevent
+
+    def run() -> str:
+        try:
+            for item in stream.body():
+                sock.sendall(_chunked(item))
+            sock.sendall(b"0\r\n\r\n")
+            return "ended"
+        except OSError as error:
+            return f"OSError {error.errno}"
+
+    return gevent.spawn(run)
+
+
+def _read_body(sock: Any) -> bytes:
+    """The whole chunked body from `sock`, its framing checked."""
+    buffer, body = b"", b""
+    while True:
+        while b"\r\n" not in buffer:
+            buffer += sock.recv(65536) or b""
+        size_line, buffer = buffer.split(b"\r\n", 1)
+        size = int(size_line, 16)
+        while len(buffer) < size + 2:
+            more = sock.recv(65536)
+            assert more, "the body was cut"
+            buffer += more
+        chunk, tail, buffer = buffer[:size], buffer[size : size + 2], buffer[size + 2 :]
+        assert tail == b"\r\n"
+        if size == 0:
+            assert buffer == b""
+            return body
+        body += chunk
+
+
+def scenario_a_slow_reader() -> dict[str, Any]:
+    """300 events of 2 kB pushed to a client that reads nothing until the game
+    ended: most writes meet a full socket; then every event arrives once, in order."""
+    import gevent
+
+    server, client = socket.socketpair()
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    feed = FakeFeed(size=2000)
+    feed.add(3)  # before the stream: sent through "gunicorn"
+    counting = CountingSocket(server)
+    stream = PushedStream(
+        feed,
+        counting,
+        1,
+        1,
+        delay=0,
+        heartbeat=60.0,
+        lifetime=60.0,  # type: ignore[arg-type]
+    )
+    served = _serve(stream, server)
+    gevent.sleep(0.05)
+    for _ in range(150):
+        feed.add(2)  # as the reader after each save
+        gevent.sleep(0)
+    feed.end()
+    reader = gevent.spawn(_read_body, client)
+    body = reader.get(timeout=30)
+    outcome = served.get(timeout=30)
+    ids = [int(line[4:]) for line in body.split(b"\n") if line.startswith(b"id: ")]
+    return {
+        "starts_with_retry": body.startswith(RETRY),
+        "ids_in_order": ids == list(range(2, 304)),
+        "as_its_viewer": body.count(b"data: 1....") == len(ids),
+        "partial_writes": counting.partial,
+        "outcome": outcome,
+        "listeners_left": len(feed.listeners),
+    }
+
+
+def scenario_a_quiet_stream() -> dict[str, Any]:
+    """A stream with nothing to push: heartbeats, then the end of its lifetime."""
+    server, client = socket.socketpair()
+    feed = FakeFeed()
+    stream = PushedStream(
+        feed,
+        server,
+        None,
+        0,
+        delay=0,
+        heartbeat=0.05,
+        lifetime=0.4,  # type: ignore[arg-type]
+    )
+    served = _serve(stream, server)
+    body = _read_body(client)
+    return {
+        "heartbeats": body.count(HEARTBEAT),
+        "body_is_retry_and_heartbeats": body.replace(HEARTBEAT, b"") == RETRY,
+        "outcome": served.get(timeout=30),
+        "listeners_left": len(feed.listeners),
+    }
+
+
+def scenario_a_gone_client() -> dict[str, Any]:
+    """The client closes its end: the next push fails and the stream ends."""
+    import gevent
+
+    server, client = socket.socketpair()
+    feed = FakeFeed()
+    stream = PushedStream(
+        feed,
+        server,
+        0,
+        0,
+        delay=0,
+        heartbeat=60.0,
+        lifetime=60.0,  # type: ignore[arg-type]
+    )
+    served = _serve(stream, server)
+    gevent.sleep(0.05)
+    client.close()
+    for _ in range(3):
+        feed.add()
+        gevent.sleep(0.01)
+    return {"outcome": served.get(timeout=30), "listeners_left": len(feed.listeners)}
+
+
+def test_pushed_streams_under_gevent() -> None:
+    outcomes = run_under_gevent(
+        {
+            "slow": (scenario_a_slow_reader, []),
+            "quiet": (scenario_a_quiet_stream, []),
+            "gone": (scenario_a_gone_client, []),
+        }
+    )
+    slow = outcomes["slow"]
+    assert slow["starts_with_retry"] and slow["ids_in_order"] and slow["as_its_viewer"], slow
+    assert slow["partial_writes"] > 0, slow  # the path under test was taken
+    assert slow["outcome"] == "ended" and slow["listeners_left"] == 0, slow
+    quiet = outcomes["quiet"]
+    assert quiet["heartbeats"] >= 2 and quiet["body_is_retry_and_heartbeats"], quiet
+    assert quiet["outcome"] == "ended" and quiet["listeners_left"] == 0, quiet
+    gone = outcomes["gone"]
+    assert gone["outcome"].startswith("OSError") and gone["listeners_left"] == 0, gone
