@@ -31,7 +31,7 @@ def bearer_token() -> str | None:
     Any other form of the header is a 401: a client that sent credentials
     must not silently get the public view.
     """
-    header = request.headers.get("Authorization")
+    header: str | None = request.environ.get("HTTP_AUTHORIZATION")  # `Authorization`
     if header is None:
         return None
     scheme, _, token = header.strip().partition(" ")
@@ -84,11 +84,11 @@ def seat_of(seats: Sequence[Any], token: str) -> int:
 
     Every seat is compared (no early exit), each in constant time.
     """
-    digest = hash_token(token)
+    digest = hash_token(token).encode()
     found = -1
     for index, seat in enumerate(seats):
         stored = getattr(seat, "token_hash", None) or ""
-        if hmac.compare_digest(stored.encode(), digest.encode()) and found < 0:
+        if hmac.compare_digest(stored.encode(), digest) and found < 0:
             found = index
     if found < 0:
         raise invalid_token()

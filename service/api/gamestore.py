@@ -20,6 +20,7 @@ import orjson
 from flask import Flask, current_app
 
 from service import clock
+from service.api import auth, viewcache
 from service.api.idempotency import key_reused, recorded_version
 from service.api.preconditions import check_if_match
 from service.api.problems import Problem
@@ -205,8 +206,6 @@ def play_bots(
 def seated(game: LoadedGame, token: str) -> tuple[LoadedGame, int]:
     """The caller's seat by its token (401 if none), and the game after the caller
     came back if the seat was away (`back_if_away`)."""
-    from service.api import auth  # auth imports nothing of this module's
-
     seat = auth.seat_of(game.state.seats, token)
     if game.state.seats[seat].away:
         game = back_if_away(game, seat)
@@ -216,8 +215,6 @@ def seated(game: LoadedGame, token: str) -> tuple[LoadedGame, int]:
 def caller_seat(game: LoadedGame) -> tuple[LoadedGame, int | None]:
     """The caller's seat in `game` by its bearer token (`None` without one, 401 for a
     wrong one), and the game after an away caller came back."""
-    from service.api import auth  # auth imports nothing of this module's
-
     token = auth.bearer_token()
     if token is None:
         return game, None
@@ -368,7 +365,7 @@ def game_view(
 ) -> dict[str, Any]:
     """The docs/api.md view of a game: a seat's view, or the public view for `None`."""
     if seat is not None:
-        body = views.seat_view(state, seat)
+        body = views.seat_view(state, seat, viewcache.public_view(state))
     else:
         # Spectators may lag behind (`spectator_delay`): the view and its last event.
         body, shown_count = views.spectator_view(state)
@@ -376,7 +373,7 @@ def game_view(
     view: dict[str, Any] = {"id": game_id, "version": version}
     view.update(body)
     view["last_event"] = last_event
-    view["now"] = views.rfc3339(time.time_ns() // 1_000_000)
+    view["now"] = viewcache.now_text()
     return view
 
 

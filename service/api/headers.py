@@ -20,7 +20,8 @@ SECRET_CACHE_CONTROL: Final = "private, no-store"
 
 def may_carry_secrets() -> bool:
     """Whether the current request's answer may hold a seat token or a hand."""
-    return request.method == "POST" or "Authorization" in request.headers
+    environ = request.environ
+    return environ["REQUEST_METHOD"] == "POST" or "HTTP_AUTHORIZATION" in environ
 
 
 def add_security_headers(response: Response) -> Response:

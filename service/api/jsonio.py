@@ -38,21 +38,23 @@ class OrjsonProvider(JSONProvider):
 
 def json_response(obj: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
     """A JSON response built directly from plain data (the hot path: no schema dump)."""
-    response = Response(orjson.dumps(obj), status=status, mimetype=JSON_MIMETYPE)
-    if headers:
-        for name, value in headers.items():
-            response.headers[name] = value
-    return response
+    return raw_json_response(orjson.dumps(obj), status, headers)
 
 
 def raw_json_response(
     body: bytes, status: int = 200, headers: dict[str, str] | None = None
 ) -> Response:
-    """A JSON response from already serialised bytes (idempotent replays)."""
+    """A JSON response from already serialised bytes (idempotent replays, listings).
+
+    `headers` are added, not set: they are the answer's own (`ETag`, `Vary`,
+    `Location`…), never the `Content-Type` or `Content-Length` made here, so
+    no search for an earlier value is needed.
+    """
     response = Response(body, status=status, mimetype=JSON_MIMETYPE)
     if headers:
+        add = response.headers.add
         for name, value in headers.items():
-            response.headers[name] = value
+            add(name, value)
     return response
 
 

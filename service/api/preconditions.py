@@ -36,7 +36,7 @@ IF_MATCH_PARAMETER = {
 def if_match() -> int | str | None:
     """The version the request's `If-Match` asks for: an int, `"*"` for any,
     `None` if absent; 400 `invalid_if_match` for any other form."""
-    value = request.headers.get("If-Match")
+    value = request.environ.get("HTTP_IF_MATCH")  # `If-Match`
     if value is None:
         return None
     if value.strip() == "*":
@@ -66,7 +66,7 @@ def check_if_match(expected: int | str | None, version: int) -> None:
 
 def not_modified(version: int) -> bool:
     """Whether `If-None-Match` already names this version (answer 304)."""
-    header = request.headers.get("If-None-Match")
+    header = request.environ.get("HTTP_IF_NONE_MATCH")  # `If-None-Match`
     if not header:
         return False
     if header.strip() == "*":

@@ -301,7 +301,7 @@ class RateLimiter:
         if self.per_address is not None:
             hits.append(Hit("address", "a:" + self.client_address(), self.per_address))
         if self.per_token is not None:
-            header = request.headers.get("Authorization", "")
+            header = request.environ.get("HTTP_AUTHORIZATION", "")  # `Authorization`
             scheme, _, token = header.partition(" ")
             token = token.strip()
             if token and scheme.lower() == "bearer":

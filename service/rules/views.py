@@ -158,18 +158,22 @@ def spectator_delay(state: GameState) -> int:
     return 0 if state.status == "finished" else state.options.spectator_delay
 
 
-def seat_view(state: GameState, seat: int) -> dict[str, Any]:
-    """The view of ``seat``: the public view plus ``you`` and the seat's own ``hand``."""
-    view = public_view(state)
+def seat_view(state: GameState, seat: int, public: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The view of ``seat``: the public view plus ``you`` and the seat's own ``hand``.
+
+    ``public``: ``public_view(state)`` when the caller already has it (it is
+    read, not changed: the answer shares its values).
+    """
+    view = public_view(state) if public is None else public
     r = state.round
     out: dict[str, Any] = {
-        "status": view.pop("status"),
-        "preset": view.pop("preset"),
-        "options": view.pop("options"),
+        "status": view["status"],
+        "preset": view["preset"],
+        "options": view["options"],
+        "you": seat,
+        "hand": list(r.hands[seat]) if r is not None else [],
     }
-    out["you"] = seat
-    out["hand"] = list(r.hands[seat]) if r is not None else []
-    out.update(view)
+    out.update(view)  # the keys already in `out` keep their place
     return out
 
 

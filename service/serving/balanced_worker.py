@@ -191,6 +191,20 @@ class BalancedGeventWorker(GeventWorker):  # type: ignore[misc]  # gunicorn is u
         #: Largest body the app accepts (``MAX_CONTENT_LENGTH``).
         self.body_limit = settings.MAX_CONTENT_LENGTH
 
+    def init_process(self) -> None:
+        """gunicorn's `init_process` (gevent's patching, then the app), with gevent's
+        greenlet-tree tracking off.
+
+        Speed: each `gevent.Greenlet` records the stack that spawned it, line
+        numbers and all, for debugging tools only; the store's pipelined
+        connection spawns a writer and a reader greenlet per turn of the loop
+        from a request's deep stack (service/store/pipelining.py), and such a
+        spawn took about 54,000 instructions with the tracking and 35,000
+        without (valgrind callgrind; docs/performance.md, "Worker set-up").
+        """
+        gevent.config.track_greenlet_tree = False
+        super().init_process()
+
     @staticmethod
     def forget(worker: Any) -> None:
         """Empty an exited worker's slot at once (gunicorn's ``child_exit``, in the master):

@@ -1,0 +1,84 @@
+"""Speed: the public part of a game's view built once per state, not once per answer.
+
+Why (the measurement): in-process, a seat's `GET /games/{id}` executed about
+1.44 M instructions against 0.86 M for `/healthz` (valgrind callgrind, the app
+called as gunicorn's gevent worker calls it, production settings); building the
+view (`public_view`: every seat, the round, the finished rounds, the options'
+JSON, the commitments) was the largest piece of the difference that is the
+game's own, and `legal-moves`, whose answer is kept per version, served 1.2-1.3
+times the views per second in `bench.http`. A state is immutable and the
+decoded-state cache (`gamestore.STATES`) hands out the same object for the same
+stored bytes, so the public view of a state is made once and shared by every
+seat's view of it (each seat reloads the view after every move) and by the
+mover's answer. The seat's own part (`you`, its hand) is added per answer by
+`views.seat_view`, which stays the one description of a view's shape.
+
+The one seam: `gamestore.game_view` asks `public_view(state)` here. The views
+handed out are shared: read them, never change them (the answers only
+serialise them).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from typing import Any, Final
+
+from service.rules import views
+from service.rules.state import GameState
+
+#: States whose public view is kept, per process (as many as `gamestore.STATES`).
+SIZE: Final = 1024
+
+
+class PublicViews:
+    """`views.public_view(state)` by state identity (LRU); each entry holds its state,
+    so an id is never reused while it is kept."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._views: OrderedDict[int, tuple[GameState, dict[str, Any]]] = OrderedDict()
+        self._lock = threading.Lock()
+        #: Public views built (misses), for tests and benchmarks.
+        self.built = 0
+
+    def get(self, state: GameState) -> dict[str, Any]:
+        """The public view of `state`, built on its first request (shared: do not change it)."""
+        key = id(state)
+        with self._lock:
+            found = self._views.get(key)
+            if found is not None and found[0] is state:
+                self._views.move_to_end(key)
+                return found[1]
+        view = views.public_view(state)
+        with self._lock:
+            self.built += 1
+            self._views[key] = (state, view)
+            self._views.move_to_end(key)
+            while len(self._views) > self.size:
+                self._views.popitem(last=False)
+        return view
+
+
+PUBLIC_VIEWS: Final = PublicViews(SIZE)
+
+
+def public_view(state: GameState) -> dict[str, Any]:
+    """`views.public_view(state)`, made once per state object (shared: do not change it)."""
+    return PUBLIC_VIEWS.get(state)
+
+
+_second: tuple[int, str] = (-1, "")
+
+
+def now_text() -> str:
+    """`views.rfc3339` of the current time, its date and time of day made once per second."""
+    global _second
+    seconds, millis = divmod(time.time_ns() // 1_000_000, 1000)
+    second, text = _second
+    if second != seconds:
+        # "2026-12-01T11:05:46.000Z" without its ".000Z"
+        text = str(views.rfc3339(seconds * 1000))[:-5]
+        _second = (seconds, text)
+    return f"{text}.{millis:03d}Z"

@@ -1,0 +1,62 @@
+"""`service.api.viewcache`: a state's public view built once for all its answers."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime
+
+from service.api import viewcache
+from service.api.gamestore import STATES
+from service.api.viewcache import PUBLIC_VIEWS, PublicViews
+from service.rules import views
+from tests.api.helpers import DRAW, Api
+
+
+def test_every_seat_view_of_a_version_shares_one_public_view(api: Api) -> None:
+    game, ann, bob = api.scripted_game()
+    api.view(game, ann)  # whatever this version's first answer built
+    before = PUBLIC_VIEWS.built
+    first, other, again = api.view(game, ann), api.view(game, bob), api.view(game, ann)
+    assert PUBLIC_VIEWS.built == before
+    assert first.json and other.json and again.json
+    assert first.json["hand"] != other.json["hand"]
+    assert other.json["you"] == 1 and first.json["you"] == 0
+    moved = api.move(game, ann, DRAW)  # a new state: its answer builds its public view
+    assert moved.status_code == 200 and PUBLIC_VIEWS.built == before + 1
+    after = api.view(game, bob)
+    assert after.json and after.json["version"] == first.json["version"] + 1
+    assert PUBLIC_VIEWS.built == before + 1
+
+
+def test_answers_hold_exactly_the_fresh_view(api: Api) -> None:
+    game, ann, _ = api.scripted_game()
+    api.move(game, ann, DRAW)
+    answer = api.view(game, ann)
+    assert answer.json
+    state = next(s for s in reversed(STATES._states.values()) if s.round is not None)
+    fresh = views.seat_view(state, 0)
+    added = ("id", "version", "last_event", "now")
+    shown = {k: v for k, v in answer.json.items() if k not in added}
+    assert shown == fresh
+    assert list(answer.json)[2:-2] == list(fresh)  # the same fields in the same order
+
+
+def test_a_state_is_known_by_identity_and_the_oldest_is_forgotten(api: Api) -> None:
+    game, ann, _ = api.scripted_game()
+    api.move(game, ann, DRAW)
+    states = [s for s in STATES._states.values() if s.round is not None][-2:]
+    cache = PublicViews(1)
+    first = cache.get(states[0])
+    assert cache.get(states[0]) is first and cache.built == 1
+    cache.get(states[1])
+    assert cache.get(states[0]) is not first and cache.built == 3  # one kept
+
+
+def test_now_text_is_rfc3339_of_the_current_millisecond() -> None:
+    before = time.time()
+    text = viewcache.now_text()
+    after = time.time()
+    assert len(text) == 24 and text.endswith("Z") and text[19] == "."
+    moment = datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+    assert before - 0.001 <= moment <= after
+    assert text[:19] == str(views.rfc3339(int(moment * 1000)))[:19]
