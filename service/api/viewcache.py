@@ -1,17 +1,17 @@
 """Speed: the public part of a game's view built once per state, not once per answer.
 
-Why (the measurement): in-process, a seat's `GET /games/{id}` executed about
-1.44 M instructions against 0.86 M for `/healthz` (valgrind callgrind, the app
-called as gunicorn's gevent worker calls it, production settings); building the
-view (`public_view`: every seat, the round, the finished rounds, the options'
-JSON, the commitments) was the largest piece of the difference that is the
-game's own, and `legal-moves`, whose answer is kept per version, served 1.2-1.3
-times the views per second in `bench.http`. A state is immutable and the
+Why (the measurement): building the view (`public_view`: every seat, the round,
+the finished rounds, the options' JSON, the commitments) was the largest piece of a
+seat's `GET /games/{id}` that is the game's own, while `legal-moves`, whose answer
+is kept per version, skipped its equivalent. A state is immutable and the
 decoded-state cache (`gamestore.STATES`) hands out the same object for the same
 stored bytes, so the public view of a state is made once and shared by every
 seat's view of it (each seat reloads the view after every move) and by the
-mover's answer. The seat's own part (`you`, its hand) is added per answer by
-`views.seat_view`, which stays the one description of a view's shape.
+mover's answer; the seat's own part (`you`, its hand) is added per answer by
+`views.seat_view`, which stays the one description of a view's shape. With it
+(and the header reads of the same change) a seat's view took 9.6 % fewer
+instructions in-process (`bench/wsgi_calls.py`; docs/performance.md, "What a move
+costs").
 
 The one seam: `gamestore.game_view` asks `public_view(state)` here. The views
 handed out are shared: read them, never change them (the answers only
