@@ -109,8 +109,6 @@ def clear_caches() -> None:
     from service.rules import blocked, melds, search
 
     melds.clear_meld_cache()
-    melds._PATTERNS.clear()
-    melds._SET_CACHE.clear()
     for fn in (
         blocked.acceptors,
         blocked.joker_partners,

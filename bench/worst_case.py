@@ -13,7 +13,12 @@ minimum, a concealed round). For each case the script times, in CPU time:
 ``--search N`` also tries N random hands of jokers and runs per case and
 reports the worst one found (how the cases below were chosen).
 
-    .venv/bin/python bench/worst_case.py [--repeat 7] [--search 0]
+The garbage collector is set as in a serving worker (`tune_gc_for_serving`:
+what is loaded frozen, higher thresholds), where these calls run; with
+``--default-gc`` it keeps Python's defaults, under which a full collection
+walking every loaded object now and then adds 10-20 ms to one call.
+
+    .venv/bin/python bench/worst_case.py [--repeat 7] [--search 0] [--default-gc]
 
 Results and the machine they ran on: docs/performance.md.
 """
@@ -39,12 +44,14 @@ from service.rules.engine import SeatSpec, legal_moves, new_game
 from service.rules.moves import IllegalMove, Meld, Move
 from service.rules.options import resolve_options
 from service.rules.state import GameState
+from service.serving.gc_tuning import tune_gc_for_serving
 
 RUNS = "JK JK JK JK C7 C8 C9 C10 CJ CQ C3 C4 C5 C6"
 #: (name, overrides of `romme` (two decks, six jokers, 13 cards, first meld 40), hand)
 CASES: list[tuple[str, dict[str, object], str]] = [
     ("romme as is, 4 jokers and a long run", {}, RUNS),
     ("romme, 6 jokers", {}, "JK JK JK JK JK JK H2 H3 H4 H5 H6 H7 H8 S2"),
+    ("no first-meld minimum", {"first_meld_min_points": 0}, RUNS),
     ("first meld 90", {"first_meld_min_points": 90}, RUNS),
     ("first meld 100", {"first_meld_min_points": 100}, RUNS),
     ("first meld 150 (the bound)", {"first_meld_min_points": 150}, RUNS),
@@ -81,7 +88,7 @@ def deal(overrides: dict[str, object], hand: Sequence[str]) -> GameState:
 
 
 def cold() -> None:
-    """Empty the engine's caches of melds, shapes and meld pools."""
+    """Empty the engine's caches of melds (with the sets per rank), shapes and meld pools."""
     melds.clear_meld_cache()
     for cached in (finish_search.meld_pool, finish_search.meld_shape):
         cached.cache_clear()
@@ -157,8 +164,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7, help="runs per measurement")
     parser.add_argument("--search", type=int, default=0, help="random hands to try per case")
+    parser.add_argument(
+        "--default-gc", action="store_true", help="keep the collector's defaults (not a worker's)"
+    )
     args = parser.parse_args(argv)
     deal({}, RUNS.split())  # warm the imports
+    if not args.default_gc:
+        tune_gc_for_serving()
     print(
         "| case | cards | legal moves | listing cold ms (median / max) | listing warm ms "
         "| validate a listed meld, cold | validate a refused meld, cold |"

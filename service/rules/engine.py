@@ -67,6 +67,7 @@ from service.rules.cards import (
 )
 from service.rules.events import Event
 from service.rules.melds import (
+    CandidateMeld,
     MeldShape,
     candidate_layoffs,
     candidate_meld_points,
@@ -86,6 +87,7 @@ from service.rules.moves import (
     move_sort_key,
 )
 from service.rules.options import Options, OptionsError, check_options
+from service.rules.packed import pack
 from service.rules.scoring import (
     elimination_result,
     express_winner,
@@ -101,9 +103,9 @@ from service.rules.search import (
     is_concealed,
     meld_pool,
     meld_shape,
-    pack,
     search_code,
     searches,
+    shared_search,
 )
 from service.rules.state import GameState, RoundRecord, RoundState, Seat, TableMeld
 from service.rules.views import meld_json
@@ -530,19 +532,26 @@ def legal_moves(state: GameState, seat: int) -> list[Move]:
     concealed = is_concealed(opts, r)
     out: list[Move] = []
     nodes = Nodes()  # one search budget for every check of this listing
+    # Melds listed, by their place in `move_sort_key` order (`CandidateMeld`).
+    listed: list[tuple[int, tuple[Card, ...]]] = []
     # Each kind's gate is asked once for the listing, then its check per
     # candidate: the same checks `apply` makes, so a move is legal exactly when listed.
     if _meld_gate(opts, r) is None:
         if searches(opts, r, seat):  # a first-meld minimum or a concealed round
-            out.extend(
-                Meld(cards) for cards, code in _searched_melds(opts, r, seat, nodes) if code is None
-            )
+            listed = [
+                (meld[4], meld[0])
+                for meld, code in _searched_melds(opts, r, seat, nodes)
+                if code is None
+            ]
         else:
             packed_hand = pack(hand)
-            for cards, points in candidate_meld_points(hand, opts.ace):
-                rest = packed_hand - pack(cards)
-                if _meld_finish(opts, r, seat, cards, points, rest) is None:
-                    out.append(Meld(cards))
+            size = len(hand)
+            for cards, points, packed, _, order in candidate_meld_points(hand, opts.ace):
+                # Two cards left: a discard ends the turn (`plain_finish`), nothing to check.
+                if size - len(cards) >= 2 or (
+                    _meld_finish(opts, r, seat, cards, points, packed_hand - packed) is None
+                ):
+                    listed.append((order, cards))
     if r.melds and _layoff_gate(opts, r, seat) is None:
         shapes = {m.id: m.shape for m in r.melds}
         for meld_id, cards in candidate_layoffs(hand, shapes, opts.ace):
@@ -557,12 +566,14 @@ def legal_moves(state: GameState, seat: int) -> list[Move]:
             if _discard_check(opts, r, hand, card, concealed) is None:
                 out.append(Discard(card))
     out.sort(key=move_sort_key)
-    return out
+    # Melds come first in that order; theirs is known without building each key.
+    listed.sort()
+    return [*map(Meld, [cards for _, cards in listed]), *out]
 
 
 def _searched_melds(
     opts: Options, r: RoundState, seat: int, nodes: Nodes
-) -> Iterator[tuple[tuple[Card, ...], str | None]]:
+) -> Iterator[tuple[CandidateMeld, str | None]]:
     """Each candidate meld of the listing, in its order, with its refusal code or
     ``None``, when its check searches (a first-meld minimum, a concealed round).
     One pool of the hand's melds serves every search; the candidates are melds of
@@ -572,24 +583,50 @@ def _searched_melds(
     pool = meld_pool(r.hands[seat], opts.ace)
     hand, most, listed = pool.hand, pool.most, pool.listed
     if r.taken is not None:  # laying the taken card off may end the turn: the table counts
-        for cards, points, packed, spent in listed:
+        for meld in listed:
+            cards, points, packed, spent, _ = meld
             rest = hand - packed
-            yield cards, _meld_finish(opts, r, seat, cards, points, rest, pool, nodes, most - spent)
+            yield meld, _meld_finish(opts, r, seat, cards, points, rest, pool, nodes, most - spent)
         return
     # Else `_meld_finish` without the table, its opening worked out once per
     # points (bench/worst_case.py: thousands of candidates per listing).
     size, turn_melds = len(r.hands[seat]), r.turn_melds + 1
     openings: dict[int, int | None] = {}
-    for cards, points, packed, spent in listed:
+    # What `finish_code` answers, without its calls for each of them: the search is
+    # the listing's own (no discard taken), and outside a concealed round a meld that
+    # leaves two cards (a discard) needs it only while the minimum is not met.
+    minimum = opts.first_meld_min_points
+    concealed = is_concealed(opts, r)  # then the hand must go out: `finish_code`'s must_out
+    run = shared_search(opts, r, concealed, turn_melds, pool, nodes)
+    for meld in listed:
+        cards, points, packed, spent, _ = meld
         if points in openings:
             opening = openings[points]
         else:
             opening = openings[points] = _opening_after(opts, r, seat, points)
-        rest, n = hand - packed, size - len(cards)
-        yield (
-            cards,
-            finish_code(opts, r, rest, n, (), True, opening, turn_melds, pool, nodes, most - spent),
-        )
+        n = size - len(cards)
+        need = minimum - opening if opening is not None else 0
+        if concealed:
+            left = most - spent
+            found = need <= left and run(hand - packed, n, need, left)
+            yield meld, None if found else "concealed_round"
+        elif n >= 2:
+            if need <= 0:
+                yield meld, None
+            elif nodes.left <= 0:
+                yield meld, "first_meld_minimum"
+            else:
+                left = most - spent
+                found = need <= left and run(hand - packed, n, need, left)
+                yield meld, None if found else "first_meld_minimum"
+        else:
+            rest = hand - packed
+            yield (
+                meld,
+                finish_code(
+                    opts, r, rest, n, (), True, opening, turn_melds, pool, nodes, most - spent
+                ),
+            )
 
 
 def _swaps(
@@ -614,8 +651,8 @@ def _listed_code(state: GameState, r: RoundState, seat: int, move: Meld | SwapJo
     opts = state.options
     nodes = Nodes()
     if _meld_gate(opts, r) is None:
-        for cards, code in _searched_melds(opts, r, seat, nodes):
-            if isinstance(move, Meld) and cards == move.cards:
+        for meld, code in _searched_melds(opts, r, seat, nodes):
+            if isinstance(move, Meld) and meld[0] == move.cards:
                 return code
     if isinstance(move, SwapJoker) and opts.joker_swap:
         for swap, placed in _swaps(state, r, seat, nodes):

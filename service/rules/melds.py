@@ -74,6 +74,7 @@ from service.rules.cards import (
     rank,
     suit,
 )
+from service.rules.packed import BIT_AND_MOST, PACKED_BITS, PACKED_MASK
 
 AceMode = Literal["low", "high_or_low", "around"]
 MeldKind = Literal["set", "run"]
@@ -396,51 +397,7 @@ def _sets_for(set_rank: int, mask: int, jokers: int) -> list[tuple[Card, ...]]:
     return found
 
 
-# Run patterns per (ace, rank mask, jokers): (start, stop, joker indexes).
-# They depend on the mask only, so they are memoised; the table is cleared
-# when it grows past _CACHE_LIMIT to bound memory.
-_RunPattern = tuple[int, int, tuple[int, ...]]
-_PATTERNS: dict[tuple[str, int, int], tuple[_RunPattern, ...]] = {}
-_CACHE_LIMIT = 50_000
 _SPAN = {"low": (11, 13), "high_or_low": (12, 14), "around": (13, 25)}
-
-
-def _run_patterns(mask: int, jokers: int, ace: str) -> tuple[_RunPattern, ...]:
-    """Every run from natural ranks ``mask`` (bit r-1 = rank r) and up to ``jokers`` jokers.
-
-    A joker may fill a gap or stand in for a held card (keeping that card
-    back): every such pattern is its own meld.
-    """
-    key = (ace, mask, jokers)
-    cached = _PATTERNS.get(key)
-    if cached is not None:
-        return cached
-    last_start, last_end = _SPAN[ace]
-    found: list[_RunPattern] = []
-    for start in range(1, last_start + 1):
-        held: list[int] = []  # indexes in the run of held naturals
-        gaps: list[int] = []  # indexes a joker must fill
-        for end in range(start, min(last_end, start + MAX_RUN - 1) + 1):
-            if mask >> ((end - 1) % 13) & 1:
-                held.append(end - start)
-            else:
-                gaps.append(end - start)
-                if len(gaps) > jokers:
-                    break
-            length = end - start + 1
-            if length < 3:
-                continue
-            if not gaps and (length < MAX_RUN or start == 1):
-                # Thirteen naturals are one meld, A..K (see make_meld).
-                found.append((start, end + 1, ()))
-            most = min(jokers, length // 2)  # never more jokers than naturals
-            for extra in range(1 if not gaps else 0, most - len(gaps) + 1):
-                for stand_ins in combinations(held, extra):
-                    found.append((start, end + 1, tuple(sorted((*gaps, *stand_ins)))))
-    if len(_PATTERNS) >= _CACHE_LIMIT:
-        _PATTERNS.clear()
-    result = _PATTERNS[key] = tuple(found)
-    return result
 
 
 # Per natural card: suit index (C D H S = 0 1 2 3) and rank bit (bit r-1 = rank r).
@@ -484,19 +441,27 @@ def _suits_of_rank(index: _HandIndex, set_rank: int) -> int:
 # Meld lists per (ace, hand index): the search is a pure function of the suit
 # masks and the joker count, and the engine asks again for the same hands
 # (its first-meld and finish searches). Bounded by the melds it holds, not by
-# hands: one 14-card hand of jokers and runs has 3,350 melds (about 0.5 MB), an
+# hands: one 14-card hand of jokers and runs has 3,350 melds (about 1.1 MB), an
 # ordinary 11-card hand a few dozen, so the table is emptied once it holds
-# MELD_CACHE_MELDS melds (docs/security.md: about 20 MB at most).
-_MELD_CACHE: dict[tuple[str, _HandIndex], tuple[tuple[tuple[Card, ...], int], ...]] = {}
+# MELD_CACHE_MELDS melds (docs/security.md: about 33 MB at most, 45 MB with `_RUN_CACHE`).
+_MELD_CACHE: dict[tuple[str, _HandIndex], tuple[CandidateMeld, ...]] = {}
 MELD_CACHE_MELDS = 100_000
 _meld_cache_held = 0
+
+#: A meld of :func:`candidate_meld_points`: its cards (display order), its
+#: :func:`meld_points`, its cards packed (`service.rules.packed`), the most points
+#: those cards could bring (`packed.most_points`), and its place in the order of
+#: legal moves (`move_sort_key`: an integer, its cards' deck order in base 64).
+CandidateMeld = tuple[tuple[Card, ...], int, int, int, int]
 
 
 def clear_meld_cache() -> None:
     """Empty the meld lists kept per hand (benchmarks start cold with it)."""
-    global _meld_cache_held
+    global _meld_cache_held, _runs_held
     _MELD_CACHE.clear()
-    _meld_cache_held = 0
+    _RUN_CACHE.clear()
+    _SET_CACHE.clear()
+    _meld_cache_held = _runs_held = 0
 
 
 def meld_cache_held() -> int:
@@ -511,15 +476,14 @@ def candidate_melds(hand: Iterable[Card], ace: AceMode | str) -> list[tuple[Card
     with jokers in hand, the joker-completed melds (never more jokers than
     naturals in one meld). The caller gets a fresh list.
     """
-    return [cards for cards, _ in candidate_meld_points(hand, ace)]
+    return [meld[0] for meld in candidate_meld_points(hand, ace)]
 
 
-def candidate_meld_points(
-    hand: Iterable[Card], ace: AceMode | str
-) -> tuple[tuple[tuple[Card, ...], int], ...]:
+def candidate_meld_points(hand: Iterable[Card], ace: AceMode | str) -> tuple[CandidateMeld, ...]:
     """The melds of :func:`candidate_melds`, in the same order, each with its
-    :func:`meld_points`: the search knows them without building each meld again
-    (bench/worst_case.py: 3,350 joker melds from one 14-card hand)."""
+    :func:`meld_points`, its packed cards and its place among legal moves
+    (`CandidateMeld`): the engine's listing and searches know them without
+    building each meld again."""
     _check_ace(ace)
     index = _index_hand(hand)
     key = (ace, index)
@@ -534,32 +498,168 @@ def candidate_meld_points(
     return found
 
 
-def _search_melds(index: _HandIndex, ace: str) -> tuple[tuple[tuple[Card, ...], int], ...]:
+# The meld search builds thousands of joker runs from one hand (bench/worst_case.py:
+# 3,350 from a 14-card hand), so what each run carries besides its cards is taken
+# from sums over windows of run positions, per suit, made once here, corrected per
+# joker, not summed card by card, and runs are added as they are found, without a
+# table of patterns in between (callgrind, bench/worst_case.py's clubs hand: its
+# candidates and the search's pool of them took 97 million instructions, now 56).
+# The place in deck order is an integer: the cards' positions in `CARD_ORDER` (plus
+# one) in base 64, the first card highest, so that a shorter prefix comes first.
+_DECK_ORDINAL: dict[Card, int] = {c: i + 1 for i, c in enumerate((*NATURAL_CARDS, JOKER))}
+_POSITIONS = 26  # run positions are 1..25 (`_SPAN`)
+
+
+def deck_order(cards: Sequence[Card]) -> int:
+    """The place of a meld's ``cards`` among melds in `move_sort_key` order (deck
+    order, card by card), as `CandidateMeld` gives it."""
+    return sum(_DECK_ORDINAL[c] << 6 * (12 - i) for i, c in enumerate(cards))
+
+
+# What a run carries beside its cards, in one integer: its packed cards and most
+# points (`BIT_AND_MOST`, below _BOTH_BITS: a run's most points are under 256) and
+# its deck order above them.
+_BOTH_BITS = PACKED_BITS + 8
+
+
+def _window_sums(run_suit: str) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
+    """Per window of run positions (index ``27 * start + stop``), what its cards
+    carry; per position and index in the run, what a joker there adds instead of
+    the natural card (never less: the joker's code and ordinal are the highest)."""
+    codes = _POS_CODE[run_suit]
+    windows = [0] * (27 * _POSITIONS)
+    for start in range(1, 14):
+        for stop in range(start + 1, min(start + MAX_RUN, _POSITIONS) + 1):
+            window = codes[start:stop]
+            windows[27 * start + stop] = sum(map(BIT_AND_MOST.__getitem__, window)) + (
+                deck_order(window) << _BOTH_BITS
+            )
+    jokers = tuple(
+        tuple(
+            BIT_AND_MOST[JOKER]
+            - BIT_AND_MOST[codes[at]]
+            + ((_DECK_ORDINAL[JOKER] - _DECK_ORDINAL[codes[at]]) << 6 * (12 - i) + _BOTH_BITS)
+            for i in range(MAX_RUN)
+        )
+        if at
+        else ()
+        for at in range(_POSITIONS)
+    )
+    return tuple(windows), jokers
+
+
+_WINDOWS = {s: _window_sums(s) for s in SUITS}
+_MOST_MASK = (1 << _BOTH_BITS) - 1
+
+
+def _runs(
+    found: list[tuple[tuple[Card, ...], int, int]],
+    run_suit: str,
+    mask: int,
+    jokers: int,
+    ace: str,
+) -> None:
+    """Add every run of ``run_suit`` from natural ranks ``mask`` (bit r-1 = rank r)
+    and up to ``jokers`` jokers to ``found``, as `_search_melds` keeps them.
+
+    A joker may fill a gap or stand in for a held card (keeping that card
+    back): every such run is its own meld.
+    """
+    codes = _POS_CODE[run_suit]
+    windows, joker_at_index = _WINDOWS[run_suit]
+    last_start, last_end = _SPAN[ace]
+    for start in range(1, last_start + 1):
+        held: list[int] = []  # indexes in the run of held naturals
+        gaps: list[int] = []  # indexes a joker must fill
+        for end in range(start, min(last_end, start + MAX_RUN - 1) + 1):
+            if mask >> ((end - 1) % 13) & 1:
+                held.append(end - start)
+            else:
+                gaps.append(end - start)
+                if len(gaps) > jokers:
+                    break
+            length = end - start + 1
+            if length < 3:
+                continue
+            points = _RUN_POINTS[start, length]  # a run starts at 1..13
+            window = codes[start : end + 1]
+            carried = windows[27 * start + end + 1]
+            if not gaps and (length < MAX_RUN or start == 1):
+                # Thirteen naturals are one meld, A..K (see make_meld).
+                found.append((window, points, carried))
+            most = min(jokers, length // 2)  # never more jokers than naturals
+            if most < len(gaps):
+                continue
+            filled = list(window)
+            for i in gaps:
+                filled[i] = JOKER
+                carried += joker_at_index[start + i][i]
+            for extra in range(1 if not gaps else 0, most - len(gaps) + 1):
+                for stand_ins in combinations(held, extra):
+                    cards = filled.copy()
+                    more = carried
+                    for i in stand_ins:
+                        cards[i] = JOKER
+                        more += joker_at_index[start + i][i]
+                    found.append((tuple(cards), points, more))
+
+
+# The runs of one suit per (ace, suit, rank mask, jokers): ordinary hands share
+# them (a suit's few cards recur from hand to hand; callgrind, `bench/engine.py
+# --states 60 --repeat 5`: without this table the runs made anew for every new
+# hand cost 8 % more instructions). Bounded like the meld lists: emptied once it
+# holds MELD_CACHE_MELDS runs.
+_RUN_CACHE: dict[tuple[str, str, int, int], tuple[tuple[tuple[Card, ...], int, int], ...]] = {}
+_runs_held = 0
+
+
+def _suit_runs(
+    run_suit: str, mask: int, jokers: int, ace: str
+) -> tuple[tuple[tuple[Card, ...], int, int], ...]:
+    """`_runs` of one suit, kept."""
+    global _runs_held
+    key = (ace, run_suit, mask, jokers)
+    found = _RUN_CACHE.get(key)
+    if found is None:
+        runs: list[tuple[tuple[Card, ...], int, int]] = []
+        _runs(runs, run_suit, mask, jokers, ace)
+        found = tuple(runs)
+        if _runs_held + len(found) > MELD_CACHE_MELDS:
+            _RUN_CACHE.clear()
+            _runs_held = 0
+        _RUN_CACHE[key] = found
+        _runs_held += len(found)
+    return found
+
+
+def _search_melds(index: _HandIndex, ace: str) -> tuple[CandidateMeld, ...]:
     jokers = index[4]
     set_jokers = min(jokers, 2)
-    found: list[tuple[tuple[Card, ...], int]] = []
+    # (cards, points, what they carry: packed cards, most points, deck order)
+    found: list[tuple[tuple[Card, ...], int, int]] = []
     for set_rank in range(1, 14):
         mask = _suits_of_rank(index, set_rank)
         if mask and mask.bit_count() + set_jokers >= 3:
             points = _SET_POINTS[set_rank]
-            found.extend((c, points * len(c)) for c in _sets_for(set_rank, mask, set_jokers))
+            for c in _sets_for(set_rank, mask, set_jokers):
+                both = sum(map(BIT_AND_MOST.__getitem__, c))
+                found.append((c, points * len(c), both + (deck_order(c) << _BOTH_BITS)))
     for suit_index, run_suit in enumerate(SUITS):
         mask = index[suit_index]
         held = mask.bit_count()
-        if held + min(jokers, held) < 3:
-            continue
-        codes = _POS_CODE[run_suit]
-        for start, stop, joker_at in _run_patterns(mask, min(jokers, held, 6), ace):
-            points = _RUN_POINTS[start, stop - start]  # a pattern starts at 1..13
-            if joker_at:
-                cards = list(codes[start:stop])
-                for i in joker_at:
-                    cards[i] = JOKER
-                found.append((tuple(cards), points))
-            else:
-                found.append((codes[start:stop], points))
-    found.sort()
-    return tuple(found)
+        if held + min(jokers, held) >= 3:
+            found.extend(_suit_runs(run_suit, mask, min(jokers, held, 6), ace))
+    found.sort()  # by the cards: no two melds have the same
+    return tuple(
+        (
+            cards,
+            points,
+            carried & PACKED_MASK,
+            (carried & _MOST_MASK) >> PACKED_BITS,
+            carried >> _BOTH_BITS,
+        )
+        for cards, points, carried in found
+    )
 
 
 def _run_layoffs(shape: MeldShape, index: _HandIndex, ace: str) -> list[tuple[Card, ...]]:

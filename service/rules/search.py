@@ -13,23 +13,30 @@ the options allow").
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from service.rules.cards import (
-    CARD_ORDER,
-    JOKER,
     Card,
-    rank,
 )
 from service.rules.melds import (
+    CandidateMeld,
     MeldShape,
     candidate_meld_points,
     extend_meld,
     make_meld,
 )
 from service.rules.options import Options
+from service.rules.packed import (
+    CARD_AT,
+    MOST_AT,
+    PACKED_BITS,
+    PACKED_BYTES,
+    most_points,
+    pack,
+    unpack,
+)
 from service.rules.state import RoundState
 
 
@@ -58,7 +65,7 @@ def plain_finish(
         return True
     if n == 0:
         return not opts.go_out_requires_discard
-    card = _CARD_AT[(rest.bit_length() - 1) // 4]
+    card = CARD_AT[(rest.bit_length() - 1) // 4]
     if card != taken:
         return True
     if opts.go_out_requires_discard or concealed:
@@ -68,24 +75,6 @@ def plain_finish(
     return any(extend_meld(shape, (card,), opts.ace) is not None for shape in shapes)
 
 
-# Hands as packed multisets for the first-meld and concealed-round searches: four
-# bits per card code (two decks and six jokers fit in three), so taking a meld
-# from a hand is one subtraction and a card's count one shift and mask.
-_SHIFT: dict[Card, int] = {c: 4 * i for c, i in CARD_ORDER.items()}
-_CARD_AT: dict[int, Card] = {i: c for c, i in CARD_ORDER.items()}
-_BIT: dict[Card, int] = {c: 1 << s for c, s in _SHIFT.items()}
-#: The most points a card can bring to a meld (an ace 11, a joker standing for one
-#: 11), by shift: the bound of the first-meld search.
-_MOST_POINTS: dict[Card, int] = {
-    c: 11 if c == JOKER or rank(c) == 1 else min(rank(c), 10) for c in CARD_ORDER
-}
-_MOST_AT: dict[int, int] = {_SHIFT[c]: points for c, points in _MOST_POINTS.items()}
-_PACKED_BITS = 4 * len(CARD_ORDER)
-_PACKED_BYTES = (_PACKED_BITS + 7) // 8
-# A card's bit and, above the packed hand, its most points: one sum over a meld's
-# cards gives both (the pool of bench/worst_case.py's hand sums 3,350 melds).
-_BIT_AND_MOST: dict[Card, int] = {c: _BIT[c] | _MOST_POINTS[c] << _PACKED_BITS for c in CARD_ORDER}
-
 #: A meld of a pool: its packed cards, points, size, and the most points its cards
 #: could bring (what the bound of the search loses when they leave the hand).
 _PoolMeld = tuple[int, int, int, int]
@@ -93,9 +82,9 @@ _PoolMeld = tuple[int, int, int, int]
 #: Melds one listing of the legal moves may try, all its checks together, when
 #: it searches how the turn can still end after a meld or a joker swap (a
 #: first-meld minimum, a concealed round's way out). Sized so that the worst
-#: allowed hand stays within the 50 ms of docs/performance.md (2,000 did not:
-#: medians up to 53 ms); the checks of a preset's hands use a small part of it.
-SEARCH_NODES = 1_000
+#: allowed hand stays within the 50 ms of docs/performance.md (1,000 did not:
+#: maxima up to 72 ms); the checks of a preset's hands use a small part of it.
+SEARCH_NODES = 500
 
 
 #: What `finish_code` answers without ``search`` when only the search can decide.
@@ -126,8 +115,7 @@ class Pool:
     """The melds a hand can form: each as `candidate_melds` lists it, and those the
     search tries, most points first, with an index for containment.
 
-    ``listed`` holds each candidate's cards, points, packed cards and the most
-    points its cards could bring, in the order of `candidate_melds`. ``melds``
+    ``listed`` holds the candidates as `candidate_meld_points` gives them. ``melds``
     keeps, of the candidates with the same cards, one with the most points: the
     search needs no other (the same cards leave the same hand, and fewer points
     never help); in bench/worst_case.py's hand, 1,894 of 3,350 candidates.
@@ -136,7 +124,7 @@ class Pool:
     hand has only ``k - 1`` copies left (a list: faster to index than a dict).
     """
 
-    listed: tuple[tuple[tuple[Card, ...], int, int, int], ...]
+    listed: tuple[CandidateMeld, ...]
     melds: tuple[_PoolMeld, ...]
     free: list[int]
     hand: int  # the packed hand the melds were formed from
@@ -155,30 +143,6 @@ class Pool:
         return out
 
 
-def pack(cards: Iterable[Card]) -> int:
-    return sum(map(_BIT.__getitem__, cards))
-
-
-def _unpack(packed: int) -> tuple[Card, ...]:
-    """The hand (sorted) of a packed multiset."""
-    cards: list[Card] = []
-    while packed:
-        shift = ((packed & -packed).bit_length() - 1) & ~3
-        cards.extend([_CARD_AT[shift // 4]] * (packed >> shift & 7))
-        packed &= ~(15 << shift)
-    return tuple(cards)
-
-
-def most_points(packed: int) -> int:
-    """The most points the cards of a packed hand could bring to melds."""
-    total = 0
-    while packed:
-        shift = ((packed & -packed).bit_length() - 1) & ~3
-        total += (packed >> shift & 7) * _MOST_AT[shift]
-        packed &= ~(15 << shift)
-    return total
-
-
 # The tables of Pool.free: for each card code of the hand and each count k, one
 # bitset over the pool. They are built column-wise from the melds' packed bytes
 # (a byte slice per code, translated to a string of 0s and 1s), not meld by meld:
@@ -194,12 +158,12 @@ _FEWER: dict[tuple[bool, int], bytes] = {
 
 
 def _free_tables(packs: Sequence[int], hand: int) -> list[int]:
-    blob = b"".join([p.to_bytes(_PACKED_BYTES, "little") for p in reversed(packs)])
-    free = [0] * (2 * _PACKED_BITS)
+    blob = b"".join([p.to_bytes(PACKED_BYTES, "little") for p in reversed(packs)])
+    free = [0] * (2 * PACKED_BITS)
     rest = hand
     while rest:
         shift = ((rest & -rest).bit_length() - 1) & ~3
-        column = blob[shift // 8 :: _PACKED_BYTES]  # the byte of this code, last meld first
+        column = blob[shift // 8 :: PACKED_BYTES]  # the byte of this code, last meld first
         for k in range(1, (hand >> shift & 7) + 1):
             free[2 * shift + k] = int(column.translate(_FEWER[shift % 8 == 4, k]) or b"0", 2)
         rest &= ~(15 << shift)
@@ -212,20 +176,16 @@ def meld_shape(cards: tuple[Card, ...], ace: str) -> MeldShape | None:
 
 
 #: Meld pools kept (per hand): a listing and the validation of its move share one;
-#: a worst-case pool is about 1 MB (docs/security.md), so few are kept.
+#: a worst-case pool holds about 0.2 MB besides its meld list (docs/security.md).
 MELD_POOLS_KEPT = 32
 
 
 @lru_cache(maxsize=MELD_POOLS_KEPT)
 def meld_pool(hand: tuple[Card, ...], ace: str) -> Pool:
     """Every meld that can be formed from ``hand`` (see `Pool`)."""
-    listed = []
+    listed = candidate_meld_points(hand, ace)
     best: dict[int, _PoolMeld] = {}  # per packed cards, the meld with the most points
-    packed_mask = (1 << _PACKED_BITS) - 1
-    for cards, points in candidate_meld_points(hand, ace):
-        both = sum(map(_BIT_AND_MOST.__getitem__, cards))
-        packed, spent = both & packed_mask, both >> _PACKED_BITS
-        listed.append((cards, points, packed, spent))
+    for cards, points, packed, spent, _ in listed:
         kept = best.get(packed)
         if kept is None or kept[1] < points:
             best[packed] = (packed, points, len(cards), spent)
@@ -233,7 +193,7 @@ def meld_pool(hand: tuple[Card, ...], ace: str) -> Pool:
     melds = sorted(best.values(), key=lambda m: -m[1])
     packed_hand = pack(hand)
     return Pool(
-        tuple(listed),
+        listed,
         tuple(melds),
         _free_tables([m[0] for m in melds], packed_hand),
         packed_hand,
@@ -311,17 +271,30 @@ def _can_finish(
     more = opts.melds_per_turn is None or turn_melds == 0
     budget = nodes if nodes is not None else Nodes()
     if not isinstance(pool, Pool):
-        pool = meld_pool(pool if pool is not None else _unpack(rest), opts.ace)
+        pool = meld_pool(pool if pool is not None else unpack(rest), opts.ace)
     # What the end of the turn allows depends on the table only when the one card
     # left is the taken discard; then the search is this check's own.
     shared = taken is None or must_out or opts.go_out_requires_discard or concealed
-    key = (pool, must_out, more)
-    search = budget.searches.get(key) if shared else None
-    if search is None:
-        search = _Search(opts, taken, concealed, must_out, more, shapes, pool, budget)
-        if shared:
-            budget.searches[key] = search
+    if shared:
+        return shared_search(opts, r, must_out, turn_melds, pool, budget)(rest, n, need, most)
+    search = _Search(opts, taken, concealed, must_out, more, shapes, pool, budget)
     return search.run(rest, n, need, most)
+
+
+def shared_search(
+    opts: Options, r: RoundState, must_out: bool, turn_melds: int, pool: Pool, nodes: Nodes
+) -> Callable[[int, int, int, int], bool]:
+    """The search of `finish_code` (``run(rest, n, need, most)``) for a check whose
+    end of the turn does not depend on the table (no discard taken, or the hand
+    must go out): one per listing, pool and rule, kept in ``nodes``."""
+    more = opts.melds_per_turn is None or turn_melds == 0
+    key = (pool, must_out, more)
+    search = nodes.searches.get(key)
+    if search is None:
+        concealed = is_concealed(opts, r)
+        search = _Search(opts, r.taken, concealed, must_out, more, (), pool, nodes)
+        nodes.searches[key] = search
+    return search.run
 
 
 class _Search:
@@ -376,7 +349,7 @@ class _Search:
                 return plain_finish(opts, h, n, taken, shapes, True, concealed)
             if n == 0:
                 return not opts.go_out_requires_discard
-            return n == 1 and _CARD_AT[(h.bit_length() - 1) // 4] != taken
+            return n == 1 and CARD_AT[(h.bit_length() - 1) // 4] != taken
 
         def search(h: int, n: int, need: int, fits: int, most: int) -> bool:
             # Melds are tried in pool order and a chosen one stays available (two
@@ -452,8 +425,8 @@ class _Search:
                 holding ^= low
             if spare is None:
                 lowest = 1 << shift
-                card = _CARD_AT[shift // 4]
-                if cover(h - lowest, n - 1, need, most - _MOST_AT[shift], card):
+                card = CARD_AT[shift // 4]
+                if cover(h - lowest, n - 1, need, most - MOST_AT[shift], card):
                     known_cover[key] = (need, missed)
                     return True
             known_cover[key] = (reached, need)
