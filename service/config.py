@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from service.store.base import DEFAULT_MAX_EVENTS, DEFAULT_MAX_SUBSCRIBERS
+from service.store.base import DEFAULT_MAX_EVENTS, DEFAULT_MAX_SUBSCRIBERS, DEFAULT_QUOTA_PENDING
 
 
 def _flag(text: str) -> bool:
@@ -54,6 +54,9 @@ class Config:
     QUOTA_WAITING_GAMES: int = 20
     #: Games in play (not finished) that one client may have created (0: no quota).
     QUOTA_ACTIVE_GAMES: int = 100
+    #: Seconds a game counted against its creator's quota but not stored yet
+    #: (Redis: a create that failed between the two) keeps counting.
+    QUOTA_PENDING: float = DEFAULT_QUOTA_PENDING
     #: Longest ``wait`` a client may ask of the events long-poll, in seconds.
     LONGPOLL_MAX: float = 30.0
     #: How many of a game's latest events the store keeps (a client further
@@ -155,6 +158,8 @@ class Config:
         for name in ("WAITING_TTL", "FINISHED_TTL", "QUOTA_WAITING_GAMES", "QUOTA_ACTIVE_GAMES"):
             if name in env:
                 changes[name] = max(0, int(env[name]))
+        if "QUOTA_PENDING" in env:
+            changes["QUOTA_PENDING"] = max(0.0, float(env["QUOTA_PENDING"]))
         if "LONGPOLL_MAX" in env:
             changes["LONGPOLL_MAX"] = min(float(env["LONGPOLL_MAX"]), 30.0)
         if "MAX_EVENTS" in env:
@@ -224,6 +229,7 @@ def store_settings(values: Mapping[str, Any]) -> dict[str, Any]:
         "max_connections": values["STORE_MAX_CONNECTIONS"],
         "pool_timeout": values["STORE_POOL_TIMEOUT"],
         "password": values["STORE_PASSWORD"] or None,
+        "quota_pending": values["QUOTA_PENDING"],
     }
 
 

@@ -33,6 +33,7 @@ __all__ = [
     "DEFAULT_MAX_EVENTS",
     "DEFAULT_MAX_SUBSCRIBERS",
     "DEFAULT_MAX_WAIT",
+    "DEFAULT_QUOTA_PENDING",
     "DEFAULT_WAITING_TTL",
     "GAME_ENDED",
     "KEEP",
@@ -58,6 +59,10 @@ DEFAULT_IDLE_TTL = 7 * 24 * 3600
 DEFAULT_WAITING_TTL = 3600
 #: Seconds a finished game is kept, to read its result (24 h).
 DEFAULT_FINISHED_TTL = 24 * 3600
+#: Seconds a game noted against its creator's quota but not stored yet counts
+#: without being there (Redis): its create stores it within a round trip, and
+#: one that failed in between frees the place after this.
+DEFAULT_QUOTA_PENDING = 30.0
 #: The type of the event that ends a game.
 GAME_ENDED = "game_ended"
 #: Seconds an idempotency record is kept (docs/api.md: at least 24 h).

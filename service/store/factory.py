@@ -20,8 +20,8 @@ def open_store(url: str | None = None, **settings: Any) -> GameStore:
     node). ``settings`` go to the store: ``idle_ttl``, ``idempotency_ttl``,
     ``max_events``, ``max_wait`` (seconds or counts) for both; ``prefix``,
     ``socket_timeout``, ``connect_timeout``, ``retries``, ``max_connections``,
-    ``pool_timeout``, ``password``, ``max_subscribers``, ``pipelining`` for
-    Redis. No connection is made here: Redis may still be down.
+    ``pool_timeout``, ``password``, ``max_subscribers``, ``pipelining``,
+    ``quota_pending`` for Redis. No connection is made here: Redis may still be down.
     """
     if url is None:
         url = os.environ.get("STORE_URL") or "memory://"
@@ -40,6 +40,7 @@ def open_store(url: str | None = None, **settings: Any) -> GameStore:
             "password",
             "max_subscribers",
             "pipelining",
+            "quota_pending",
         }
         return MemoryStore(**{k: v for k, v in settings.items() if k not in redis_only})
     if scheme in ("redis", "rediss", "unix"):

@@ -85,6 +85,7 @@ from service.store.base import (
     DEFAULT_MAX_EVENTS,
     DEFAULT_MAX_SUBSCRIBERS,
     DEFAULT_MAX_WAIT,
+    DEFAULT_QUOTA_PENDING,
     DEFAULT_WAITING_TTL,
     KEEP,
     Created,
@@ -395,11 +396,6 @@ _PROBE_TTL_MS = 60_000
 
 # How long an unlisting is remembered, to refuse a late, older listing (ms).
 _REMOVAL_MEMORY_MS = 3600 * 1000
-#: How long a game noted under its owner before it is stored (`RedisStore.create`
-#: with a quota) counts against the owner without being there: the create that
-#: noted it stores it within a round trip; one that failed in between frees the
-#: place after this.
-OWNER_PENDING_MS = 30_000
 
 
 def _due_arg(due: DueUpdate) -> str:
@@ -451,6 +447,7 @@ class RedisStore:
         password: str | None = None,
         max_subscribers: int = DEFAULT_MAX_SUBSCRIBERS,
         pipelining: bool = True,
+        quota_pending: float = DEFAULT_QUOTA_PENDING,
     ) -> None:
         self.url = url
         self.cluster = cluster
@@ -462,6 +459,9 @@ class RedisStore:
         # save of a waiting game, which gives it the waiting TTL.
         self._listing_ttl_ms = int(min(waiting_ttl, idle_ttl) * 1000)
         self.idempotency_ttl_ms = int(idempotency_ttl * 1000)
+        #: How long a game noted under its owner before it is stored (`create`
+        #: with a quota) counts against the owner without being there (ms).
+        self.quota_pending_ms = int(quota_pending * 1000)
         self.max_events = max_events
         self.max_wait = max_wait
         #: Whether, in a gevent worker, the hot path's commands share one
@@ -780,7 +780,7 @@ class RedisStore:
     def _owner_counts(self, owner: str) -> tuple[dict[str, int], int]:
         """`open_games` and the version of the owner's games it counted. A game
         noted but not stored yet (`_reserve`) counts as the status it was noted
-        with for `OWNER_PENDING_MS`."""
+        with for ``quota_pending`` seconds."""
         games_key, version_key = self._owner_keys(owner)
         counts = {"waiting": 0, "active": 0}
         try:
@@ -799,7 +799,7 @@ class RedisStore:
             for member, _ in noted:
                 pipe.hget(self._game_key(member.partition(":")[0]), "status")
             statuses = pipe.execute()
-            pending_since = now_ms() - OWNER_PENDING_MS
+            pending_since = now_ms() - self.quota_pending_ms
             closed = []
             for (member, score), status in zip(noted, statuses, strict=True):
                 name = status.decode() if status is not None else "gone"

@@ -9,7 +9,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from service.config import Config, TestConfig
+from service.config import Config, TestConfig, store_settings
 from tests.api.helpers import Api, problem
 
 
@@ -156,6 +156,7 @@ def test_config_reads_the_environment() -> None:
             "LONGPOLL_MAX": "99",
             "LONGPOLL_SUBSCRIBERS": "12",
             "STORE_PIPELINING": "0",
+            "QUOTA_PENDING": "2.5",
         }
     )
     assert config.STORE_URL == "redis://r:6379/1"
@@ -165,6 +166,8 @@ def test_config_reads_the_environment() -> None:
     assert config.LONGPOLL_MAX == 30.0  # never more than the documented 30 s
     assert config.LONGPOLL_SUBSCRIBERS == 12
     assert config.STORE_PIPELINING is False and Config().STORE_PIPELINING is True
+    assert config.QUOTA_PENDING == 2.5
+    assert store_settings(config.flask_settings())["quota_pending"] == 2.5
     assert Config.from_env({}) == Config()
 
 

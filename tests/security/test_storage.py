@@ -4,8 +4,10 @@ Redis, per-client quotas, short lives for unjoined and finished games."""
 from __future__ import annotations
 
 import json
+import threading
 import urllib.error
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -114,6 +116,40 @@ def test_per_client_quotas_refuse_at_the_edge(
     mine = waiting[0][2]["id"]
     assert call(url + f"/games/{mine}/join", "POST", {"name": "Cy"})[0] == 201
     assert _create(url, WAITING, "10.0.0.1")[0] == 201
+
+
+def test_a_quota_holds_for_creates_sent_at_once(
+    redis_factory: RedisFactory, serve: ServeFactory
+) -> None:
+    # Twelve creates from one client at the same moment, over two workers,
+    # against a quota of three waiting games: the counting and noting race
+    # each other, yet exactly three games are made and the rest refused.
+    server = serve(
+        redis_factory(),
+        env={"QUOTA_WAITING_GAMES": "3", "RATELIMIT_PROXY_HOPS": "1"},
+        workers=2,
+    )
+    start = threading.Barrier(12)
+
+    def create() -> tuple[int, dict[str, str], Any]:
+        start.wait()
+        return _create(server.url, WAITING, "10.0.0.7")
+
+    with ThreadPoolExecutor(12) as pool:
+        answers = list(pool.map(lambda _: create(), range(12)))
+    statuses = sorted(status for status, _, _ in answers)
+    assert statuses == [201] * 3 + [429] * 9
+    for status, headers, body in answers:
+        if status == 429:
+            assert body["code"] == "game_quota_exceeded"
+            assert "QUOTA_WAITING_GAMES" in body["detail"]
+            assert headers["Retry-After"]
+    made = {body["id"] for status, _, body in answers if status == 201}
+    assert len(made) == 3
+    # The three are real games; the client is at its quota.
+    for game_id in made:
+        assert call(f"{server.url}/games/{game_id}")[0] == 200
+    assert _create(server.url, WAITING, "10.0.0.7")[0] == 429
 
 
 def test_unjoined_and_finished_games_live_shorter(
