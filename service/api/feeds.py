@@ -73,6 +73,9 @@ class _Kept:
     seqs: list[int] = field(default_factory=list)
     #: Per event, its encoded message per viewer, filled as streams ask.
     encoded: list[dict[int | None, bytes]] = field(default_factory=list)
+    #: `Feed.since`'s answers by its arguments: the streams of a game mostly
+    #: stand at the same event and viewer, and ask the same after each save.
+    answers: dict[tuple[int, int | None, int], tuple[bytes, int]] = field(default_factory=dict)
 
 
 class Feed:
@@ -119,6 +122,15 @@ class Feed:
         kept = self._kept
         if not kept.seqs or kept.seqs[-1] <= after:
             return b"", after
+        asked = (after, viewer, delay)
+        answer = kept.answers.get(asked)
+        if answer is None:
+            # Racing streams may both work it out: the same answer either way.
+            answer = kept.answers[asked] = self._since(kept, after, viewer, delay)
+        return answer
+
+    @staticmethod
+    def _since(kept: _Kept, after: int, viewer: int | None, delay: int) -> tuple[bytes, int]:
         last = kept.seqs[-1] - delay if viewer is None and delay else kept.seqs[-1]
         start = bisect.bisect_right(kept.seqs, after)
         stop = bisect.bisect_right(kept.seqs, last, start)

@@ -55,6 +55,22 @@ def _chunk(data: bytes) -> bytes:
     return b"%X\r\n%s\r\n" % (len(data), data)
 
 
+#: The last messages framed by `_chunk_once`, and their chunk.
+_last_chunk: tuple[bytes, bytes] = (b"", b"")
+
+
+def _chunk_once(data: bytes) -> bytes:
+    """`_chunk(data)`, framed once for the streams of a game that are pushed the
+    same messages one after another (`Feed.since` answers them the same bytes)."""
+    global _last_chunk
+    last = _last_chunk
+    if last[0] is data:
+        return last[1]
+    chunk = _chunk(data)
+    _last_chunk = (data, chunk)
+    return chunk
+
+
 class PushedStream:
     """One stream whose events the feed's reader writes to `sock` (see the module docstring)."""
 
@@ -133,7 +149,7 @@ class PushedStream:
         messages, after = self._feed.since(self._after, self._seat, self._delay)
         if not messages:
             return
-        data = _chunk(messages)
+        data = _chunk_once(messages)
         try:
             sent = self._sock.send(data, 0, 0.0)  # gevent's: timeout 0, never waits
         except BlockingIOError:
