@@ -10,10 +10,11 @@ a greenlet switch per stream, the generator's loop, werkzeug's and gunicorn's
 per-write wrappers, a timer started and stopped per wait, and the ``send``.
 
 Here, under gunicorn's gevent worker, a stream's own greenlet only sends what
-came before it was followed; then the feed's reader writes each stream's new
-events itself, right after reading them: one ``send`` that never waits (a
-socket without room gets its rest from the stream's greenlet, which then
-catches up from the feed on its own, as `_follow` would, before the reader
+came before it was followed; then whichever reader changed the feed (the
+store's, handing over a save's events, or the feed's own after a read)
+writes each stream's new events itself, at once: one ``send`` that never
+waits (a socket without room gets its rest from the stream's greenlet, which
+then catches up from the feed on its own, as `_follow` would, before a reader
 writes to it again). The stream's greenlet sleeps until a heartbeat is due,
 its lifetime ends, the feed ended or its socket needs it.
 
@@ -72,7 +73,7 @@ def _chunk_once(data: bytes) -> bytes:
 
 
 class PushedStream:
-    """One stream whose events the feed's reader writes to `sock` (see the module docstring)."""
+    """One stream whose events the feed's readers write to `sock` (see the module docstring)."""
 
     def __init__(
         self,
@@ -140,7 +141,8 @@ class PushedStream:
             self._feed.unlisten(self._pushed)
 
     def _pushed(self) -> None:
-        """Called by the feed's reader: write the new events now, without waiting."""
+        """Called by the reader that changed the feed: write the new events now,
+        without waiting."""
         if self._busy or self._error is not None:
             self._wake.set()  # the greenlet catches up (or ends) itself
             return
