@@ -35,6 +35,7 @@ from __future__ import annotations
 import bisect
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -46,7 +47,7 @@ from service.rules import views
 from service.store.base import GameStore
 from service.store.errors import GameNotFound, StoreUnavailable
 
-__all__ = ["HEARTBEAT", "RETRY", "Feed", "Feeds", "sse_event"]
+__all__ = ["HEARTBEAT", "RETRY", "Feed", "Feeds", "Following", "sse_event"]
 
 _log = logging.getLogger(__name__)
 
@@ -61,6 +62,25 @@ RETRY = b"retry: 1000\n\n"
 def sse_event(event: dict[str, Any]) -> bytes:
     """One event in the text/event-stream form: its `seq` as `id`, the JSON as `data`."""
     return b"id: %d\ndata: %s\n\n" % (event["seq"], orjson.dumps(event))
+
+
+@dataclass(frozen=True)
+class Following:
+    """How one stream follows its feed (either way of writing it: the generator
+    `events._follow` or `pushing.PushedStream`)."""
+
+    #: The caller's seat, or `None`: a spectator.
+    seat: int | None
+    #: The `seq` of the last event the client has: the stream starts after it.
+    after: int
+    #: A spectator's `spectator_delay` (0 for a seat): an event is shown once
+    #: this many more followed it.
+    delay: int
+    #: Seconds of silence after which a heartbeat comment is sent (`STREAM_HEARTBEAT`).
+    heartbeat: float
+    #: Seconds after which the stream ends (`STREAM_LIFETIME`).
+    lifetime: float
+    clock: Callable[[], float] = time.monotonic
 
 
 @dataclass(frozen=True)

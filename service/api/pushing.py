@@ -26,11 +26,10 @@ plain (not TLS) gevent socket is pushed; anything else takes `_follow`.
 from __future__ import annotations
 
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
-from service.api.feeds import HEARTBEAT, RETRY, Feed
+from service.api.feeds import HEARTBEAT, RETRY, Feed, Following
 
 __all__ = ["PushedStream", "pushable_socket"]
 
@@ -79,24 +78,19 @@ class PushedStream:
         self,
         feed: Feed,
         sock: Any,
-        seat: int | None,
-        after: int,
-        *,
-        delay: int,
-        heartbeat: float,
-        lifetime: float,
-        clock: Callable[[], float] = time.monotonic,
+        following: Following,
     ) -> None:
         self._feed = feed
         self._sock = sock
-        self._seat = seat
-        self._after = after
-        self._delay = delay
-        self._heartbeat = heartbeat
-        self._lifetime = lifetime
-        self._clock = clock
+        self._seat = following.seat
+        #: The `seq` of the last event sent (it moves on as events are sent).
+        self._after = following.after
+        self._delay = following.delay
+        self._heartbeat = following.heartbeat
+        self._lifetime = following.lifetime
+        self._clock = following.clock
         #: When something was last sent (a heartbeat is due `heartbeat` s later).
-        self._sent_at = clock()
+        self._sent_at = self._clock()
         #: True while the stream's own greenlet writes: the reader then leaves it alone.
         self._busy = False
         #: What the reader could not send at once (the greenlet sends it).
