@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import re
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import ExitStack
 from typing import Any
 
 from flask import Flask, Response, current_app, request
 from flask.views import MethodView
 
-from service.api.feeds import HEARTBEAT, RETRY, Feed, Feeds
+from service.api.feeds import HEARTBEAT, RETRY, Feed, Feeds, Following
 from service.api.gamestore import caller_seat, get_store, load_game
 from service.api.jsonio import json_response
 from service.api.paths import GAME_ID_PARAMETER, check_game_ids
@@ -246,15 +245,18 @@ class Stream(MethodView):
         except BaseException:
             cleanup.close()
             raise
-        delay = views.spectator_delay(game.state) if seat is None else 0
-        heartbeat, lifetime = float(config["STREAM_HEARTBEAT"]), float(config["STREAM_LIFETIME"])
+        following = Following(
+            seat=seat,
+            after=after,
+            delay=views.spectator_delay(game.state) if seat is None else 0,
+            heartbeat=float(config["STREAM_HEARTBEAT"]),
+            lifetime=float(config["STREAM_LIFETIME"]),
+        )
         sock = pushable_socket(request.environ)
         if sock is not None:  # a gevent worker: the feed writes to the socket itself
-            body = PushedStream(
-                feed, sock, seat, after, delay=delay, heartbeat=heartbeat, lifetime=lifetime
-            ).body()
+            body = PushedStream(feed, sock, following).body()
         else:
-            body = _follow(feed, seat, after, delay=delay, heartbeat=heartbeat, lifetime=lifetime)
+            body = _follow(feed, following)
         response = Response(body, 200, mimetype="text/event-stream")
         response.headers["Cache-Control"] = "no-cache, no-store"
         response.headers["X-Accel-Buffering"] = "no"  # proxies: pass each event on at once
@@ -263,21 +265,14 @@ class Stream(MethodView):
         return response
 
 
-def _follow(
-    feed: Feed,
-    seat: int | None,
-    after: int,
-    *,
-    delay: int,
-    heartbeat: float,
-    lifetime: float,
-    clock: Callable[[], float] = time.monotonic,
-) -> Iterator[bytes]:
+def _follow(feed: Feed, following: Following) -> Iterator[bytes]:
     """The body of a stream: events after `after`, then each new one (all that
     came since the last, in one write), until `lifetime` s have passed or the
     feed ended (the game is gone or the store failed). A spectator of a game
     with `spectator_delay` gets each event once `delay` more followed."""
-    ends = clock() + lifetime
+    seat, after, delay = following.seat, following.after, following.delay
+    heartbeat, clock = following.heartbeat, following.clock
+    ends = clock() + following.lifetime
     yield RETRY
     while True:
         changed, ended = feed.changed, feed.ended  # before reading: no change is missed

@@ -1,25 +1,33 @@
 """The events of each followed game, read once per process for all its streams.
 
 Every open `GET /games/{id}/stream` of a game in this process reads from one
-`Feed`: the feed holds the game's one `Watch`, and on each wake-up one reader
-(a thread; a greenlet under gevent) reads the new events from the store once,
-keeps the latest `MAX_EVENTS` of them (what the store keeps), and wakes the
-game's streams. A stream then takes the events after its own last one from
-the feed, each redacted and encoded once per viewer (a seat, or spectators)
-however many streams show it. Before this, each stream read the store on
-every wake-up and redacted and encoded every event itself: with a game
-followed by N streams, N reads and N encodings per move (docs/performance.md,
-"Open event streams").
+`Feed`: the feed holds the game's one `Watch`, keeps the latest `MAX_EVENTS`
+events (what the store keeps) and wakes the game's streams when they change.
+A stream then takes the events after its own last one from the feed, each
+redacted and encoded once per viewer (a seat, or spectators) however many
+streams show it. Before this, each stream read the store on every wake-up and
+redacted and encoded every event itself: with a game followed by N streams,
+N reads and N encodings per move (docs/performance.md, "Open event streams").
+
+New events reach the feed two ways. A wake-up that carries the save's events
+(Redis's) hands them to the feed in the store's reader (`Feed._delivered`):
+the feed keeps them at once, without a read, when they follow its last one.
+Otherwise (the first read, a gap in the `seq`s, a wake-up without events:
+the memory store's, a deletion's, one after the store's subscription was
+lost) the feed's own reader (a thread; a greenlet under gevent) reads the
+store once for all the streams. That reader also reads every
+`STREAM_HEARTBEAT` s without a wake-up (a lost wake-up costs at most that
+delay). Both keep events under one lock and only those after the last kept,
+so whichever comes second adds no duplicate.
 
 A feed lives while a stream of its game is open: the first stream opens it,
-the last one closes it. The reader also reads every `STREAM_HEARTBEAT` s
-without a wake-up, as each stream did before (a lost wake-up costs at most
-that delay). When the game is gone or the store fails, the feed ends: its
-streams end and the next stream of the game opens a new feed.
+the last one closes it. When the game is gone or the store fails, the feed
+ends: its streams end and the next stream of the game opens a new feed.
 
-Besides waking its streams (`changed`), the reader calls the feed's listeners
-after each change and once it ended: the streams a gevent worker writes from
-the reader itself (service/api/pushing.py) are listeners.
+Besides waking its streams (`changed`), the feed calls its listeners after
+each change and once it ended, in whichever reader made the change: the
+streams a gevent worker writes from there (service/api/pushing.py) are
+listeners.
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ from __future__ import annotations
 import bisect
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -38,7 +47,7 @@ from service.rules import views
 from service.store.base import GameStore
 from service.store.errors import GameNotFound, StoreUnavailable
 
-__all__ = ["HEARTBEAT", "RETRY", "Feed", "Feeds", "sse_event"]
+__all__ = ["HEARTBEAT", "RETRY", "Feed", "Feeds", "Following", "sse_event"]
 
 _log = logging.getLogger(__name__)
 
@@ -56,6 +65,25 @@ def sse_event(event: dict[str, Any]) -> bytes:
 
 
 @dataclass(frozen=True)
+class Following:
+    """How one stream follows its feed (either way of writing it: the generator
+    `events._follow` or `pushing.PushedStream`)."""
+
+    #: The caller's seat, or `None`: a spectator.
+    seat: int | None
+    #: The `seq` of the last event the client has: the stream starts after it.
+    after: int
+    #: A spectator's `spectator_delay` (0 for a seat): an event is shown once
+    #: this many more followed it.
+    delay: int
+    #: Seconds of silence after which a heartbeat comment is sent (`STREAM_HEARTBEAT`).
+    heartbeat: float
+    #: Seconds after which the stream ends (`STREAM_LIFETIME`).
+    lifetime: float
+    clock: Callable[[], float] = time.monotonic
+
+
+@dataclass(frozen=True)
 class _Kept:
     """The events a feed holds: replaced whole by the reader, never changed in place,
     so a stream reads a consistent set without a lock."""
@@ -65,6 +93,9 @@ class _Kept:
     seqs: list[int] = field(default_factory=list)
     #: Per event, its encoded message per viewer, filled as streams ask.
     encoded: list[dict[int | None, bytes]] = field(default_factory=list)
+    #: `Feed.since`'s answers by its arguments: the streams of a game mostly
+    #: stand at the same event and viewer, and ask the same after each save.
+    answers: dict[tuple[int, int | None, int], tuple[bytes, int]] = field(default_factory=dict)
 
 
 class Feed:
@@ -82,11 +113,14 @@ class Feed:
         self._loaded = threading.Event()
         self.ended = False
         self._closing = False
-        #: Called by the reader after each change and once it ended (a dict: ordered).
+        #: Called after each change and once the feed ended (a dict: ordered).
         self._listeners: dict[Callable[[], None], None] = {}
+        #: Held while the kept events change and the change is published: the
+        #: feed's reader and the store's (`_delivered`) may both add events.
+        self._lock = threading.Lock()
         self._cleanup = ExitStack()
         # Watching before the first read: a save between the two still wakes it.
-        self._watch = self._cleanup.enter_context(store.watch(game_id))
+        self._watch = self._cleanup.enter_context(store.watch(game_id, self._delivered))
         self._reader = threading.Thread(target=self._read, name="rummy-feed", daemon=True)
         self._reader.start()
 
@@ -108,6 +142,15 @@ class Feed:
         kept = self._kept
         if not kept.seqs or kept.seqs[-1] <= after:
             return b"", after
+        asked = (after, viewer, delay)
+        answer = kept.answers.get(asked)
+        if answer is None:
+            # Racing streams may both work it out: the same answer either way.
+            answer = kept.answers[asked] = self._since(kept, after, viewer, delay)
+        return answer
+
+    @staticmethod
+    def _since(kept: _Kept, after: int, viewer: int | None, delay: int) -> tuple[bytes, int]:
         last = kept.seqs[-1] - delay if viewer is None and delay else kept.seqs[-1]
         start = bisect.bisect_right(kept.seqs, after)
         stop = bisect.bisect_right(kept.seqs, last, start)
@@ -126,9 +169,9 @@ class Feed:
         return b"".join(parts), kept.seqs[stop - 1]
 
     def listen(self, listener: Callable[[], None]) -> None:
-        """Have the reader call `listener` after each change of the kept events
-        and once the feed ended (it must not block: the reader serves every
-        stream of the game)."""
+        """Call `listener` after each change of the kept events and once the feed
+        ended, in the reader that made the change (it must not block: that
+        reader serves every stream of the game, the store's every game)."""
         self._listeners[listener] = None
 
     def unlisten(self, listener: Callable[[], None]) -> None:
@@ -150,18 +193,41 @@ class Feed:
                     fresh = self._store.events(self.game_id, after)
                 except (GameNotFound, StoreUnavailable):
                     return
-                if fresh:
-                    self._keep_also(fresh)
-                self._loaded.set()
+                with self._lock:
+                    # A read answers every event kept after `after`: one whose
+                    # first `seq` skips some means those are gone from the store.
+                    last = self._kept.seqs[-1] if self._kept.seqs else 0
+                    fresh = [event for event in fresh if event["seq"] > last]
+                    if fresh:
+                        self._keep_also(fresh)
+                    self._loaded.set()
                 self._watch.wait(self._reread)
         except Exception:
             _log.exception("stream feed of game %s failed", self.game_id)
         finally:
-            self.ended = True
-            self._loaded.set()
-            self._publish()
+            with self._lock:
+                self.ended = True
+                self._loaded.set()
+                self._publish()
+
+    def _delivered(self, events: list[dict[str, Any]]) -> None:
+        """A save's events, handed over by the store's reader (it must not block):
+        kept at once if they follow the last kept, else the feed's reader reads."""
+        with self._lock:
+            if self._closing or self.ended:
+                return
+            kept = self._kept
+            last = kept.seqs[-1] if kept.seqs else 0
+            fresh = [event for event in events if event["seq"] > last]
+            if not fresh:
+                return  # the reader read them already
+            if not self._loaded.is_set() or fresh[0]["seq"] != last + 1:
+                self._watch.wake()  # a gap (or no first read yet): read what is missing
+                return
+            self._keep_also(fresh)
 
     def _keep_also(self, fresh: list[dict[str, Any]]) -> None:
+        """Keep `fresh` (after the last kept) and publish the change (under the lock)."""
         kept = self._kept
         drop = max(len(kept.events) + len(fresh) - self._keep, 0)
         self._kept = _Kept(

@@ -10,10 +10,11 @@ a greenlet switch per stream, the generator's loop, werkzeug's and gunicorn's
 per-write wrappers, a timer started and stopped per wait, and the ``send``.
 
 Here, under gunicorn's gevent worker, a stream's own greenlet only sends what
-came before it was followed; then the feed's reader writes each stream's new
-events itself, right after reading them: one ``send`` that never waits (a
-socket without room gets its rest from the stream's greenlet, which then
-catches up from the feed on its own, as `_follow` would, before the reader
+came before it was followed; then whichever reader changed the feed (the
+store's, handing over a save's events, or the feed's own after a read)
+writes each stream's new events itself, at once: one ``send`` that never
+waits (a socket without room gets its rest from the stream's greenlet, which
+then catches up from the feed on its own, as `_follow` would, before a reader
 writes to it again). The stream's greenlet sleeps until a heartbeat is due,
 its lifetime ends, the feed ended or its socket needs it.
 
@@ -25,11 +26,10 @@ plain (not TLS) gevent socket is pushed; anything else takes `_follow`.
 from __future__ import annotations
 
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
-from service.api.feeds import HEARTBEAT, RETRY, Feed
+from service.api.feeds import HEARTBEAT, RETRY, Feed, Following
 
 __all__ = ["PushedStream", "pushable_socket"]
 
@@ -55,31 +55,42 @@ def _chunk(data: bytes) -> bytes:
     return b"%X\r\n%s\r\n" % (len(data), data)
 
 
+#: The last messages framed by `_chunk_once`, and their chunk.
+_last_chunk: tuple[bytes, bytes] = (b"", b"")
+
+
+def _chunk_once(data: bytes) -> bytes:
+    """`_chunk(data)`, framed once for the streams of a game that are pushed the
+    same messages one after another (`Feed.since` answers them the same bytes)."""
+    global _last_chunk
+    last = _last_chunk
+    if last[0] is data:
+        return last[1]
+    chunk = _chunk(data)
+    _last_chunk = (data, chunk)
+    return chunk
+
+
 class PushedStream:
-    """One stream whose events the feed's reader writes to `sock` (see the module docstring)."""
+    """One stream whose events the feed's readers write to `sock` (see the module docstring)."""
 
     def __init__(
         self,
         feed: Feed,
         sock: Any,
-        seat: int | None,
-        after: int,
-        *,
-        delay: int,
-        heartbeat: float,
-        lifetime: float,
-        clock: Callable[[], float] = time.monotonic,
+        following: Following,
     ) -> None:
         self._feed = feed
         self._sock = sock
-        self._seat = seat
-        self._after = after
-        self._delay = delay
-        self._heartbeat = heartbeat
-        self._lifetime = lifetime
-        self._clock = clock
+        self._seat = following.seat
+        #: The `seq` of the last event sent (it moves on as events are sent).
+        self._after = following.after
+        self._delay = following.delay
+        self._heartbeat = following.heartbeat
+        self._lifetime = following.lifetime
+        self._clock = following.clock
         #: When something was last sent (a heartbeat is due `heartbeat` s later).
-        self._sent_at = clock()
+        self._sent_at = self._clock()
         #: True while the stream's own greenlet writes: the reader then leaves it alone.
         self._busy = False
         #: What the reader could not send at once (the greenlet sends it).
@@ -124,7 +135,8 @@ class PushedStream:
             self._feed.unlisten(self._pushed)
 
     def _pushed(self) -> None:
-        """Called by the feed's reader: write the new events now, without waiting."""
+        """Called by the reader that changed the feed: write the new events now,
+        without waiting."""
         if self._busy or self._error is not None:
             self._wake.set()  # the greenlet catches up (or ends) itself
             return
@@ -133,7 +145,7 @@ class PushedStream:
         messages, after = self._feed.since(self._after, self._seat, self._delay)
         if not messages:
             return
-        data = _chunk(messages)
+        data = _chunk_once(messages)
         try:
             sent = self._sock.send(data, 0, 0.0)  # gevent's: timeout 0, never waits
         except BlockingIOError:

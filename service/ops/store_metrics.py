@@ -37,7 +37,7 @@ from service.store.base import (
     SaveResult,
 )
 from service.store.errors import QuotaExceeded
-from service.store.watch import Watch
+from service.store.watch import Deliver, Watch
 
 _OPERATIONS = ("create", "load", "save", "events", "get_idempotency", "lobby", "ping")
 _DURATION = {op: STORE_DURATION.labels(op) for op in _OPERATIONS}
@@ -146,9 +146,9 @@ class InstrumentedStore:
         finally:
             _DURATION["events"].observe(time.perf_counter() - start)
 
-    def watch(self, game_id: str) -> AbstractContextManager[Watch]:
+    def watch(self, game_id: str, deliver: Deliver | None = None) -> AbstractContextManager[Watch]:
         """`GameStore.watch` (not measured: a watch lasts as long as a stream)."""
-        return self.inner.watch(game_id)
+        return self.inner.watch(game_id, deliver)
 
     def get_idempotency(self, game_id: str, seat: int, key: str) -> IdempotencyRecord | None:
         """`GameStore.get_idempotency`, measured."""

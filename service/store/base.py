@@ -23,7 +23,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
 
-from service.store.watch import Watch
+from service.store.watch import Deliver, Watch
 
 __all__ = [
     "DEFAULT_FINISHED_TTL",
@@ -302,11 +302,15 @@ class GameStore(Protocol):
         ``[]`` on timeout. Raises `GameNotFound` for an unknown game."""
         ...
 
-    def watch(self, game_id: str) -> AbstractContextManager[Watch]:
+    def watch(self, game_id: str, deliver: Deliver | None = None) -> AbstractContextManager[Watch]:
         """A `Watch` woken after each save of this game that appends events, in
         this process or (Redis) any other. It is registered when the context is
         entered, so events saved after that and missed by a read that follows
-        still wake it. Raises `StoreUnavailable` when wake-ups cannot be had."""
+        still wake it. With `deliver`, a wake-up that carries the save's events
+        (Redis's do) calls ``deliver(events)`` instead, in the store's reader (it
+        must not block); a wake-up without them (the memory store's, a
+        deletion's, one after the store's subscription was lost) wakes the watch.
+        Raises `StoreUnavailable` when wake-ups cannot be had."""
         ...
 
     def get_idempotency(self, game_id: str, seat: int, key: str) -> IdempotencyRecord | None:

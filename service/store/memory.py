@@ -47,7 +47,7 @@ from service.store.codec import (
     stamp_event,
 )
 from service.store.errors import GameNotFound, QuotaExceeded
-from service.store.watch import Hub, Watch
+from service.store.watch import Deliver, Hub, Watch
 
 __all__ = ["MemoryStore"]
 
@@ -346,9 +346,10 @@ class MemoryStore:
             stop = len(game.events) if limit is None else min(len(game.events), start + limit)
             return [decode_event(game.events[i]) for i in range(start, stop)]
 
-    def watch(self, game_id: str) -> AbstractContextManager[Watch]:
-        """Wake-ups of this game's writes that append events (see `GameStore.watch`)."""
-        return self._hub.watch(game_id)
+    def watch(self, game_id: str, deliver: Deliver | None = None) -> AbstractContextManager[Watch]:
+        """Wake-ups of this game's writes that append events (see `GameStore.watch`:
+        they carry no events here, the holder reads them from memory)."""
+        return self._hub.watch(game_id, deliver)
 
     def get_idempotency(self, game_id: str, seat: int, key: str) -> IdempotencyRecord | None:
         """The record stored by `save` for this seat and key, or ``None``."""

@@ -45,15 +45,16 @@ that second step still fails after its retries (about 0.75 s), the save
 still counts (it is logged, not raised): the listing lags until the game's
 next listing update or its TTL.
 
-A save that appends events publishes the last sequence number on the channel
-named like the list (``PUBLISH P:{id}:el <seq>``, broadcast to every node of a
-cluster). A long-poll subscribes to it on a second client whose socket timeout
+A save that appends events publishes them, in their stored form one a line,
+on the channel named like the list (``PUBLISH P:{id}:el <event>\\n<event>``,
+broadcast to every node of a cluster); a deletion publishes the last sequence
+number. A long-poll subscribes to it on a second client whose socket timeout
 exceeds the longest wait, reads once more (nothing is lost between the read
-and the subscription), and waits for a message. Streams (`RedisStore.watch`)
-share one connection per process instead: a `service.store.watch.RedisHub`
-pattern-subscribed to every game's channel (``PSUBSCRIBE P:{*}:el``) wakes the
-streams of the game named in each message. Every Redis error becomes
-`StoreUnavailable`.
+and the subscription), waits for a message, and reads. Streams
+(`RedisStore.watch`) share one connection per process instead: a
+`service.store.watch.RedisHub` pattern-subscribed to every game's channel
+(``PSUBSCRIBE P:{*}:el``) hands the events of each message to the watches of
+its game. Every Redis error becomes `StoreUnavailable`.
 """
 
 from __future__ import annotations
@@ -111,7 +112,8 @@ from service.store.codec import (
     now_ms,
 )
 from service.store.errors import GameNotFound, QuotaExceeded, StoreUnavailable
-from service.store.watch import RedisHub, Watch
+from service.store.subscription import PatternSubscription, readable_leanly
+from service.store.watch import Deliver, RedisHub, Watch
 
 __all__ = [
     "CLAIM_SCRIPT",
@@ -156,13 +158,17 @@ elseif expected ~= 0 then
 end
 version = version + 1
 local stamp = ' ' .. version .. ' ' .. ARGV[3] .. ' '
+local appended = {}
 for i = 16, #ARGV do
   seq = seq + 1
-  redis.call('RPUSH', KEYS[2], seq .. stamp .. ARGV[i])
+  appended[#appended + 1] = seq .. stamp .. ARGV[i]
+  redis.call('RPUSH', KEYS[2], appended[#appended])
 end
-if #ARGV >= 16 then
+if #appended > 0 then
   redis.call('LTRIM', KEYS[2], -tonumber(ARGV[5]), -1)
-  redis.call('PUBLISH', KEYS[2], seq)
+  -- The wake-up carries what was appended, one event a line (compact JSON has
+  -- no raw newline): a process's streams need no read to follow the game.
+  redis.call('PUBLISH', KEYS[2], table.concat(appended, '\\n'))
 end
 redis.call('HSET', KEYS[1], 'state', ARGV[2], 'version', version,
            'last_event', seq, 'nonce', ARGV[6])
@@ -960,14 +966,20 @@ class RedisStore:
         finally:
             pubsub.close()
 
-    def watch(self, game_id: str) -> AbstractContextManager[Watch]:
-        """Wake-ups of this game's saves that append events, from this process's
-        one shared subscription (see `GameStore.watch`)."""
-        return self._hub.watch(game_id)
+    def watch(self, game_id: str, deliver: Deliver | None = None) -> AbstractContextManager[Watch]:
+        """Wake-ups of this game's saves that append events, carrying them, from
+        this process's one shared subscription (see `GameStore.watch`)."""
+        return self._hub.watch(game_id, deliver)
 
     def _subscribe_wakeups(self) -> Any:
-        """A Pub/Sub connection subscribed to every game's wake-up channel."""
-        pubsub = cast(Any, self.poll_client).pubsub()
+        """A Pub/Sub connection subscribed to every game's wake-up channel (read
+        leanly where it can be: service/store/subscription.py)."""
+        client = self.poll_client
+        if readable_leanly(client):
+            return PatternSubscription(
+                cast(redis.Redis, client), self._wakeup_pattern, self.READY_TIMEOUT
+            )
+        pubsub = cast(Any, client).pubsub()
         try:
             pubsub.psubscribe(self._wakeup_pattern)
             if pubsub.get_message(timeout=self.READY_TIMEOUT) is None:

@@ -6,10 +6,13 @@ streams: service/api/feeds.py). A save that appends events calls `Hub.notify` (t
 memory store, in the same process) or publishes a wake-up that one reader per
 process turns into `Hub.notify` (`RedisHub`: one Pub/Sub connection, one
 pattern subscription covering every game, shared by all the process's
-streams, and given up once none has been open for a while). A watch only
-says "something happened since you last looked": its holder then reads the
-events from the store, so a wake-up carries no data and a lost or doubled one
-costs at most a read.
+streams, and given up once none has been open for a while). A watch says
+"something happened since you last looked": its holder then reads the events
+from the store, so a lost or doubled wake-up costs at most a read. A watch
+made with a ``deliver`` callable is handed the save's events instead, when the
+wake-up carries them (`RedisHub`: the save script publishes the events it
+appended), in the hub's reader: its holder needs no read unless it finds a
+gap, and no thread or greenlet of its own is woken.
 
 The events and locks are the `threading` ones, looked up when used: gevent's
 once a gevent worker has patched them, so a waiting watch is a parked
@@ -26,19 +29,38 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from service.store.codec import decode_event
 from service.store.errors import StoreUnavailable
 
-__all__ = ["Hub", "RedisHub", "Watch"]
+__all__ = ["Deliver", "Hub", "RedisHub", "Watch", "decode_wakeup"]
 
 _log = logging.getLogger(__name__)
 
+#: Takes the events (oldest first) of a save, in the hub's reader: it must not block.
+Deliver = Callable[[list[dict[str, Any]]], None]
+
+
+def decode_wakeup(data: bytes) -> list[dict[str, Any]] | None:
+    """The events a wake-up message carries (the stored forms the save appended,
+    one per line), or ``None`` for one that carries none (a deletion's, which
+    carries the last ``seq`` only) or that cannot be read."""
+    if b" " not in data:
+        return None
+    try:
+        return [decode_event(line) for line in data.split(b"\n")]
+    except (ValueError, KeyError, IndexError, TypeError):
+        _log.warning("unreadable stream wake-up: %r", data[:200])
+        return None
+
 
 class Watch:
-    """An interest in one game's new events: `wait` returns once it was notified."""
+    """An interest in one game's new events: `wait` returns once it was notified
+    (or, with ``deliver``, once notified without the events)."""
 
-    def __init__(self, game_id: str) -> None:
+    def __init__(self, game_id: str, deliver: Deliver | None = None) -> None:
         self.game_id = game_id
         self._woken = threading.Event()
+        self._deliver = deliver
 
     def wait(self, timeout: float) -> bool:
         """Wait up to `timeout` s for a wake-up since the last `wait`; whether one came."""
@@ -49,6 +71,17 @@ class Watch:
     def wake(self) -> None:
         """Make the current or next `wait` return ``True``."""
         self._woken.set()
+
+    def wake_with(self, events: list[dict[str, Any]]) -> None:
+        """A save appended `events`: hand them to ``deliver`` (else `wake`)."""
+        if self._deliver is None:
+            self._woken.set()
+            return
+        try:
+            self._deliver(events)
+        except Exception:  # one holder's failure is not the hub's: it reads instead
+            _log.exception("stream wake-up of game %s failed", self.game_id)
+            self._woken.set()
 
 
 class Hub:
@@ -67,10 +100,12 @@ class Hub:
             return sum(len(watches) for watches in self._watches.values())
 
     @contextmanager
-    def watch(self, game_id: str) -> Iterator[Watch]:
+    def watch(self, game_id: str, deliver: Deliver | None = None) -> Iterator[Watch]:
         """A watch on `game_id`, registered before this returns (so a write after
-        it, even one before the caller's next read, wakes it) and removed on exit."""
-        watch = Watch(game_id)
+        it, even one before the caller's next read, wakes it) and removed on exit.
+        With `deliver`, a wake-up that carries the save's events calls it with them
+        instead of waking the watch."""
+        watch = Watch(game_id, deliver)
         while True:
             self.ready()
             with self._lock:
@@ -103,6 +138,21 @@ class Hub:
             watches = list(self._watches.get(game_id, ()))
         for watch in watches:
             watch.wake()
+
+    def notify_with(self, game_id: str, data: bytes) -> None:
+        """A save of `game_id` published `data`: hand its events to the game's
+        watches (decoded once, only when the game has one here), or wake them
+        when it carries none."""
+        with self._lock:
+            watches = list(self._watches.get(game_id, ()))
+        if not watches:
+            return
+        events = decode_wakeup(data)
+        for watch in watches:
+            if events is None:
+                watch.wake()
+            else:
+                watch.wake_with(events)
 
     def notify_all(self) -> None:
         """Wake every watch (wake-ups may have been missed)."""
@@ -218,7 +268,7 @@ class RedisHub(Hub):
                     message = pubsub.get_message(ignore_subscribe_messages=True, timeout=self.POLL)
                     game_id = None if message is None else self._game_of(message["channel"])
                     if game_id is not None:
-                        self.notify(game_id)
+                        self.notify_with(game_id, message["data"])
                     elif self._idle_since is not None and self._retire_if_idle():
                         retired = True
                         return

@@ -8,7 +8,7 @@ import socket
 from collections.abc import Callable
 from typing import Any
 
-from service.api.feeds import HEARTBEAT, RETRY
+from service.api.feeds import HEARTBEAT, RETRY, Following
 from service.api.pushing import PushedStream
 from tests.support.under_gevent import run_under_gevent
 
@@ -120,13 +120,9 @@ def scenario_a_slow_reader() -> dict[str, Any]:
     feed.add(3)  # before the stream: sent through "gunicorn"
     counting = CountingSocket(server)
     stream = PushedStream(
-        feed,
+        feed,  # type: ignore[arg-type]
         counting,
-        1,
-        1,
-        delay=0,
-        heartbeat=60.0,
-        lifetime=60.0,  # type: ignore[arg-type]
+        Following(seat=1, after=1, delay=0, heartbeat=60.0, lifetime=60.0),
     )
     served = _serve(stream, server)
     gevent.sleep(0.05)
@@ -153,13 +149,9 @@ def scenario_a_quiet_stream() -> dict[str, Any]:
     server, client = socket.socketpair()
     feed = FakeFeed()
     stream = PushedStream(
-        feed,
+        feed,  # type: ignore[arg-type]
         server,
-        None,
-        0,
-        delay=0,
-        heartbeat=0.05,
-        lifetime=0.4,  # type: ignore[arg-type]
+        Following(seat=None, after=0, delay=0, heartbeat=0.05, lifetime=0.4),
     )
     served = _serve(stream, server)
     body = _read_body(client)
@@ -178,13 +170,9 @@ def scenario_a_gone_client() -> dict[str, Any]:
     server, client = socket.socketpair()
     feed = FakeFeed()
     stream = PushedStream(
-        feed,
+        feed,  # type: ignore[arg-type]
         server,
-        0,
-        0,
-        delay=0,
-        heartbeat=60.0,
-        lifetime=60.0,  # type: ignore[arg-type]
+        Following(seat=0, after=0, delay=0, heartbeat=60.0, lifetime=60.0),
     )
     served = _serve(stream, server)
     gevent.sleep(0.05)

@@ -344,6 +344,37 @@ def test_a_watch_wakes_on_saves_with_events_of_its_game_only(make_store: StoreFa
     assert [e["seq"] for e in store.events(game, 1)] == [2, 3]
 
 
+def test_a_watch_given_deliver_gets_each_saves_events_in_order_or_a_wake_up(
+    make_store: StoreFactory,
+) -> None:
+    store = make_store()
+    writer = make_store() if not isinstance(store, MemoryStore) else store
+    game = store.create(b"s", [{"type": "game_created"}]).game_id
+    delivered: list[list[dict[str, Any]]] = []
+    arrived = threading.Event()
+
+    def deliver(events: list[dict[str, Any]]) -> None:
+        delivered.append(events)
+        arrived.set()
+
+    with store.watch(game, deliver) as watch:
+        saved = writer.save(game, 1, b"t", [{"type": "drew", "seat": 1}, {"type": "x", "n": [1]}])
+        assert saved.saved
+        assert writer.save(game, 2, b"t", [{"type": "discarded", "seat": 1, "card": "SK"}]).saved
+        if isinstance(store, MemoryStore):
+            # In one process the watch is woken, and its holder reads the events.
+            assert watch.wait(5.0) is True and delivered == []
+        else:
+            # From Redis the wake-ups carry each save's events, as `events` reads them.
+            deadline = time.monotonic() + 5.0
+            while sum(map(len, delivered)) < 3 and time.monotonic() < deadline:
+                arrived.wait(0.1)
+            assert delivered == [store.events(game, 1)[:2], store.events(game, 3)]
+            assert watch.wait(0.2) is False  # delivered, not woken
+        assert writer.delete(game, 3).saved
+        assert watch.wait(5.0) is True  # a deletion carries no events: a wake-up
+
+
 def test_delete_is_a_compare_and_set_that_forgets_the_game(store: GameStore) -> None:
     game = store.create(b"s", [{"type": "game_created"}], lobby={"n": 1}).game_id
     with store.watch(game) as watch:

@@ -1,15 +1,19 @@
-"""`RedisHub.ready` waits for the outcome of the reader's attempt to subscribe."""
+"""`RedisHub`: `ready` waits for the outcome of the reader's attempt to subscribe;
+the subscription is given up when idle and taken again after a failure."""
 
 from __future__ import annotations
 
 import threading
 import time
+import uuid
 from typing import Any
 
 import pytest
 
 from service.store.errors import StoreUnavailable
+from service.store.redis import RedisStore
 from service.store.watch import RedisHub
+from tests.support.redis_server import RedisServer
 
 
 class QuietPubSub:
@@ -108,3 +112,34 @@ def test_the_subscription_is_given_up_once_no_watch_is_left_and_taken_again_afte
         assert subscriptions[1].closed.wait(30)
     finally:
         hub.close()
+
+
+@pytest.mark.timeout(60)
+def test_a_redis_stores_watches_get_the_events_again_after_the_subscription_was_cut(
+    store_redis: RedisServer,
+) -> None:
+    store = RedisStore(store_redis.url, prefix=f"t{uuid.uuid4().hex[:12]}")
+    writer = RedisStore(store_redis.url, prefix=store.prefix)
+    try:
+        game = store.create(b"s", [{"type": "game_created"}]).game_id
+        delivered: list[int] = []
+        with store.watch(game, lambda events: delivered.extend(e["seq"] for e in events)) as w:
+            assert writer.save(game, 1, b"t", [{"type": "drew", "seat": 0}]).saved
+            until(lambda: delivered == [2])
+            # The server drops the subscription: the hub wakes the watch, and again
+            # once subscribed anew (what was published between is lost: read it).
+            assert store_redis.client().client_kill_filter(_type="pubsub") >= 1
+            assert w.wait(10.0) is True
+            assert w.wait(10.0) is True
+            assert writer.save(game, 2, b"t", [{"type": "drew", "seat": 1}]).saved
+            until(lambda: delivered == [2, 3])
+    finally:
+        writer.close()
+        store.close()
+
+
+def until(condition: Any) -> None:
+    deadline = time.monotonic() + 10.0
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)

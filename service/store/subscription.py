@@ -1,0 +1,73 @@
+"""The streams' wake-up subscription read without redis-py's Pub/Sub machinery.
+
+A process's streams learn of every save of every game from one pattern
+subscription (`service.store.watch.RedisHub`). Read through redis-py's
+``PubSub.get_message``, each message cost a ``poll`` of the socket (a gevent
+watcher and timer), the client's retry wrapper, push-notification handling
+that looks its logger up every time, and a dict of six entries: in a sampling
+profile of a worker holding 1,000 streams (``python -m bench.streams
+--pushes-only --profile DIR``, docs/performance.md, "Open event streams") a
+fifth of its CPU, more than the feeds' work. Here the subscription is one
+connection made with the client's own settings (address, TLS, password,
+database), and a message is one reply read from it: a buffered one without
+touching the socket, else one ``recv`` bounded by the caller's timeout.
+
+The connection speaks RESP2 whatever the client's protocol: under RESP3 a
+message is a push notification, which redis-py hands through handlers that
+format the whole message for a debug log each time. Only a client of one
+server is read this way (a cluster client picks its node itself): `RedisStore`
+falls back to ``PubSub`` for a cluster.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import redis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+__all__ = ["PatternSubscription", "readable_leanly"]
+
+
+def readable_leanly(client: Any) -> bool:
+    """Whether `client`'s subscriptions can be a `PatternSubscription` (one server's)."""
+    return isinstance(client, redis.Redis)
+
+
+class PatternSubscription:
+    """One ``PSUBSCRIBE`` on a connection of its own; `get_message` as ``PubSub``'s,
+    for the messages only (``{"channel": ..., "data": ...}``)."""
+
+    def __init__(self, client: redis.Redis, pattern: str, timeout: float) -> None:
+        """Connect and subscribe; raise a redis-py error when the server does not
+        confirm the subscription within `timeout` s."""
+        pool = client.connection_pool
+        self._conn = pool.connection_class(**{**pool.connection_kwargs, "protocol": 2})
+        try:
+            self._conn.connect()
+            self._conn.send_command("PSUBSCRIBE", pattern)
+            reply = self._read(timeout)
+            if not (isinstance(reply, list) and reply and reply[0] == b"psubscribe"):
+                raise RedisConnectionError(f"unexpected answer to PSUBSCRIBE: {reply!r}")
+        except BaseException:
+            self._conn.disconnect()
+            raise
+
+    def _read(self, timeout: float) -> Any:
+        try:
+            return self._conn.read_response(timeout=timeout, disconnect_on_error=False)
+        except RedisTimeoutError:
+            return None
+
+    def get_message(self, ignore_subscribe_messages: bool = True, timeout: float = 0.0) -> Any:
+        """The next message published on a channel of the pattern, waiting up to
+        `timeout` s (``None`` without one); a lost connection raises."""
+        reply = self._read(timeout)
+        if isinstance(reply, list) and len(reply) == 4 and reply[0] == b"pmessage":
+            return {"channel": reply[2], "data": reply[3]}
+        return None  # nothing yet, or a confirmation
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._conn.disconnect()
