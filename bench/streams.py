@@ -2,7 +2,7 @@
 
 Usage (from the project root)::
 
-    .venv/bin/python -m bench.streams                        # about 2 minutes
+    .venv/bin/python -m bench.streams                        # about 80 seconds
     .venv/bin/python -m bench.streams --streams 50 --seconds 3 --games 40   # a quick look
     .venv/bin/python -m bench.streams --profile /tmp/spy     # py-spy the worker per phase
     .venv/bin/python -m bench.streams --pushes-only          # the streams' own CPU per event
