@@ -7,6 +7,9 @@ from typing import Any
 from playwright.sync_api import expect
 
 RANKS = {"A": 1, "J": 11, "Q": 12, "K": 13}
+#: How long a selected card may take to enable "Discard selected" before the next
+#: card is tried (a card the rules forbid to discard never does).
+DISCARD_WAIT_MS = 3_000
 
 
 def rank(card: str) -> int:
@@ -101,12 +104,18 @@ class TablePlayer:
         for card in sorted(set(cards), key=lambda c: keep_score(c, cards)):
             button = page.locator(f'.hand-cards .card[data-card="{card}"]').first
             button.click()
-            if discard.is_enabled():
-                discard.click()
-                page.wait_for_function(
-                    "() => !(document.querySelector('.hand .status')?.textContent ?? '')"
-                    ".includes('then discard')"
-                )
-                return
-            button.click()  # not this one: unselect
+            # Waited for, not read at once: the hand can show a move's result (pushed
+            # by the game's stream) before the page has the move's own answer, and
+            # until then every button of the hand stays disabled.
+            try:
+                expect(discard).to_be_enabled(timeout=DISCARD_WAIT_MS)
+            except AssertionError:
+                button.click()  # not this one: unselect
+                continue
+            discard.click()
+            page.wait_for_function(
+                "() => !(document.querySelector('.hand .status')?.textContent ?? '')"
+                ".includes('then discard')"
+            )
+            return
         raise AssertionError(f"no card of {cards} could be discarded")
