@@ -14,7 +14,7 @@ import pytest
 
 TS = Path(__file__).resolve().parent / "ts"
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("npm")]
 
 
 def run(*command: str) -> str:

@@ -144,8 +144,13 @@ class GunicornServer:
         self._runners.clear()
         self.runner_process = None
 
-    def stop(self, timeout: float = 10.0) -> None:
-        """Stop gunicorn (graceful first) and the runner; safe to call twice."""
+    def stop(self, timeout: float = 3.0) -> None:
+        """Stop gunicorn (graceful first) and the runner; safe to call twice.
+
+        A worker shuts down gracefully only once its clients have closed their
+        connections (up to the config's `graceful_timeout`); a browser or a stream
+        left open would hold a test's teardown that long, so the process group is
+        killed after ``timeout`` seconds."""
         _live.discard(self)
         self.stop_runner(timeout)
         if self.process is None or self.process.poll() is not None:

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "web"
 COMMITTED = ROOT / "service" / "webui" / "static"
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("npm")]
 
 
 def run(*command: str, env: dict[str, str] | None = None) -> str:
