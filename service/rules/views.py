@@ -19,12 +19,16 @@ import orjson
 
 from service.rules import fairness
 from service.rules.cards import JOKER
+from service.rules.identity import by_identity
 from service.rules.options import Options
 from service.rules.state import GameState, TableMeld
 
 
+@by_identity(8192)
 def meld_json(m: TableMeld) -> dict[str, Any]:
-    """A table meld as docs/api.md shows it (``jokers``: each joker's position → its card)."""
+    """A table meld as docs/api.md shows it (``jokers``: each joker's position → its card).
+
+    Kept per meld object (shared: read it, do not change it)."""
     out: dict[str, Any] = {
         "id": m.id,
         "type": m.shape.kind,
@@ -37,7 +41,7 @@ def meld_json(m: TableMeld) -> dict[str, Any]:
     return out
 
 
-@functools.lru_cache(maxsize=256)
+@by_identity(256)
 def options_json(options: Options) -> dict[str, Any]:
     """`options.to_json()`, built once per option set (games share a few; Options is
     frozen). The answer is shared: read it, do not change it."""
