@@ -57,7 +57,7 @@ def environ(method: str, path: str, token: str | None = None, body: bytes = b"")
         "SERVER_PROTOCOL": "HTTP/1.1", "REMOTE_ADDR": "127.0.0.1", "REMOTE_PORT": "40000",
         "HTTP_HOST": "127.0.0.1:8000", "wsgi.version": (1, 0), "wsgi.url_scheme": "http",
         "wsgi.input": io.BytesIO(body), "wsgi.errors": sys.stderr, "wsgi.multithread": False,
-        "wsgi.multiprocess": True, "wsgi.run_once": False,
+        "wsgi.multiprocess": True, "wsgi.run_once": False, "wsgi.input_terminated": True,
     }  # fmt: skip
     if token:
         env["HTTP_AUTHORIZATION"] = "Bearer " + token

@@ -7,8 +7,7 @@ import hmac
 from collections.abc import Sequence
 from typing import Any
 
-from flask import request
-
+from service.api.current import environ
 from service.api.problems import Problem
 from service.ops import request_log
 from service.tokens import url_safe_token
@@ -31,7 +30,7 @@ def bearer_token() -> str | None:
     Any other form of the header is a 401: a client that sent credentials
     must not silently get the public view.
     """
-    header: str | None = request.environ.get("HTTP_AUTHORIZATION")  # `Authorization`
+    header: str | None = environ().get("HTTP_AUTHORIZATION")  # `Authorization`
     if header is None:
         return None
     scheme, _, token = header.strip().partition(" ")

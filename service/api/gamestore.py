@@ -8,20 +8,20 @@ in which case the answer is 412 and nothing changes.
 
 from __future__ import annotations
 
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import orjson
-from flask import Flask, current_app
+from flask import Flask
 
 from service import clock
 from service.api import auth, viewcache
+from service.api.current import current_app_object
 from service.api.idempotency import key_reused, recorded_version
+from service.api.lru import Lru
 from service.api.preconditions import check_if_match
 from service.api.problems import Problem
 from service.bots import play as bots
@@ -49,7 +49,7 @@ def init_store(app: Flask) -> None:
 
 def get_store() -> GameStore:
     """The store of the current app."""
-    store: GameStore = current_app.extensions[STORE_EXTENSION]
+    store: GameStore = current_app_object().extensions[STORE_EXTENSION]
     return store
 
 
@@ -70,38 +70,30 @@ class DecodedStates:
     on a game usually loads the very bytes this process saved or read a
     moment ago. Encoding is an exact round trip and states are immutable, so
     the same bytes may safely stand for the same state object. The requests
-    of a worker (greenlets, or threads under gthread) share it, hence the lock.
+    of a worker (greenlets, or threads under gthread) share it (`lru.Lru`).
     """
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._states: OrderedDict[bytes, GameState] = OrderedDict()
-        self._lock = threading.Lock()
+        self._states: Lru[bytes, GameState] = Lru(size)
 
     def decode(self, data: bytes) -> GameState:
         """`decode_state(data)`, from memory when these bytes were seen lately."""
-        with self._lock:
-            state = self._states.get(data)
-            if state is not None:
-                self._states.move_to_end(data)
-                return state
-        state = decode_state(data)
-        self.remember(data, state)
+        state = self._states.get(data)
+        if state is None:
+            state = decode_state(data)
+            self._states.put(data, state)
         return state
 
     def encode(self, state: GameState) -> bytes:
         """`encode_state(state)`, remembered for the next `decode` of these bytes."""
         data = encode_state(state)
-        self.remember(data, state)
+        self._states.put(data, state)
         return data
 
     def remember(self, data: bytes, state: GameState) -> None:
         """Keep `state` as the decoded form of `data`, forgetting the oldest past `size`."""
-        with self._lock:
-            self._states[data] = state
-            self._states.move_to_end(data)
-            while len(self._states) > self.size:
-                self._states.popitem(last=False)
+        self._states.put(data, state)
 
 
 #: Per process; about 1,000 games in play at once per worker stay decoded
@@ -119,26 +111,20 @@ class LegalMovesCache:
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._answers: OrderedDict[tuple[str, int, int | None], bytes] = OrderedDict()
-        self._lock = threading.Lock()
+        self._answers: Lru[tuple[str, int, int | None], bytes] = Lru(size)
         #: Listings made (cache misses), for tests and benchmarks.
         self.computed = 0
 
     def answer(self, game: LoadedGame, seat: int | None) -> bytes:
         """The JSON answer (``{"version", "moves"}``) for ``seat`` (``None``: no seat)."""
         key = (game.game_id, game.version, seat)
-        with self._lock:
-            found = self._answers.get(key)
-            if found is not None:
-                self._answers.move_to_end(key)
-                return found
+        found = self._answers.get(key)
+        if found is not None:
+            return found
         moves = [] if seat is None else engine.legal_moves(game.state, seat)
         body = orjson.dumps({"version": game.version, "moves": [m.to_json() for m in moves]})
-        with self._lock:
-            self.computed += 1
-            self._answers[key] = body
-            while len(self._answers) > self.size:
-                self._answers.popitem(last=False)
+        self.computed += 1
+        self._answers.put(key, body)
         return body
 
 
@@ -153,11 +139,13 @@ def load_game(game_id: str) -> LoadedGame:
     it (no round trip of their own) and checked right after: a request past a
     limit is refused (429, before a 404) before anything is written.
     """
-    limiter: RateLimiter | None = current_app.extensions.get("ratelimit")
+    extensions = current_app_object().extensions
+    limiter: RateLimiter | None = extensions.get("ratelimit")
     counters = limiter.load_counters() if limiter is not None else ()
     counts: tuple[int, ...] | None = None  # not counted (the store failed)
+    store: GameStore = extensions[STORE_EXTENSION]
     try:
-        loaded = get_store().load(game_id, counters)
+        loaded = store.load(game_id, counters)
         counts = loaded.counts
     except GameNotFound as missing:
         counts = missing.counts
@@ -192,7 +180,7 @@ def play_bots(
     turn does): the state, its events, and the game's entry in the runner's
     queue (for the save): due at once when bots are still to move, at the turn's
     deadline when a clock runs."""
-    config = current_app.config
+    config = current_app_object().config
     budget = Budget(
         moves=int(config["BOT_MOVES_PER_REQUEST"]),
         seconds=float(config["BOT_SECONDS_PER_REQUEST"]),
@@ -293,8 +281,9 @@ def transact(
     then the answer is 412 and nothing changes. One load and one save per
     write (plus the idempotency record's read when there is a key).
     """
-    store = get_store()
-    for _attempt in range(int(current_app.config["SAVE_RETRIES"])):
+    app = current_app_object()
+    store: GameStore = app.extensions[STORE_EXTENSION]
+    for _attempt in range(int(app.config["SAVE_RETRIES"])):
         game = loaded if loaded is not None else load_game(game_id)
         loaded = None
         who: int | None = None

@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 from flask import request
 
+from service.api.current import environ
 from service.api.problems import Problem
 
 MAX_KEY_LENGTH = 255
@@ -36,7 +37,7 @@ IDEMPOTENCY_KEY_PARAMETER = {
 
 def idempotency_key() -> str | None:
     """The request's `Idempotency-Key`, checked: 1 to 255 printable ASCII characters."""
-    key: str | None = request.environ.get("HTTP_IDEMPOTENCY_KEY")  # `Idempotency-Key`
+    key: str | None = environ().get("HTTP_IDEMPOTENCY_KEY")  # `Idempotency-Key`
     if key is None:
         return None
     if not 1 <= len(key) <= MAX_KEY_LENGTH or not all(" " <= ch <= "~" for ch in key):

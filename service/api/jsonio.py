@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-from flask import Flask, Response, current_app, g, request
+from flask import Flask, Response
 from flask.json.provider import JSONProvider
 from werkzeug.exceptions import RequestEntityTooLarge
 
+from service.api.bodyread import plain_json_body
+from service.api.current import current_app_object, current_g, current_request
 from service.api.problems import Problem
 
 JSON_MIMETYPE = "application/json"
@@ -69,25 +71,31 @@ def request_body() -> Any:
     chunked body) and 400 for
     malformed JSON (too deep nesting included). An empty body is `None`.
     """
-    cached = g.get("json_body", _NO_BODY)
+    context = current_g()
+    cached = context.get("json_body", _NO_BODY)
     if cached is not _NO_BODY:
         return cached
-    data = request.get_data(cache=True)
-    limit = current_app.config.get("MAX_CONTENT_LENGTH")
-    # A chunked body is cut at the limit by Werkzeug without a word: one byte
-    # more in the server's stream means it was longer (413, not a silently
-    # truncated body).
-    if (
-        request.content_length is None
-        and limit is not None
-        and len(data) >= limit
-        and request.environ["wsgi.input"].read(1)
-    ):
-        raise RequestEntityTooLarge()
+    request = current_request()
+    limit = current_app_object().config.get("MAX_CONTENT_LENGTH")
+    plain = plain_json_body(request.environ, limit)
+    if plain is not None:
+        data = request._cached_data = plain  # as `get_data` keeps it, for any later reader
+    else:
+        data = request.get_data(cache=True)
+        # A chunked body is cut at the limit by Werkzeug without a word: one byte
+        # more in the server's stream means it was longer (413, not a silently
+        # truncated body).
+        if (
+            request.content_length is None
+            and limit is not None
+            and len(data) >= limit
+            and request.environ["wsgi.input"].read(1)
+        ):
+            raise RequestEntityTooLarge()
     if not data:
-        g.json_body = None
+        context.json_body = None
         return None
-    if not request.is_json:
+    if plain is None and not request.is_json:
         raise Problem(
             415,
             "unsupported_media_type",
@@ -97,7 +105,7 @@ def request_body() -> Any:
         body = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         raise Problem(400, "invalid_json", f"The request body is not valid JSON: {exc}") from None
-    g.json_body = body
+    context.json_body = body
     return body
 
 

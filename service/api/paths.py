@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, request
+from flask import Blueprint
 
+from service.api.current import current_request
 from service.api.problems import game_not_found
 from service.store.codec import GAME_ID_PATTERN, is_game_id
 
@@ -26,7 +27,7 @@ def check_game_ids(blueprint: Blueprint) -> None:
 
     @blueprint.before_request
     def check() -> None:
-        game_id = (request.view_args or {}).get("game_id")
+        game_id = (current_request().view_args or {}).get("game_id")
         if game_id is not None and not is_game_id(game_id):
             raise game_not_found(game_id)
 

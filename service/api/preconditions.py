@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from flask import Response, request
+from flask import Response
 
+from service.api.current import environ
 from service.api.problems import Problem
 
 _TAG = re.compile(r'^\s*(?:W/)?"(\d{1,18})"\s*$')
@@ -36,7 +37,7 @@ IF_MATCH_PARAMETER = {
 def if_match() -> int | str | None:
     """The version the request's `If-Match` asks for: an int, `"*"` for any,
     `None` if absent; 400 `invalid_if_match` for any other form."""
-    value = request.environ.get("HTTP_IF_MATCH")  # `If-Match`
+    value = environ().get("HTTP_IF_MATCH")  # `If-Match`
     if value is None:
         return None
     if value.strip() == "*":
@@ -66,7 +67,7 @@ def check_if_match(expected: int | str | None, version: int) -> None:
 
 def not_modified(version: int) -> bool:
     """Whether `If-None-Match` already names this version (answer 304)."""
-    header = request.environ.get("HTTP_IF_NONE_MATCH")  # `If-None-Match`
+    header = environ().get("HTTP_IF_NONE_MATCH")  # `If-None-Match`
     if not header:
         return False
     if header.strip() == "*":

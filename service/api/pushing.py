@@ -18,6 +18,14 @@ then catches up from the feed on its own, as `_follow` would, before a reader
 writes to it again). The stream's greenlet sleeps until a heartbeat is due,
 its lifetime ends, the feed ended or its socket needs it.
 
+The feed's pushed streams are written by one listener of the feed
+(`_Pusher`), in one loop: a save's bytes are asked of the feed and framed
+once per distinct (last event, viewer) among the streams, and each stream's
+are sent on the plain socket under gevent's (`nonblocking_send`). With a
+listener per stream, each asking and framing for itself, and gevent's
+``send``, a save pushed to 6 streams cost some 18,000 more instructions
+(`bench.push_calls`, docs/performance.md, "Open event streams").
+
 The body is framed as gunicorn frames it (chunked: gunicorn chunks every
 HTTP/1.1 response without a Content-Length), so only a GET over HTTP/1.1 on a
 plain (not TLS) gevent socket is pushed; anything else takes `_follow`.
@@ -25,13 +33,14 @@ plain (not TLS) gevent socket is pushed; anything else takes `_follow`.
 
 from __future__ import annotations
 
+import _socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from service.api.feeds import HEARTBEAT, RETRY, Feed, Following
 
-__all__ = ["PushedStream", "pushable_socket"]
+__all__ = ["PushedStream", "nonblocking_send", "pushable_socket"]
 
 
 def pushable_socket(environ: dict[str, Any]) -> Any | None:
@@ -55,37 +64,46 @@ def _chunk(data: bytes) -> bytes:
     return b"%X\r\n%s\r\n" % (len(data), data)
 
 
-#: The last messages framed by `_chunk_once`, and their chunk.
-_last_chunk: tuple[bytes, bytes] = (b"", b"")
+def nonblocking_send(sock: Any) -> Callable[[bytes], int]:
+    """A ``send`` on `sock` that never waits: returns the bytes sent (maybe fewer
+    than given) or raises ``BlockingIOError`` when the socket has no room.
 
-
-def _chunk_once(data: bytes) -> bytes:
-    """`_chunk(data)`, framed once for the streams of a game that are pushed the
-    same messages one after another (`Feed.since` answers them the same bytes)."""
-    global _last_chunk
-    last = _last_chunk
-    if last[0] is data:
-        return last[1]
-    chunk = _chunk(data)
-    _last_chunk = (data, chunk)
-    return chunk
+    For gevent's socket, the plain socket it wraps (gevent keeps that one
+    non-blocking): gevent's own ``send`` is one more Python call per stream and
+    save around the same system call (`bench.push_calls`, docs/performance.md,
+    "Open event streams"). Once gevent's socket is closed, the plain one is too,
+    and a send fails (``EBADF``) instead of reaching another connection."""
+    raw = getattr(sock, "_sock", None)
+    if isinstance(raw, _socket.socket) and raw.gettimeout() == 0.0:
+        return raw.send
+    return lambda data: int(sock.send(data, 0, 0.0))  # gevent's: timeout 0, never waits
 
 
 class PushedStream:
     """One stream whose events the feed's readers write to `sock` (see the module docstring)."""
+
+    __slots__ = (
+        "_after", "_busy", "_clock", "_delay", "_error", "_feed", "_heartbeat",
+        "_lifetime", "_rest", "_seat", "_send", "_sent_at", "_sock", "_view", "_wake",
+    )  # fmt: skip
 
     def __init__(
         self,
         feed: Feed,
         sock: Any,
         following: Following,
+        send: Callable[[bytes], int] | None = None,
     ) -> None:
+        """`send`: a non-blocking send on `sock` (`nonblocking_send`'s by default)."""
         self._feed = feed
         self._sock = sock
+        self._send = nonblocking_send(sock) if send is None else send
         self._seat = following.seat
         #: The `seq` of the last event sent (it moves on as events are sent).
         self._after = following.after
         self._delay = following.delay
+        #: What `Feed.since` answers alike for streams with the same one (and `_after`).
+        self._view = (following.seat, following.delay)
         self._heartbeat = following.heartbeat
         self._lifetime = following.lifetime
         self._clock = following.clock
@@ -110,7 +128,7 @@ class PushedStream:
             yield messages
         self._sent_at = self._clock()
         # No switch between the last read above and this: no event is missed.
-        self._feed.listen(self._pushed)
+        pusher = _Pusher.join(self._feed, self)
         try:
             while True:
                 if self._error is not None:
@@ -132,34 +150,7 @@ class PushedStream:
                 self._wake.wait(min(due, ends) - now)
                 self._wake.clear()
         finally:
-            self._feed.unlisten(self._pushed)
-
-    def _pushed(self) -> None:
-        """Called by the reader that changed the feed: write the new events now,
-        without waiting."""
-        if self._busy or self._error is not None:
-            self._wake.set()  # the greenlet catches up (or ends) itself
-            return
-        if self._feed.ended:
-            self._wake.set()
-        messages, after = self._feed.since(self._after, self._seat, self._delay)
-        if not messages:
-            return
-        data = _chunk_once(messages)
-        try:
-            sent = self._sock.send(data, 0, 0.0)  # gevent's: timeout 0, never waits
-        except BlockingIOError:
-            sent = 0
-        except OSError as error:
-            self._error = error
-            self._wake.set()
-            return
-        self._after = after
-        self._sent_at = self._clock()
-        if sent < len(data):
-            self._rest = data[sent:]
-            self._busy = True
-            self._wake.set()
+            pusher.leave(self)
 
     def _catch_up(self) -> None:
         """In the stream's greenlet: send the rest, then whatever the feed holds
@@ -177,3 +168,83 @@ class PushedStream:
                 self._rest = _chunk(messages)
         finally:
             self._busy = False
+
+
+class _Pusher:
+    """The pushed streams of one feed, and the feed's one listener for them: a
+    save's new bytes are asked of the feed and framed once per distinct
+    (last event, viewer, delay) of its streams, then written to each in one loop
+    (before, each stream was a listener of its own that asked and framed for
+    itself: `bench.push_calls` counts the difference)."""
+
+    __slots__ = ("_feed", "_streams")
+
+    def __init__(self, feed: Feed) -> None:
+        self._feed = feed
+        #: The streams, in the order they joined (a dict: ordered, removal by key).
+        self._streams: dict[PushedStream, None] = {}
+
+    @classmethod
+    def join(cls, feed: Feed, stream: PushedStream) -> _Pusher:
+        """Add `stream` to its feed's pusher (made and listening with the first)."""
+        pusher = _pushers.get(feed)
+        if pusher is None:
+            pusher = _pushers[feed] = cls(feed)
+            feed.listen(pusher.push)
+        pusher._streams[stream] = None
+        return pusher
+
+    def leave(self, stream: PushedStream) -> None:
+        """Remove `stream`; the last one out stops the pusher listening."""
+        self._streams.pop(stream, None)
+        if not self._streams:
+            self._feed.unlisten(self.push)
+            if _pushers.get(self._feed) is self:
+                del _pushers[self._feed]
+
+    def push(self) -> None:
+        """Called by the reader that changed the feed: write each stream's new events
+        now, without waiting (a stream whose greenlet is writing is only woken)."""
+        feed = self._feed
+        ended = feed.ended
+        since = feed.since
+        # Asked and framed once per (last event, viewer and delay) in this save.
+        framed: dict[tuple[int, tuple[int | None, int]], tuple[bytes, int]] = {}
+        last = (b"", b"")  # the last messages framed, and their chunk
+        now = 0.0
+        for stream in tuple(self._streams):  # a stream may leave meanwhile
+            if stream._busy or stream._error is not None:
+                stream._wake.set()  # the greenlet catches up (or ends) itself
+                continue
+            if ended:
+                stream._wake.set()
+            asked = (stream._after, stream._view)
+            answer = framed.get(asked)
+            if answer is None:
+                messages, after = since(stream._after, stream._seat, stream._delay)
+                if messages is not last[0]:  # viewers shown the same bytes: framed once
+                    last = (messages, _chunk(messages) if messages else b"")
+                answer = framed[asked] = (last[1], after)
+            data, after = answer
+            if not data:
+                continue
+            try:
+                sent = stream._send(data)
+            except BlockingIOError:
+                sent = 0
+            except OSError as error:
+                stream._error = error
+                stream._wake.set()
+                continue
+            stream._after = after
+            if not now:
+                now = stream._clock()  # the streams of a feed share one clock
+            stream._sent_at = now
+            if sent < len(data):
+                stream._rest = data[sent:]
+                stream._busy = True
+                stream._wake.set()
+
+
+#: The pusher of each feed with pushed streams (in a gevent worker: one thread).
+_pushers: dict[Feed, _Pusher] = {}

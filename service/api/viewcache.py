@@ -20,11 +20,10 @@ serialise them).
 
 from __future__ import annotations
 
-import threading
 import time
-from collections import OrderedDict
 from typing import Any, Final
 
+from service.api.lru import Lru
 from service.rules import views
 from service.rules.state import GameState
 
@@ -33,31 +32,24 @@ SIZE: Final = 1024
 
 
 class PublicViews:
-    """`views.public_view(state)` by state identity (LRU); each entry holds its state,
-    so an id is never reused while it is kept."""
+    """`views.public_view(state)` by state identity (LRU, `lru.Lru`); each entry holds
+    its state, so an id is never reused while it is kept."""
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._views: OrderedDict[int, tuple[GameState, dict[str, Any]]] = OrderedDict()
-        self._lock = threading.Lock()
+        self._views: Lru[int, tuple[GameState, dict[str, Any]]] = Lru(size)
         #: Public views built (misses), for tests and benchmarks.
         self.built = 0
 
     def get(self, state: GameState) -> dict[str, Any]:
         """The public view of `state`, built on its first request (shared: do not change it)."""
         key = id(state)
-        with self._lock:
-            found = self._views.get(key)
-            if found is not None and found[0] is state:
-                self._views.move_to_end(key)
-                return found[1]
+        found = self._views.get(key)
+        if found is not None and found[0] is state:
+            return found[1]
         view = views.public_view(state)
-        with self._lock:
-            self.built += 1
-            self._views[key] = (state, view)
-            self._views.move_to_end(key)
-            while len(self._views) > self.size:
-                self._views.popitem(last=False)
+        self.built += 1
+        self._views.put(key, (state, view))
         return view
 
 

@@ -35,7 +35,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Protocol
+from typing import Any, Final, NamedTuple, Protocol
 
 import redis
 import redis.cluster
@@ -43,6 +43,7 @@ from flask import Flask, Response, g, request
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from service.api.current import current_g, current_request, environ
 from service.api.problems import Problem, http_exception_response, problem_response
 from service.ops import metrics
 from service.store.base import LoadCounters
@@ -96,9 +97,9 @@ class Limit:
         return cls(count, seconds)
 
 
-@dataclass(frozen=True)
-class Hit:
-    """One count to make: the counter's name and the limit it is held to."""
+class Hit(NamedTuple):
+    """One count to make: the counter's name and the limit it is held to (a named
+    tuple: two are made per counted request, for a fraction of a frozen dataclass's cost)."""
 
     scope: str
     key: str
@@ -197,12 +198,13 @@ def client_address(proxy_hops: int) -> str:
     """The current request's client address: the connection's peer, or with
     ``proxy_hops`` trusted proxies in front, the address the outermost of them
     saw (``X-Forwarded-For``; see docs/security.md on ``RATELIMIT_PROXY_HOPS``)."""
+    current = current_request()
     if proxy_hops > 0:
-        forwarded = request.headers.get("X-Forwarded-For", "")
+        forwarded = current.headers.get("X-Forwarded-For", "")
         chain = [part.strip() for part in forwarded.split(",") if part.strip()]
         if len(chain) >= proxy_hops:
             return chain[-proxy_hops]
-    return request.remote_addr or "unknown"
+    return current.remote_addr or "unknown"
 
 
 _REDIS_SCHEMES: Final = ("redis", "rediss", "unix", "redis+cluster", "rediss+cluster")
@@ -301,7 +303,7 @@ class RateLimiter:
         if self.per_address is not None:
             hits.append(Hit("address", "a:" + self.client_address(), self.per_address))
         if self.per_token is not None:
-            header = request.environ.get("HTTP_AUTHORIZATION", "")  # `Authorization`
+            header = environ().get("HTTP_AUTHORIZATION", "")  # `Authorization`
             scheme, _, token = header.partition(" ")
             token = token.strip()
             if token and scheme.lower() == "bearer":
@@ -317,16 +319,16 @@ class RateLimiter:
         if not hits:
             return None
         now = self.clock()
-        if self.rides_with_loads and request.endpoint in RIDING_ENDPOINTS:
+        if self.rides_with_loads and current_request().endpoint in RIDING_ENDPOINTS:
             # Counted by this request's load (`load_counters`), else by `finish`.
-            g.rate_limit_pending = (hits, now)
+            current_g().rate_limit_pending = (hits, now)
             return None
         return self._count(hits, now)
 
     def load_counters(self) -> LoadCounters:
         """The counters the current request's load is to count (``()``: none):
         each ``(key, ttl_ms)`` of its hits, when they wait for a load."""
-        pending = g.get("rate_limit_pending")
+        pending = current_g().get("rate_limit_pending")
         if pending is None:
             return ()
         hits, now = pending
@@ -337,10 +339,11 @@ class RateLimiter:
         """After a load that carried `load_counters()`: raise the 429 problem if
         their new `counts` are past a limit (``None``: the load counted nothing,
         and `finish` counts the request on its own)."""
-        pending = g.get("rate_limit_pending")
+        context = current_g()
+        pending = context.get("rate_limit_pending")
         if pending is None or counts is None:
             return
-        g.rate_limit_pending = None
+        context.rate_limit_pending = None
         hits, now = pending
         for hit, count in zip(hits, counts, strict=True):
             if count > hit.limit.count:

@@ -22,6 +22,8 @@ from typing import Any, Final
 import orjson
 from flask import Flask, Response, g, has_request_context, request
 
+from service.api.current import current_g
+
 #: The logger of the request lines; its records are complete JSON documents.
 logger: Final = logging.getLogger("service.access")
 
@@ -36,14 +38,14 @@ ANNOTATIONS: Final = frozenset({"game_id", "seat", "move_type", "result", "code"
 
 def annotate(**fields: Any) -> None:
     """Add fields (``seat=0``, ``move_type="discard"``…) to this request's log line."""
-    unknown = fields.keys() - ANNOTATIONS
-    if unknown:
-        raise ValueError(f"not a request log field: {sorted(unknown)}")
+    if not ANNOTATIONS.issuperset(fields):
+        raise ValueError(f"not a request log field: {sorted(fields.keys() - ANNOTATIONS)}")
     if not has_request_context():
         return  # called outside a request (a unit test): nothing to log
-    extra = g.get("log_fields")
+    context = current_g()
+    extra = context.get("log_fields")
     if extra is None:
-        g.log_fields = dict(fields)
+        context.log_fields = fields  # the keyword arguments' own dict
     else:
         extra.update(fields)
 

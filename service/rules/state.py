@@ -18,6 +18,7 @@ from typing import Any, cast
 import orjson
 
 from service.rules.cards import JOKER, NATURAL_CARDS, Card
+from service.rules.identity import by_identity
 from service.rules.melds import MeldShape
 from service.rules.options import PRESETS, Options, OptionsError, options_from_json
 
@@ -194,17 +195,27 @@ def _unbits(value: object, n: int) -> tuple[bool, ...]:
     return tuple(bool(value >> i & 1) for i in range(n))
 
 
-# The encoded forms of melds, seats and finished rounds are remembered like their
-# decoded objects (below): they rarely change between versions. The lists are
-# shared: orjson only reads them.
+# The encoded forms of melds, seats, finished rounds and card sequences are
+# remembered per object (`identity.by_identity`): most are the very objects of the
+# version before. The lists are shared: orjson only reads them.
 
 
-@functools.lru_cache(maxsize=8192)
+@by_identity(8192)
+def _packed(cards: tuple[Card, ...]) -> str:
+    return pack_cards(cards)
+
+
+@by_identity(1024)
+def _flag_bits(flags: tuple[bool, ...]) -> int:
+    return _bits(flags)
+
+
+@by_identity(8192)
 def _enc_meld(m: TableMeld) -> list[Any]:
     return [m.id, m.owner, m.shape.kind, pack_cards(m.shape.cards), pack_cards(m.shape.stands_for)]
 
 
-@functools.lru_cache(maxsize=8192)
+@by_identity(8192)
 def _enc_seat(s: Seat) -> list[Any]:
     fields = [
         s.name,
@@ -230,10 +241,10 @@ def _enc_round(r: RoundState) -> list[Any]:
         r.number,
         r.dealer,
         r.first,
-        _bits(r.dealt),
-        [pack_cards(h) for h in r.hands],
-        pack_cards(r.stock),
-        pack_cards(r.discard),
+        _flag_bits(r.dealt),
+        [_packed(h) for h in r.hands],
+        _packed(r.stock),
+        _packed(r.discard),
         [_enc_meld(m) for m in r.melds],
         r.next_meld_id,
         r.turn,
@@ -242,11 +253,11 @@ def _enc_round(r: RoundState) -> list[Any]:
         r.turn_melds,
         int(r.turn_acted),
         r.opening,
-        _bits(r.melded),
-        _bits(r.played),
+        _flag_bits(r.melded),
+        _flag_bits(r.played),
         r.refills,
         r.turns,
-        ",".join(pack_cards(k) for k in r.known) if any(r.known) else 0,
+        ",".join([_packed(k) for k in r.known]) if any(r.known) else 0,
     ]
 
 
@@ -342,7 +353,7 @@ def _dec_round(d: object, n: int) -> RoundState:
     )
 
 
-@functools.lru_cache(maxsize=8192)
+@by_identity(8192)
 def _enc_record(r: RoundRecord) -> list[Any]:
     """A finished round in four fields: its number is its place in the list; reason,
     winner and rummy share one integer, ender and first another; points are 0 when
@@ -407,7 +418,7 @@ def encode_state(state: GameState) -> bytes:
     return orjson.dumps(doc)
 
 
-@functools.lru_cache(maxsize=256)
+@by_identity(256)
 def _stored_options(options: Options, preset: str) -> dict[str, Any]:
     # Only the options that differ from the preset are stored (as a name -> value
     # map). Remembered per option set: games share a few, and the callers only

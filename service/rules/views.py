@@ -19,12 +19,16 @@ import orjson
 
 from service.rules import fairness
 from service.rules.cards import JOKER
+from service.rules.identity import by_identity
 from service.rules.options import Options
 from service.rules.state import GameState, TableMeld
 
 
+@by_identity(8192)
 def meld_json(m: TableMeld) -> dict[str, Any]:
-    """A table meld as docs/api.md shows it (``jokers``: each joker's position → its card)."""
+    """A table meld as docs/api.md shows it (``jokers``: each joker's position → its card).
+
+    Kept per meld object (shared: read it, do not change it)."""
     out: dict[str, Any] = {
         "id": m.id,
         "type": m.shape.kind,
@@ -37,7 +41,7 @@ def meld_json(m: TableMeld) -> dict[str, Any]:
     return out
 
 
-@functools.lru_cache(maxsize=256)
+@by_identity(256)
 def options_json(options: Options) -> dict[str, Any]:
     """`options.to_json()`, built once per option set (games share a few; Options is
     frozen). The answer is shared: read it, do not change it."""
@@ -177,16 +181,27 @@ def seat_view(state: GameState, seat: int, public: dict[str, Any] | None = None)
     return out
 
 
+def is_public_event(event: dict[str, Any]) -> bool:
+    """Whether every viewer sees ``event`` as it is (`redact_event` hides nothing
+    of it from anyone): all but a draw from the stock and a deal's hands."""
+    kind = event.get("type")
+    if kind == "drew":
+        return event.get("source") != "stock"
+    return kind != "round_started" or "hands" not in event
+
+
 def redact_event(event: dict[str, Any], viewer: int | None) -> dict[str, Any]:
     """The event as ``viewer`` (a seat, or ``None`` for a spectator) may see it."""
-    kind = event.get("type")
-    if kind == "drew" and event.get("source") == "stock" and event.get("seat") != viewer:
+    if is_public_event(event):
+        return dict(event)
+    if event["type"] == "drew":
+        if event.get("seat") == viewer:
+            return dict(event)  # the drawer sees its card
         return {k: v for k, v in event.items() if k != "card"}
-    if kind == "round_started" and "hands" in event:
-        out = {k: v for k, v in event.items() if k != "hands"}
-        hands = event["hands"]
-        out["hand_sizes"] = [None if h is None else len(h) for h in hands]
-        if viewer is not None and 0 <= viewer < len(hands) and hands[viewer] is not None:
-            out["hand"] = list(hands[viewer])
-        return out
-    return dict(event)
+    # A deal: each seat sees its own hand, everyone the hands' sizes.
+    out = {k: v for k, v in event.items() if k != "hands"}
+    hands = event["hands"]
+    out["hand_sizes"] = [None if h is None else len(h) for h in hands]
+    if viewer is not None and 0 <= viewer < len(hands) and hands[viewer] is not None:
+        out["hand"] = list(hands[viewer])
+    return out

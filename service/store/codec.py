@@ -74,13 +74,20 @@ def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-@lru_cache(maxsize=256)
 def iso_of_ms(ms: int) -> str:
-    """Epoch milliseconds as ISO-8601 UTC with milliseconds (as `now_iso` writes);
-    remembered, since the events of one save share their time."""
+    """Epoch milliseconds as ISO-8601 UTC with milliseconds (as `now_iso` writes)."""
     seconds, millis = divmod(ms, 1000)
-    moment = datetime.fromtimestamp(seconds, UTC).replace(microsecond=millis * 1000)
-    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return f"{_iso_of_second(seconds)}.{millis:03d}Z"
+
+
+@lru_cache(maxsize=64)
+def _iso_of_second(seconds: int) -> str:
+    """Epoch seconds as ISO-8601 UTC to the second, remembered: the saves of one
+    second share it, and building the whole time through `datetime` for each
+    new millisecond took some 25,000 instructions of every save a worker with
+    streams open decodes (`bench.push_calls`, docs/performance.md, "Open event
+    streams")."""
+    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="seconds")[:-6]
 
 
 #: Stored short names of the events' keys (at any depth). Upper case, so
@@ -154,19 +161,43 @@ def _short_key(key: Any) -> Any:
     return SHORT_KEYS.get(key, key)
 
 
-def _long_key(key: str) -> str:
-    if key.startswith("~"):
-        return key[1:]
-    return _LONG_KEYS.get(key, key)
+class _LongKeys(dict[str, str]):
+    """Stored keys to their long names: a short one by the table, an escaped one
+    (``~``) without its ``~``, any other as it is."""
+
+    def __missing__(self, key: str) -> str:
+        return key[1:] if key.startswith("~") else key
+
+
+#: A stored key's long name: a dict lookup, no Python call for a short key.
+_long_key = _LongKeys(_LONG_KEYS).__getitem__
 
 
 def _rename_keys(value: Any, rename: Callable[[str], str]) -> Any:
     """``value`` with every mapping key inside it passed through ``rename``."""
     if isinstance(value, dict):
-        return {rename(key): _rename_keys(item, rename) for key, item in value.items()}
+        return _rename_into({}, value, rename)
     if isinstance(value, list):
-        return [_rename_keys(item, rename) for item in value]
+        items = []
+        for item in value:
+            if isinstance(item, (dict, list)):
+                item = _rename_keys(item, rename)
+            items.append(item)
+        return items
     return value
+
+
+def _rename_into(
+    renamed: dict[Any, Any], value: dict[Any, Any], rename: Callable[[str], str]
+) -> Any:
+    """`renamed` with ``value``'s items added under their keys passed through ``rename``."""
+    # Loops, not comprehensions, and no call per scalar: a worker with streams
+    # open decodes every save they follow (`bench.push_calls`, docs/performance.md).
+    for key, item in value.items():
+        if isinstance(item, (dict, list)):
+            item = _rename_keys(item, rename)
+        renamed[rename(key)] = item
+    return renamed
 
 
 def event_tail(event: Mapping[str, Any]) -> bytes:
@@ -193,14 +224,15 @@ def decode_event(data: bytes) -> dict[str, Any]:
     """A stored event back in its full form."""
     seq, version, at_ms, tail = data.split(b" ", 3)
     event: dict[str, Any] = {"seq": int(seq), "version": int(version), "at": iso_of_ms(int(at_ms))}
-    body = _rename_keys(orjson.loads(tail), _long_key)
-    if "type" in body:
-        kind = body["type"]
-        if type(kind) is int:
-            body["type"] = EVENT_TYPES[kind]
-        elif isinstance(kind, list):
-            body["type"] = kind[0]
-    event.update(body)
+    body = orjson.loads(tail)
+    if not isinstance(body, dict):
+        raise TypeError(f"a stored event's body is not an object: {tail[:100]!r}")
+    _rename_into(event, body, _long_key)  # the caller's fields follow the store's
+    kind = event.get("type")
+    if type(kind) is int:
+        event["type"] = EVENT_TYPES[kind]
+    elif isinstance(kind, list):
+        event["type"] = kind[0]
     return event
 
 

@@ -180,7 +180,10 @@ def _pack_hiredis(conn: Any, command: Sequence[EncodableT]) -> bytes:
     # The store's commands are one word and their arguments str, bytes or int,
     # which redis-py would hand to hiredis unchanged; anything else (a
     # bytearray, an unsupported type) takes redis-py's way, and its errors.
+    # No `typing.cast` (a call of its own): two commands a move come here.
+    arguments: Any = command if type(command) is tuple else tuple(command)
     try:
-        return cast(bytes, _hiredis_pack(cast(Any, tuple(command))))
+        packed: bytes = _hiredis_pack(arguments)
+        return packed
     except TypeError:
         return _pack_redis_py(conn, command)

@@ -875,7 +875,8 @@ class RedisStore:
                 reply = self._plain_load(game_id)
         except REDIS_ERRORS as exc:
             raise StoreUnavailable(f"load failed: {exc}") from exc
-        state, version, last_event = cast(list[bytes | None], reply)
+        fields: list[bytes | None] = reply  # no `typing.cast`: a call of its own, every load
+        state, version, last_event = fields
         if version is None or state is None:
             raise GameNotFound(game_id, counts if counters else None)
         return Loaded(state, int(version), int(last_event or 0), counts)
@@ -896,10 +897,10 @@ class RedisStore:
         # One script, one round trip: the counters, then the load (a script
         # costs the client less than a pipeline of five commands).
         self.client  # noqa: B018 - builds the client and its scripts
-        keys = [self._game_key(game_id), *(key for key, _ in counters)]
+        keys = [self._game_key(game_id), *[key for key, _ in counters]]
         args = [ttl_ms for _, ttl_ms in counters]
         replies = self._run(self._load_counting_script, keys, args)
-        return tuple(int(count) for count in replies[:-1]), replies[-1]
+        return tuple([int(count) for count in replies[:-1]]), replies[-1]
 
     def events(
         self, game_id: str, after: int = 0, wait: float = 0.0, limit: int | None = None

@@ -9,8 +9,11 @@ profile of a worker holding 1,000 streams (``python -m bench.streams
 --pushes-only --profile DIR``, docs/performance.md, "Open event streams") a
 fifth of its CPU, more than the feeds' work. Here the subscription is one
 connection made with the client's own settings (address, TLS, password,
-database), and a message is one reply read from it: a buffered one without
-touching the socket, else one ``recv`` bounded by the caller's timeout.
+database) by redis-py, whose replies are then read here with hiredis's reader:
+a message is one parsed reply, a buffered one without touching the socket,
+else one ``recv`` bounded by the caller's timeout that takes every message
+already arrived (some 7,800 instructions a message; through redis-py's
+``read_response``, 14,800: ``python -m bench.push_calls --read``).
 
 The connection speaks RESP2 whatever the client's protocol: under RESP3 a
 message is a push notification, which redis-py hands through handlers that
@@ -23,9 +26,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import hiredis
 import redis
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
 __all__ = ["PatternSubscription", "readable_leanly"]
 
@@ -39,13 +42,23 @@ class PatternSubscription:
     """One ``PSUBSCRIBE`` on a connection of its own; `get_message` as ``PubSub``'s,
     for the messages only (``{"channel": ..., "data": ...}``)."""
 
+    #: Most bytes one read takes off the socket: every message already there.
+    READ_SIZE = 65536
+
     def __init__(self, client: redis.Redis, pattern: str, timeout: float) -> None:
         """Connect and subscribe; raise a redis-py error when the server does not
         confirm the subscription within `timeout` s."""
         pool = client.connection_pool
         self._conn = pool.connection_class(**{**pool.connection_kwargs, "protocol": 2})
+        #: The replies read so far, parsed (hiredis's reader: a dependency).
+        self._reader = hiredis.Reader()
+        #: The socket's current timeout (`None`: not set here yet).
+        self._timeout: float | None = None
         try:
+            # redis-py connects (address, TLS, password, database) and reads its
+            # handshake's answers; every reply after that is read here.
             self._conn.connect()
+            self._sock: Any = self._conn._sock
             self._conn.send_command("PSUBSCRIBE", pattern)
             reply = self._read(timeout)
             if not (isinstance(reply, list) and reply and reply[0] == b"psubscribe"):
@@ -55,10 +68,26 @@ class PatternSubscription:
             raise
 
     def _read(self, timeout: float) -> Any:
+        """The next reply: a parsed one already read, else one ``recv`` (waiting up
+        to `timeout` s) of whatever arrived, all of it parsed at once (``None``
+        when nothing, or only part of a reply, came)."""
+        reply = self._reader.gets()
+        if reply is not False:
+            return reply
+        if timeout != self._timeout:
+            self._sock.settimeout(timeout)
+            self._timeout = timeout
         try:
-            return self._conn.read_response(timeout=timeout, disconnect_on_error=False)
-        except RedisTimeoutError:
+            data = self._sock.recv(self.READ_SIZE)
+        except (TimeoutError, BlockingIOError):
             return None
+        except OSError as error:
+            raise RedisConnectionError(f"reading the subscription failed: {error}") from error
+        if not data:
+            raise RedisConnectionError("the server closed the subscription's connection")
+        self._reader.feed(data)
+        reply = self._reader.gets()
+        return None if reply is False else reply
 
     def get_message(self, ignore_subscribe_messages: bool = True, timeout: float = 0.0) -> Any:
         """The next message published on a channel of the pattern, waiting up to

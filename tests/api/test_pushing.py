@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from service.api.feeds import HEARTBEAT, RETRY, Following
-from service.api.pushing import PushedStream
+from service.api.pushing import PushedStream, nonblocking_send
 from tests.support.under_gevent import run_under_gevent
 
 
@@ -47,25 +47,21 @@ class FakeFeed:
             listener()
 
 
-class CountingSocket:
-    """A socket that counts the writes that could not be sent whole at once."""
+class CountingSend:
+    """A non-blocking send that counts the writes that could not be sent whole at once."""
 
-    def __init__(self, sock: Any) -> None:
-        self.sock = sock
+    def __init__(self, send: Callable[[bytes], int]) -> None:
+        self.send = send
         self.partial = 0
 
-    def send(self, data: bytes, flags: int, timeout: float) -> int:
+    def __call__(self, data: bytes) -> int:
         try:
-            sent = int(self.sock.send(data, flags, timeout))
+            sent = self.send(data)
         except BlockingIOError:
-            sent = 0
             self.partial += 1
             raise
         self.partial += sent < len(data)
         return sent
-
-    def sendall(self, data: bytes) -> None:
-        self.sock.sendall(data)
 
 
 def _chunked(data: bytes) -> bytes:
@@ -118,11 +114,12 @@ def scenario_a_slow_reader() -> dict[str, Any]:
     client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     feed = FakeFeed(size=2000)
     feed.add(3)  # before the stream: sent through "gunicorn"
-    counting = CountingSocket(server)
+    counting = CountingSend(nonblocking_send(server))
     stream = PushedStream(
         feed,  # type: ignore[arg-type]
-        counting,
+        server,
         Following(seat=1, after=1, delay=0, heartbeat=60.0, lifetime=60.0),
+        send=counting,
     )
     served = _serve(stream, server)
     gevent.sleep(0.05)
@@ -183,12 +180,56 @@ def scenario_a_gone_client() -> dict[str, Any]:
     return {"outcome": served.get(timeout=30), "listeners_left": len(feed.listeners)}
 
 
+def scenario_streams_of_one_feed() -> dict[str, Any]:
+    """Streams of one feed at different viewers and last events: each is pushed
+    its own viewer's events after its own last one, once; then they end."""
+    import gevent
+
+    feed = FakeFeed()
+    feed.add(4)
+    followings = {
+        "seat 0": Following(seat=0, after=4, delay=0, heartbeat=60.0, lifetime=60.0),
+        "seat 0 behind": Following(seat=0, after=1, delay=0, heartbeat=60.0, lifetime=60.0),
+        "seat 1": Following(seat=1, after=4, delay=0, heartbeat=60.0, lifetime=60.0),
+        "spectator": Following(seat=None, after=4, delay=0, heartbeat=60.0, lifetime=60.0),
+    }
+    clients, served = {}, []
+    for name, following in followings.items():
+        server, client = socket.socketpair()
+        stream = PushedStream(feed, server, following)  # type: ignore[arg-type]
+        served.append(_serve(stream, server))
+        clients[name] = client
+    gevent.sleep(0.05)
+    listening = len(feed.listeners)
+    for _ in range(5):
+        feed.add()  # as the reader after each save
+        gevent.sleep(0)
+    feed.end()
+    outcomes = [greenlet.get(timeout=30) for greenlet in served]
+    bodies = {}
+    for name, client in clients.items():
+        body = _read_body(client)
+        ids = [int(line[4:]) for line in body.split(b"\n") if line.startswith(b"id: ")]
+        viewer = str(followings[name].seat).encode()
+        bodies[name] = {
+            "ids": ids,
+            "as_its_viewer": body.count(b"data: " + viewer + b".") == len(ids),
+        }
+    return {
+        "listening": listening,
+        "bodies": bodies,
+        "outcomes": outcomes,
+        "listeners_left": len(feed.listeners),
+    }
+
+
 def test_pushed_streams_under_gevent() -> None:
     outcomes = run_under_gevent(
         {
             "slow": (scenario_a_slow_reader, []),
             "quiet": (scenario_a_quiet_stream, []),
             "gone": (scenario_a_gone_client, []),
+            "one feed": (scenario_streams_of_one_feed, []),
         }
     )
     slow = outcomes["slow"]
@@ -200,3 +241,11 @@ def test_pushed_streams_under_gevent() -> None:
     assert quiet["outcome"] == "ended" and quiet["listeners_left"] == 0, quiet
     gone = outcomes["gone"]
     assert gone["outcome"].startswith("OSError") and gone["listeners_left"] == 0, gone
+    shared = outcomes["one feed"]
+    assert shared["listening"] == 1, shared  # the feed's one listener for its pushed streams
+    bodies = shared["bodies"]
+    assert bodies["seat 0 behind"]["ids"] == list(range(2, 10)), shared
+    for name in ("seat 0", "seat 1", "spectator"):
+        assert bodies[name]["ids"] == list(range(5, 10)), shared
+    assert all(body["as_its_viewer"] for body in bodies.values()), shared
+    assert shared["outcomes"] == ["ended"] * 4 and shared["listeners_left"] == 0, shared

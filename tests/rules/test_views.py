@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import random
 
-from service.rules.engine import Event, SeatSpec, new_game
+from service.rules.engine import Event, SeatSpec, apply, legal_moves, new_game
 from service.rules.options import resolve_options
 from service.rules.state import GameState
-from service.rules.views import public_view, redact_event, seat_view
+from service.rules.views import is_public_event, public_view, redact_event, seat_view
 from tests.rules.scripted import play, scripted
 
 SEAT_VIEW_KEYS = {
@@ -142,3 +143,24 @@ def test_a_meld_with_jokers_names_what_each_stands_for() -> None:
         "owner": 0,
         "jokers": {"1": "H8"},
     }
+
+
+def test_an_event_is_public_exactly_when_every_viewer_sees_it_whole() -> None:
+    """`is_public_event` (the streams encode such an event once for every viewer)
+    agrees with `redact_event` on every event of played games."""
+    seen = {True: 0, False: 0}
+    for seed in (1, 2):
+        rng = random.Random(seed)
+        opts = resolve_options("standard", {}, 4)
+        state, events = new_game(opts, "standard", [SeatSpec(f"P{i}") for i in range(4)], seed=seed)
+        for _ in range(300):
+            if state.status != "active" or state.round is None:
+                break
+            seat = state.round.turn
+            state, more = apply(state, seat, rng.choice(legal_moves(state, seat)))
+            events += more
+        for event in events:
+            whole = all(redact_event(event, viewer) == event for viewer in (None, 0, 1, 2, 3))
+            assert is_public_event(event) == whole, event
+            seen[whole] += 1
+    assert seen[True] and seen[False], seen
