@@ -50,7 +50,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, TypeVar
+from typing import Any
 
 import orjson
 
@@ -66,6 +66,7 @@ from service.rules.cards import (
     parse_card,
 )
 from service.rules.events import Event
+from service.rules.evolve import evolve
 from service.rules.melds import (
     CandidateMeld,
     MeldShape,
@@ -122,19 +123,6 @@ class SeatSpec:
     client_seed: str | None = None
 
 
-_T = TypeVar("_T")
-
-
-def _evolve(obj: _T, **changes: Any) -> _T:
-    """``dataclasses.replace`` for the engine's frozen, slotted state classes, without
-    the per-call field introspection (it is on the hot path of every move)."""
-    cls = type(obj)
-    new = object.__new__(cls)
-    for name in cls.__slots__:  # type: ignore[attr-defined]
-        object.__setattr__(new, name, changes[name] if name in changes else getattr(obj, name))
-    return new
-
-
 def _sorted_hand(cards: Iterable[Card]) -> tuple[Card, ...]:
     return tuple(sorted(cards, key=CARD_ORDER.__getitem__))
 
@@ -172,7 +160,7 @@ def _counted(state: GameState, events: Sequence[Event], **changes: Any) -> GameS
     N, the public view as of now is kept for spectators, with the views they may
     still be shown: those taken less than N events ago and the latest before."""
     count = state.event_count + len(events)
-    state = _evolve(state, event_count=count, **changes)
+    state = evolve(state, event_count=count, **changes)
     delay = state.options.spectator_delay
     if delay == 0:
         return state
@@ -181,7 +169,7 @@ def _counted(state: GameState, events: Sequence[Event], **changes: Any) -> GameS
     kept = (*state.spectator_views, (count, orjson.dumps(public_view(state)).decode()))
     horizon = count - delay
     older = [v for v in kept if v[0] <= horizon]
-    return _evolve(state, spectator_views=(*older[-1:], *(v for v in kept if v[0] > horizon)))
+    return evolve(state, spectator_views=(*older[-1:], *(v for v in kept if v[0] > horizon)))
 
 
 def _rng(state: GameState, purpose: str) -> random.Random:
@@ -331,8 +319,8 @@ def take_seat(
     if not state.seats[seat].is_open:
         raise IllegalMove("seat_taken", f"seat {seat} is already taken")
     seats = list(state.seats)
-    seats[seat] = _evolve(seats[seat], name=name, token_hash=token_hash, client_seed=client_seed)
-    state = _evolve(state, seats=tuple(seats))
+    seats[seat] = evolve(seats[seat], name=name, token_hash=token_hash, client_seed=client_seed)
+    state = evolve(state, seats=tuple(seats))
     events = [vocab.seat_taken(seat=seat, name=name, kind="human")]
     if not any(s.is_open for s in state.seats):
         state = _start(state, events)
@@ -354,7 +342,7 @@ def leave_seat(state: GameState, seat: int) -> tuple[GameState, list[Event]]:
         seats[seat] = Seat(name=None, kind="human")
         event = vocab.seat_left(seat=seat, kind="human")
     elif state.status == "active":
-        seats[seat] = _evolve(
+        seats[seat] = evolve(
             seats[seat], kind="bot", bot=LEAVER_BOT, token_hash=None, away=False, timeouts=0
         )
         event = vocab.seat_left(seat=seat, kind="bot", bot=LEAVER_BOT)
@@ -364,7 +352,7 @@ def leave_seat(state: GameState, seat: int) -> tuple[GameState, list[Event]]:
 
 
 def _start(state: GameState, events: list[Event]) -> GameState:
-    state = _evolve(state, status="active")
+    state = evolve(state, status="active")
     return _deal(state, 1, events)
 
 
@@ -385,7 +373,7 @@ def _deal(
         others = [s.score for s in seats if not s.eliminated and not s.rejoining]
         top = max(others) if others else 0
         for i in rejoining:
-            seats[i] = _evolve(
+            seats[i] = evolve(
                 seats[i],
                 score=top,
                 rejoining=False,
@@ -463,7 +451,7 @@ def _deal(
             deal_commitment=None if secret is None else fairness.commitment(secret),
         )
     )
-    return _evolve(state, seats=tuple(seats), round=rnd, deck=None)
+    return evolve(state, seats=tuple(seats), round=rnd, deck=None)
 
 
 def _next_in(dealt: Sequence[bool], seat: int) -> int:
@@ -901,7 +889,7 @@ def apply(state: GameState, seat: int, move: Move) -> tuple[GameState, list[Even
             raise IllegalMove("cannot_reengage", f"seat {seat} cannot re-engage now")
         seats = list(state.seats)
         s = seats[seat]
-        seats[seat] = _evolve(s, eliminated=False, rejoining=True, reengaged=s.reengaged + 1)
+        seats[seat] = evolve(s, eliminated=False, rejoining=True, reengaged=s.reengaged + 1)
         events.append(vocab.reengaged(seat=seat))
         return _counted(state, events, seats=tuple(seats), steps=state.steps + 1), events
     r = _turn_seat_check(state, seat)
@@ -969,7 +957,7 @@ def _apply_draw(
             raise IllegalMove("discard_pile_empty", "the discard pile is empty")
         card = r.discard[-1]
         events.append(vocab.drew(seat=seat, source="discard", card=card))
-        new_round = _evolve(
+        new_round = evolve(
             r,
             hands=_set_hand(r, seat, _sorted_hand((*hand, card))),
             known=_known(r, seat, gained=(card,)),
@@ -977,7 +965,7 @@ def _apply_draw(
             phase="play",
             taken=card,
         )
-        return _evolve(state, round=new_round)
+        return evolve(state, round=new_round)
     stock = r.stock
     discard = r.discard
     refills = r.refills
@@ -1009,7 +997,7 @@ def _apply_draw(
         )
     card = stock[-1]
     events.append(vocab.drew(seat=seat, source="stock", card=card))
-    new_round = _evolve(
+    new_round = evolve(
         r,
         hands=_set_hand(r, seat, _sorted_hand((*hand, card))),
         stock=stock[:-1],
@@ -1018,7 +1006,7 @@ def _apply_draw(
         phase="play",
         taken=None,
     )
-    return _evolve(state, round=new_round)
+    return evolve(state, round=new_round)
 
 
 def _apply_meld(
@@ -1030,7 +1018,7 @@ def _apply_meld(
     rest, meld = placed.rest, placed.meld
     melded = list(r.melded)
     melded[seat] = True
-    new_round = _evolve(
+    new_round = evolve(
         r,
         hands=_set_hand(r, seat, rest),
         known=_known(r, seat, played=meld.shape.cards),
@@ -1042,7 +1030,7 @@ def _apply_meld(
         melded=tuple(melded),
     )
     events.append(vocab.melded(seat=seat, meld=meld_json(meld)))
-    state = _evolve(state, round=new_round)
+    state = evolve(state, round=new_round)
     if not rest:
         return _end_round(state, new_round, seat, "went_out", seat, events)
     return state
@@ -1061,7 +1049,7 @@ def _apply_layoff(
             minimum=state.options.first_meld_min_points,
         )
     rest, new_meld = placed.rest, placed.meld
-    new_round = _evolve(
+    new_round = evolve(
         r,
         hands=_set_hand(r, seat, rest),
         known=_known(r, seat, played=move.cards),
@@ -1071,7 +1059,7 @@ def _apply_layoff(
     events.append(
         vocab.laid_off(seat=seat, meld=move.meld, cards=move.cards, result=meld_json(new_meld))
     )
-    state = _evolve(state, round=new_round)
+    state = evolve(state, round=new_round)
     if not rest:
         return _end_round(state, new_round, seat, "went_out", seat, events)
     return state
@@ -1084,7 +1072,7 @@ def _apply_swap(
     if isinstance(placed, str):
         raise _refused(placed, _SWAP_TEXTS, card=move.card, meld=move.meld)
     new_meld = placed.meld
-    new_round = _evolve(
+    new_round = evolve(
         r,
         hands=_set_hand(r, seat, placed.rest),
         known=_known(r, seat, gained=placed.gained, played=(move.card,)),
@@ -1093,7 +1081,7 @@ def _apply_swap(
     events.append(
         vocab.joker_swapped(seat=seat, meld=move.meld, card=move.card, result=meld_json(new_meld))
     )
-    return _evolve(state, round=new_round)
+    return evolve(state, round=new_round)
 
 
 def _apply_discard(
@@ -1110,8 +1098,8 @@ def _apply_discard(
     hands = _set_hand(r, seat, rest)
     discard = (*r.discard, move.card)
     if not rest:
-        new_round = _evolve(r, hands=hands, discard=discard)
-        state = _evolve(state, round=new_round)
+        new_round = evolve(r, hands=hands, discard=discard)
+        state = evolve(state, round=new_round)
         return _end_round(state, new_round, seat, "went_out", seat, events)
     played = r.played
     if r.turn_acted and not played[seat]:
@@ -1119,7 +1107,7 @@ def _apply_discard(
         pl[seat] = True
         played = tuple(pl)
     # One new round state for the discard and the passing of the turn.
-    new_round = _evolve(
+    new_round = evolve(
         r,
         hands=hands,
         known=_known(r, seat, played=(move.card,)),
@@ -1133,7 +1121,7 @@ def _apply_discard(
         played=played,
         turns=r.turns + 1,
     )
-    state = _evolve(state, round=new_round)
+    state = evolve(state, round=new_round)
     if round_blocked(new_round, opts):
         return _end_round(state, new_round, None, "blocked", seat, events)
     return state
@@ -1156,7 +1144,7 @@ def _end_round(
     if winner is not None:
         events.append(vocab.went_out(seat=winner, rummy=rummy))
     points = round_points(opts, r.hands, r.dealt, winner, rummy)
-    seats = [_evolve(s, score=s.score + points[i]) for i, s in enumerate(state.seats)]
+    seats = [evolve(s, score=s.score + points[i]) for i, s in enumerate(state.seats)]
     record = RoundRecord(
         number=r.number,
         reason=reason,
@@ -1190,16 +1178,16 @@ def _end_round(
     elif opts.end == "elimination":
         newly, winners = elimination_result(opts, scores, [s.eliminated for s in seats], r.dealt, n)
         for i in newly:
-            seats[i] = _evolve(seats[i], eliminated=True)
+            seats[i] = evolve(seats[i], eliminated=True)
             events.append(vocab.seat_eliminated(seat=i, score=scores[i]))
     else:
         winners = game_winners(opts, scores, len(state.rounds) + 1, n)
-    state = _evolve(state, seats=tuple(seats), rounds=(*state.rounds, record), round=None)
+    state = evolve(state, seats=tuple(seats), rounds=(*state.rounds, record), round=None)
     if winners is not None:
         events.append(
             vocab.game_ended(winners=winners, scores=scores, game_secret=state.game_secret)
         )
-        return _evolve(state, status="finished", winners=winners)
+        return evolve(state, status="finished", winners=winners)
     return _deal(state, r.number + 1, events, prev_dealer=r.dealer)
 
 
