@@ -6,11 +6,12 @@ shape with them (versions pinned by `tests/contract/ts/package-lock.json`)."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+
+from tests.support.npm import npm_ci
 
 TS = Path(__file__).resolve().parent / "ts"
 
@@ -29,8 +30,7 @@ def run(*command: str) -> str:
 
 
 def test_typescript_types_from_the_contract_build_every_move() -> None:
-    assert shutil.which("npm"), "the TypeScript check needs Node.js 20+ and npm on PATH"
-    run("npm", "ci", "--no-audit", "--no-fund")
+    npm_ci(TS)
     output = run("npm", "run", "check")
     generated = [line for line in output.splitlines() if "openapi-typescript" in line]
     assert generated, output

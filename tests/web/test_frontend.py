@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import filecmp
 import os
-import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.support.npm import npm_ci
 
 ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "web"
@@ -33,8 +34,7 @@ def run(*command: str, env: dict[str, str] | None = None) -> str:
 @pytest.fixture(scope="module")
 def node_modules() -> Iterator[None]:
     """`npm ci`: exactly the versions of web/package-lock.json."""
-    assert shutil.which("npm"), "the front-end tests need Node.js 20+ and npm on PATH"
-    run("npm", "ci", "--no-audit", "--no-fund")
+    npm_ci(WEB)
     yield
 
 
