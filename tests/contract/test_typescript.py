@@ -15,7 +15,7 @@ from tests.support.npm import npm_ci
 
 TS = Path(__file__).resolve().parent / "ts"
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("npm")]
+pytestmark = pytest.mark.slow
 
 
 def run(*command: str) -> str:
@@ -30,11 +30,11 @@ def run(*command: str) -> str:
 
 
 def test_typescript_types_from_the_contract_build_every_move() -> None:
-    npm_ci(TS)
-    output = run("npm", "run", "check")
-    generated = [line for line in output.splitlines() if "openapi-typescript" in line]
-    assert generated, output
-    assert not [line for line in output.lower().splitlines() if "warn" in line], output
-    schema = (TS / "schema.d.ts").read_text()
-    for name in ("DrawMove", "MeldMove", "LayoffMove", "DiscardMove", "SwapJokerMove"):
-        assert f"{name}: {{" in schema, name
+    with npm_ci(TS):
+        output = run("npm", "run", "check")
+        generated = [line for line in output.splitlines() if "openapi-typescript" in line]
+        assert generated, output
+        assert not [line for line in output.lower().splitlines() if "warn" in line], output
+        schema = (TS / "schema.d.ts").read_text()
+        for name in ("DrawMove", "MeldMove", "LayoffMove", "DiscardMove", "SwapJokerMove"):
+            assert f"{name}: {{" in schema, name

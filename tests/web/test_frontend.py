@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "web"
 COMMITTED = ROOT / "service" / "webui" / "static"
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("npm")]
+pytestmark = pytest.mark.slow
 
 
 def run(*command: str, env: dict[str, str] | None = None) -> str:
@@ -33,9 +33,10 @@ def run(*command: str, env: dict[str, str] | None = None) -> str:
 
 @pytest.fixture(scope="module")
 def node_modules() -> Iterator[None]:
-    """`npm ci`: exactly the versions of web/package-lock.json."""
-    npm_ci(WEB)
-    yield
+    """`npm ci`: exactly the versions of web/package-lock.json, web/ held by this
+    process while the module's tests run."""
+    with npm_ci(WEB):
+        yield
 
 
 def test_types_from_the_contract_check(node_modules: None) -> None:
