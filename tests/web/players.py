@@ -61,7 +61,13 @@ class TablePlayer:
         draw = page.get_by_role("button", name="Draw from stock")
         expect(draw).to_be_enabled()
         draw.click()
-        expect(page.locator(".hand .status")).to_contain_text("then discard")
+        # A draw from an empty stock past the game's `max_refills` ends the round.
+        page.wait_for_function(
+            "() => (document.querySelector('.hand .status')?.textContent ?? '')"
+            ".includes('then discard') || document.querySelector('.game-over') !== null"
+        )
+        if self.game_over():
+            return
         self._meld_and_lay_off()
         if self.game_over():
             return
