@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from typing import Final
 
-from flask import Flask, Response, request
+from flask import Flask, Response
+
+from service.api.current import environ as current_environ
 
 #: The ``Cache-Control`` of answers that may carry a token or a hand.
 SECRET_CACHE_CONTROL: Final = "private, no-store"
@@ -20,7 +22,7 @@ SECRET_CACHE_CONTROL: Final = "private, no-store"
 
 def may_carry_secrets() -> bool:
     """Whether the current request's answer may hold a seat token or a hand."""
-    environ = request.environ
+    environ = current_environ()
     return environ["REQUEST_METHOD"] == "POST" or "HTTP_AUTHORIZATION" in environ
 
 

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any, Final, TypeVar
 
 import orjson
-from flask import Flask, Response, abort, current_app, g, request
+from flask import Flask, Response, abort, current_app, request
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
@@ -31,6 +31,7 @@ from prometheus_client import (
     generate_latest,
 )
 
+from service.api.current import current_g, current_request
 from service.ops.multiproc import ENV_VAR
 
 # No `*_created` series: they double the output and multi-process mode has none.
@@ -195,16 +196,25 @@ def metrics_view() -> Response:
     return Response(body, status=200, headers={"Content-Type": content_type})
 
 
+# The hooks run on every request: they take `g` and the request once (no
+# context proxies, see `service.api.current`), and read `g`'s attributes from
+# its `__dict__`, which is all `g.get` does, without the call.
+
+
 def _start_timer() -> None:
-    g.metrics_start = time.perf_counter()
+    current_g().metrics_start = time.perf_counter()
 
 
 def _observe_request(response: Response) -> Response:
-    start = g.get("metrics_start")
+    values = current_g().__dict__
+    start = values.get("metrics_start")
     if start is not None:
-        rule = request.url_rule
+        current = current_request()
+        rule = current.url_rule
         route = rule.rule if rule is not None else UNMATCHED_ROUTE
-        method = request.method if request.method in KNOWN_METHODS else OTHER
+        method = current.method
+        if method not in KNOWN_METHODS:
+            method = OTHER
         key = (method, route, response.status_code)
         child = _request_children.get(key)
         if child is None:
@@ -213,7 +223,7 @@ def _observe_request(response: Response) -> Response:
             )
         child.observe(time.perf_counter() - start)
     # A move request is known by the move type its handler noted for the log.
-    fields = g.get("log_fields")
+    fields = values.get("log_fields")
     if fields is not None and "move_type" in fields:
         record_move_answer(str(fields["move_type"]), response)
     return response
