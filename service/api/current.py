@@ -10,11 +10,16 @@ counting instructions). The service's own code on a game's request path read
 through the proxies some 25 times a move and 15 times a view. Measured with
 `bench/wsgi_calls.py` (docs/performance.md, "What a move costs").
 
-The one seam: the game requests' path (views, listings, moves, and the
-limiter's and request log's steps that only they take) asks these functions
-for the objects once and reads them directly; `LocalProxy._get_current_object`
-is Werkzeug's documented way to the proxied object. Hooks every request runs
-(the request log's, the metrics', the security headers) keep the proxies.
+The one seam: the request path (views, listings, moves, and the hooks every
+request runs: the request log's, the metrics', the limiter's, the security
+headers') asks these functions for the objects once and reads them directly.
+They read the context variables that Flask's proxies themselves read
+(`flask.globals._cv_request` and `_cv_app`, Flask 2.3 and later): about 400
+instructions a call, against about 1,900 through
+`LocalProxy._get_current_object` (Werkzeug's documented way to the proxied
+object, still taken outside a context, for Flask's own error). Counted with
+valgrind on `bench/wsgi_calls.py --phase hello`: docs/performance.md, "What
+every request costs".
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from typing import Any
 
 from flask import Flask, Request, current_app, g, request
 from flask.ctx import _AppCtxGlobals
+from flask.globals import _cv_app, _cv_request
 
 # No `typing.cast` here: it is a function call of its own, and these run a
 # few dozen times a move.
@@ -30,20 +36,29 @@ from flask.ctx import _AppCtxGlobals
 
 def current_request() -> Request:
     """The request being handled (`flask.request`'s object)."""
-    found: Request = request._get_current_object()  # type: ignore[attr-defined]
-    return found
+    try:
+        return _cv_request.get().request
+    except LookupError:  # outside a request: Flask's own RuntimeError
+        found: Request = request._get_current_object()  # type: ignore[attr-defined]
+        return found
 
 
 def current_app_object() -> Flask:
     """The app handling the request (`flask.current_app`'s object)."""
-    found: Flask = current_app._get_current_object()  # type: ignore[attr-defined]
-    return found
+    try:
+        return _cv_app.get().app
+    except LookupError:
+        found: Flask = current_app._get_current_object()  # type: ignore[attr-defined]
+        return found
 
 
 def current_g() -> _AppCtxGlobals:
     """The request's `flask.g` object."""
-    found: _AppCtxGlobals = g._get_current_object()
-    return found
+    try:
+        return _cv_app.get().g
+    except LookupError:
+        found: _AppCtxGlobals = g._get_current_object()
+        return found
 
 
 def environ() -> dict[str, Any]:

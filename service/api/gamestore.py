@@ -27,6 +27,7 @@ from service.api.problems import Problem
 from service.bots import play as bots
 from service.bots.play import Budget
 from service.config import store_settings
+from service.quickinit import quick_init
 from service.rules import engine, views
 from service.rules.state import GameState, decode_state, encode_state
 from service.runner import next_due
@@ -53,6 +54,7 @@ def get_store() -> GameStore:
     return store
 
 
+@quick_init
 @dataclass(frozen=True)
 class LoadedGame:
     """A game as loaded: its decoded state, version and last event sequence."""
@@ -180,15 +182,18 @@ def play_bots(
     turn does): the state, its events, and the game's entry in the runner's
     queue (for the save): due at once when bots are still to move, at the turn's
     deadline when a clock runs."""
-    config = current_app_object().config
-    budget = Budget(
-        moves=int(config["BOT_MOVES_PER_REQUEST"]),
-        seconds=float(config["BOT_SECONDS_PER_REQUEST"]),
-    )
-    played = bots.play_bots(state, budget)
+    events: list[dict[str, Any]] = []
+    if bots.bot_to_move(state):  # most moves hand the turn to a person: no budget to read
+        config = current_app_object().config
+        budget = Budget(
+            moves=int(config["BOT_MOVES_PER_REQUEST"]),
+            seconds=float(config["BOT_SECONDS_PER_REQUEST"]),
+        )
+        played = bots.play_bots(state, budget)
+        state, events = played.state, played.events
     now = time.time()
-    state = clock.stamp(before, played.state, int(now * 1000))
-    return state, played.events, next_due(state, now)
+    state = clock.stamp(before, state, int(now * 1000))
+    return state, events, next_due(state, now)
 
 
 def seated(game: LoadedGame, token: str) -> tuple[LoadedGame, int]:
@@ -220,6 +225,7 @@ def back_if_away(game: LoadedGame, seat: int) -> LoadedGame:
     return transact(game.game_id, come_back, loaded=game).game
 
 
+@quick_init
 @dataclass(frozen=True)
 class Change:
     """What a write step makes of a game: the state after it and its events (the
@@ -244,6 +250,7 @@ class Idempotent:
     fingerprint: str
 
 
+@quick_init
 @dataclass(frozen=True)
 class Outcome:
     """What `transact` did: the game after the write (as loaded when nothing was

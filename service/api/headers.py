@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from typing import Final
 
-from flask import Flask, Response, request
+from flask import Flask, Response
+
+from service.api.current import environ as current_environ
 
 #: The ``Cache-Control`` of answers that may carry a token or a hand.
 SECRET_CACHE_CONTROL: Final = "private, no-store"
@@ -20,14 +22,16 @@ SECRET_CACHE_CONTROL: Final = "private, no-store"
 
 def may_carry_secrets() -> bool:
     """Whether the current request's answer may hold a seat token or a hand."""
-    environ = request.environ
+    environ = current_environ()
     return environ["REQUEST_METHOD"] == "POST" or "HTTP_AUTHORIZATION" in environ
 
 
 def add_security_headers(response: Response) -> Response:
     """``after_request`` hook: the headers of the module docstring."""
     headers = response.headers
-    headers["X-Content-Type-Options"] = "nosniff"
+    # Added, not set (which first looks for the name among the headers): only
+    # this hook writes it. `Cache-Control` may come from a view: set.
+    headers.add("X-Content-Type-Options", "nosniff")
     if may_carry_secrets():
         headers["Cache-Control"] = SECRET_CACHE_CONTROL
     return response

@@ -11,6 +11,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 
 from service.api.bodyread import plain_json_body
 from service.api.current import current_app_object, current_g, current_request
+from service.api.leanresponse import json_answer
 from service.api.problems import Problem
 
 JSON_MIMETYPE = "application/json"
@@ -52,12 +53,7 @@ def raw_json_response(
     `Location`…), never the `Content-Type` or `Content-Length` made here, so
     no search for an earlier value is needed.
     """
-    response = Response(body, status=status, mimetype=JSON_MIMETYPE)
-    if headers:
-        add = response.headers.add
-        for name, value in headers.items():
-            add(name, value)
-    return response
+    return json_answer(body, status, headers)
 
 
 _NO_BODY = object()

@@ -39,7 +39,7 @@ from typing import Any, Final, NamedTuple, Protocol
 
 import redis
 import redis.cluster
-from flask import Flask, Response, g, request
+from flask import Flask, Response
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
@@ -313,7 +313,7 @@ class RateLimiter:
 
     def check(self) -> Response | None:
         """``before_request`` hook: ``None`` to go on, or the 429 answer."""
-        if request.path in self.exempt:
+        if current_request().path in self.exempt:
             return None
         hits = self.hits()
         if not hits:
@@ -351,10 +351,11 @@ class RateLimiter:
 
     def finish(self, response: Response) -> Response:
         """``after_request`` hook: count a request that ended before its load."""
-        pending = g.get("rate_limit_pending")
+        context = current_g()
+        pending = context.__dict__.get("rate_limit_pending")  # `g.get`, without the call
         if pending is None:
             return response
-        g.rate_limit_pending = None
+        context.rate_limit_pending = None
         # Nothing was written without a load: the answer may still be replaced.
         return self._count(*pending) or response
 

@@ -12,17 +12,18 @@ seat tokens travel only in ``Authorization`` and so never reach the log.
 from __future__ import annotations
 
 import logging
+import os
 import re
 import sys
 import time
-import uuid
 from datetime import UTC, datetime
 from typing import Any, Final
 
 import orjson
-from flask import Flask, Response, g, has_request_context, request
+from flask import Flask, Response, has_request_context
 
-from service.api.current import current_g
+from service.api.current import current_g, current_request
+from service.ops import linewriter
 
 #: The logger of the request lines; its records are complete JSON documents.
 logger: Final = logging.getLogger("service.access")
@@ -52,48 +53,68 @@ def annotate(**fields: Any) -> None:
 
 def request_id() -> str:
     """The id of the current request (after :func:`init_app`'s hook has run)."""
-    rid = g.get("request_id")
+    rid = current_g().get("request_id")
     return rid if isinstance(rid, str) else ""
 
 
+def new_request_id() -> str:
+    """A fresh request id: a random (version 4) UUID's 32 hex digits, as
+    ``uuid.uuid4().hex`` gives, without building a `uuid.UUID`."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = raw[6] & 0x0F | 0x40  # the version
+    raw[8] = raw[8] & 0x3F | 0x80  # the variant
+    return raw.hex()
+
+
+# The hooks run on every request: they take the request and `g` once (no
+# context proxies, see `service.api.current`) and read the header from the
+# WSGI environ (`X-Request-ID` is `HTTP_X_REQUEST_ID` there).
+
+
 def _begin() -> None:
-    g.log_start = time.perf_counter()
-    given = request.headers.get(REQUEST_ID_HEADER)
-    g.request_id = given if given and _SAFE_ID.fullmatch(given) else uuid.uuid4().hex
+    context = current_g()
+    context.log_start = time.perf_counter()
+    given = current_request().environ.get("HTTP_X_REQUEST_ID")
+    context.request_id = given if given and _SAFE_ID.fullmatch(given) else new_request_id()
 
 
 def _finish(response: Response) -> Response:
-    rid = g.get("request_id") or uuid.uuid4().hex
-    response.headers[REQUEST_ID_HEADER] = rid
+    values = current_g().__dict__  # `g.get` reads it, with a call of its own
+    rid = values.get("request_id") or new_request_id()
+    # Added, not set (which first looks for the name among the headers): only
+    # this hook writes the header.
+    response.headers.add(REQUEST_ID_HEADER, rid)
     if not logger.isEnabledFor(logging.INFO):
         return response
-    start = g.get("log_start")
-    rule = request.url_rule
+    current = current_request()
+    start = values.get("log_start")
+    rule = current.url_rule
     line: dict[str, Any] = {
         "ts": datetime.now(UTC).isoformat(timespec="milliseconds"),
         "event": "request",
         "request_id": rid,
-        "method": request.method,
+        "method": current.method,
         "route": rule.rule if rule is not None else None,
-        "path": request.path,
+        "path": current.path,
         "status": response.status_code,
         "duration_ms": round((time.perf_counter() - start) * 1000, 3) if start else None,
     }
-    game_id = (request.view_args or {}).get("game_id")
-    if game_id is not None:
-        line["game_id"] = game_id
-    extra = g.get("log_fields")
+    view_args = current.view_args
+    if view_args:
+        game_id = view_args.get("game_id")
+        if game_id is not None:
+            line["game_id"] = game_id
+    extra = values.get("log_fields")
     if extra:
         line.update(extra)
-    logger.info(orjson.dumps(line).decode())
+    linewriter.write(logger, orjson.dumps(line).decode())
     return response
 
 
 def configure_logging(level: str = "INFO") -> None:
     """Send the request lines, bare, to stderr (once per process)."""
     if not any(getattr(h, "_rummy_access", False) for h in logger.handlers):
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("%(message)s"))
+        handler = linewriter.LineHandler(sys.stderr)
         handler._rummy_access = True  # type: ignore[attr-defined]
         logger.addHandler(handler)
     logger.setLevel(level.upper())

@@ -178,9 +178,16 @@ def _rng(state: GameState, purpose: str) -> random.Random:
 
 def round_secret(state: GameState, number: int) -> bytes | None:
     """Round ``number``'s secret in a game dealt at random (docs/fairness.md); else ``None``."""
-    if state.game_secret is None:
+    return round_secret_of(state.game_secret, number, tuple([s.client_seed for s in state.seats]))
+
+
+def round_secret_of(
+    game_secret: str | None, number: int, seeds: tuple[str | None, ...]
+) -> bytes | None:
+    """`round_secret` from its inputs: the game's secret and the seats' client seeds."""
+    if game_secret is None:
         return None
-    return _round_secret(state.game_secret, number, tuple(s.client_seed for s in state.seats))
+    return _round_secret(game_secret, number, seeds)
 
 
 @lru_cache(maxsize=1024)

@@ -264,6 +264,8 @@ MOVE_FIELDS: Mapping[str, tuple[tuple[str, MoveField], ...]] = {
 _KEYS: dict[str, frozenset[str]] = {
     kind: frozenset({"type", *(name for name, _ in shape)}) for kind, shape in MOVE_FIELDS.items()
 }
+#: The kinds of move that name several cards.
+_WITH_CARDS = frozenset(cls for cls in MOVE_CLASSES if "cards" in dict(MOVE_FIELDS[cls.TYPE]))
 _PARSERS: dict[type[Move], tuple[tuple[str, Callable[[Any, str], Any]], ...]] = {
     cls: tuple((name, kind.parse) for name, kind in MOVE_FIELDS[cls.TYPE]) for cls in MOVE_CLASSES
 }
@@ -291,7 +293,8 @@ def parse_move(obj: Any, path: str = "") -> Move:
     ``path`` prefixes the field named by a :class:`MoveFormatError`
     (``actions.2.`` inside a request of several moves).
     """
-    if not isinstance(obj, Mapping):
+    # A JSON body's objects are dicts: the exact type check spares the ABC's.
+    if type(obj) is not dict and not isinstance(obj, Mapping):
         raise MoveFormatError("a move must be an object", path + "type")
     kind = obj.get("type")
     cls = MOVE_TYPES.get(kind) if type(kind) is str else None
@@ -314,7 +317,7 @@ def parse_request(body: Any) -> list[Move]:
     spellings of a card count as the same card); :func:`parse_move` alone lets
     the rules refuse such a move (`invalid_meld`).
     """
-    if isinstance(body, Mapping) and "actions" in body:
+    if (type(body) is dict or isinstance(body, Mapping)) and "actions" in body:
         if len(body) > 1:
             raise MoveFormatError("`actions` stands alone", "actions")
         actions = body["actions"]
@@ -325,7 +328,9 @@ def parse_request(body: Any) -> list[Move]:
     else:
         paths, moves = [""], [parse_move(body)]
     for move, path in zip(moves, paths, strict=True):
-        cards = getattr(move, "cards", ())
+        # Only the kinds with a `cards` field are looked at (a failed attribute
+        # lookup formats an error message).
+        cards = move.cards if type(move) in _WITH_CARDS else ()  # type: ignore[union-attr]
         if len(set(cards)) < len(cards):
             counts = Counter(cards)
             repeated = sorted(c for c, n in counts.items() if n > 1 and c != JOKER)

@@ -236,6 +236,30 @@ def _enc_seat(s: Seat) -> list[Any]:
     return fields
 
 
+# The tuples of seats, melds, finished rounds and known cards are mostly the very
+# tuples of the version before too: one lookup each instead of one per element.
+
+
+@by_identity(1024)
+def _enc_seats(seats: tuple[Seat, ...]) -> list[Any]:
+    return [_enc_seat(s) for s in seats]
+
+
+@by_identity(1024)
+def _enc_melds(melds: tuple[TableMeld, ...]) -> list[Any]:
+    return [_enc_meld(m) for m in melds]
+
+
+@by_identity(1024)
+def _enc_records(rounds: tuple[RoundRecord, ...]) -> list[Any]:
+    return [_enc_record(r) for r in rounds]
+
+
+@by_identity(1024)
+def _enc_known(known: tuple[tuple[Card, ...], ...]) -> str | int:
+    return ",".join([_packed(k) for k in known]) if any(known) else 0
+
+
 def _enc_round(r: RoundState) -> list[Any]:
     return [
         r.number,
@@ -245,7 +269,7 @@ def _enc_round(r: RoundState) -> list[Any]:
         [_packed(h) for h in r.hands],
         _packed(r.stock),
         _packed(r.discard),
-        [_enc_meld(m) for m in r.melds],
+        _enc_melds(r.melds),
         r.next_meld_id,
         r.turn,
         PHASES.index(r.phase),
@@ -257,7 +281,7 @@ def _enc_round(r: RoundState) -> list[Any]:
         _flag_bits(r.played),
         r.refills,
         r.turns,
-        ",".join([_packed(k) for k in r.known]) if any(r.known) else 0,
+        _enc_known(r.known),
     ]
 
 
@@ -400,9 +424,9 @@ def encode_state(state: GameState) -> bytes:
         STATUSES.index(state.status),
         state.preset,
         stored,
-        [_enc_seat(s) for s in state.seats],
+        _enc_seats(state.seats),
         None if state.round is None else _enc_round(state.round),
-        [_enc_record(r) for r in state.rounds],
+        _enc_records(state.rounds),
         None if state.winners is None else list(state.winners),
         state.seed,
         None if state.deck is None else pack_cards(state.deck),

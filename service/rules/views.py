@@ -21,7 +21,7 @@ from service.rules import fairness
 from service.rules.cards import JOKER
 from service.rules.identity import by_identity
 from service.rules.options import Options
-from service.rules.state import GameState, TableMeld
+from service.rules.state import GameState, RoundRecord, Seat, TableMeld
 
 
 @by_identity(8192)
@@ -41,6 +41,13 @@ def meld_json(m: TableMeld) -> dict[str, Any]:
     return out
 
 
+@by_identity(1024)
+def _melds_json(melds: tuple[TableMeld, ...]) -> list[dict[str, Any]]:
+    # Kept per tuple of melds (shared: read it): the same object from one move
+    # to the next until a meld is made or laid off on.
+    return [meld_json(m) for m in melds]
+
+
 @by_identity(256)
 def options_json(options: Options) -> dict[str, Any]:
     """`options.to_json()`, built once per option set (games share a few; Options is
@@ -52,6 +59,7 @@ def public_view(state: GameState) -> dict[str, Any]:
     """The spectator's view: docs/api.md's view without ``id``, ``version``, ``last_event``,
     ``you`` and ``hand``."""
     r = state.round
+    seeds = _client_seeds(state.seats)
     seats = [
         {
             "seat": i,
@@ -78,8 +86,8 @@ def public_view(state: GameState) -> dict[str, Any]:
             "refills": r.refills,
             "discard_pile": list(r.discard),
             "taken_discard": r.taken,
-            "melds": [meld_json(m) for m in r.melds],
-            "deal_commitment": _deal_commitment(state, r.number),
+            "melds": _melds_json(r.melds),
+            "deal_commitment": _deal_commitment(seeds, state.game_secret, r.number),
         }
     return {
         "status": state.status,
@@ -90,18 +98,7 @@ def public_view(state: GameState) -> dict[str, Any]:
         "game_secret": state.game_secret if state.status == "finished" else None,
         "seats": seats,
         "round": round_view,
-        "rounds": [
-            {
-                "number": rec.number,
-                "reason": rec.reason,
-                "winner": rec.winner,
-                "rummy": rec.rummy,
-                "points": list(rec.points),
-                "hands": [list(h) for h in rec.hands],
-                **_revealed(state, rec.number),
-            }
-            for rec in state.rounds
-        ],
+        "rounds": _rounds_json(state.rounds, state.game_secret, seeds),
         "winners": None if state.winners is None else list(state.winners),
         "turn_deadline": rfc3339(state.turn_deadline),
     }
@@ -121,21 +118,57 @@ def _game_commitment(game_secret: str | None) -> str | None:
     return None if game_secret is None else fairness.commitment(bytes.fromhex(game_secret))
 
 
-def _deal_commitment(state: GameState, number: int) -> str | None:
-    from service.rules.engine import round_secret
+@by_identity(1024)
+def _client_seeds(seats: tuple[Seat, ...]) -> tuple[str | None, ...]:
+    # The same tuple object for the same seats: the caches below key on it.
+    return tuple([s.client_seed for s in seats])
 
-    secret = round_secret(state, number)
-    return None if secret is None else fairness.commitment(secret)
+
+@by_identity(1024)
+def _deal_commitment(
+    seeds: tuple[str | None, ...], game_secret: str | None, number: int
+) -> str | None:
+    # Kept per seeds object (`_client_seeds`), game secret and round: a round's
+    # commitment is the same all round.
+    from service.rules.engine import round_secret_of
+
+    secret = round_secret_of(game_secret, number, seeds)
+    return None if secret is None else _commitment(secret)
 
 
-def _revealed(state: GameState, number: int) -> dict[str, Any]:
-    """A finished round's commitment and its secret, now public."""
-    from service.rules.engine import round_secret
+@functools.lru_cache(maxsize=1024)
+def _commitment(secret: bytes) -> str:
+    # A round's secret stays the same all round: its SHA-256 is taken once.
+    return fairness.commitment(secret)
 
-    secret = round_secret(state, number)
-    if secret is None:
-        return {"deal_commitment": None, "secret": None}
-    return {"deal_commitment": fairness.commitment(secret), "secret": secret.hex()}
+
+@by_identity(1024)
+def _rounds_json(
+    rounds: tuple[RoundRecord, ...], game_secret: str | None, seeds: tuple[str | None, ...]
+) -> list[dict[str, Any]]:
+    """The finished rounds as the view shows them, with their secrets (now public).
+
+    Kept per tuple of records (shared: read it, do not change it): it stays the
+    same object all round, and the secrets depend only on the game's secret and
+    the client seeds, the arguments after it."""
+    from service.rules.engine import round_secret_of
+
+    shown = []
+    for rec in rounds:
+        secret = round_secret_of(game_secret, rec.number, seeds)
+        shown.append(
+            {
+                "number": rec.number,
+                "reason": rec.reason,
+                "winner": rec.winner,
+                "rummy": rec.rummy,
+                "points": list(rec.points),
+                "hands": [list(h) for h in rec.hands],
+                "deal_commitment": None if secret is None else _commitment(secret),
+                "secret": None if secret is None else secret.hex(),
+            }
+        )
+    return shown
 
 
 def spectator_view(state: GameState) -> tuple[dict[str, Any], int]:

@@ -1,22 +1,62 @@
-"""The Flask class of the service: Flask, minus a check it repeats on every request."""
+"""The Flask class of the service: Flask, minus work it repeats on every request.
+
+Speed, measured with valgrind on ``bench/wsgi_calls.py`` (docs/performance.md,
+"What every request costs"); the one seam is the class, which `create_app`
+builds the app from. Each override does what Flask 3.1's method does, in the
+same order, with the same hooks and signals:
+
+- `ensure_sync` keeps its answer per plain function (Flask asks it about
+  every hook and view of a request, and each answer walked
+  `inspect.iscoroutinefunction`).
+- `preprocess_request`, `dispatch_request`, `process_response` and
+  `do_teardown_request` read the request context once from Flask's context
+  variable instead of through the `flask.request` and `flask.request_ctx`
+  proxies (each read through a proxy fails the ordinary lookup first, for
+  which Python formats an `AttributeError`: about 10,000 instructions a read;
+  see `service.api.current`).
+- Sessions: the service sets no ``SECRET_KEY``, so Flask opened no session
+  and made a new `NullSession` for every request (about 11,000 instructions
+  with the check after the answer). `NoSessions` hands every request of an
+  app without a secret key one shared `NullSession`, which refuses every
+  change as each new one did; an app given a secret key gets Flask's signed
+  cookie sessions as before.
+"""
 
 from __future__ import annotations
 
 import inspect
+import sys
 from collections.abc import Callable
+from itertools import chain
 from typing import Any
 
-from flask import Flask
+from flask import Flask, Request, Response
+from flask import typing as ft
+from flask.globals import _cv_request
+from flask.sessions import NullSession, SecureCookieSession, SecureCookieSessionInterface
+from flask.signals import request_tearing_down
+
+_sentinel: Any = object()
+
+
+class NoSessions(SecureCookieSessionInterface):
+    """Flask's cookie sessions, with one shared `NullSession` for every
+    request of an app without a secret key (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.null_session = NullSession()
+
+    def open_session(self, app: Flask, request: Request) -> SecureCookieSession | None:
+        """The shared null session without a secret key, else Flask's session."""
+        if not app.secret_key:
+            return self.null_session
+        return super().open_session(app, request)
 
 
 class ServiceFlask(Flask):
-    """`Flask` that remembers which handlers are coroutine functions.
+    """`Flask` with the per-request shortcuts of the module docstring."""
 
-    Flask asks `ensure_sync` about every hook and view of a request (about 24
-    times), and each answer walks `inspect.iscoroutinefunction`: a few percent
-    of a move's CPU in profiles. Plain functions never change kind, so their
-    answer is kept; anything else (partials, callables) is checked each time.
-    """
+    session_interface = NoSessions()
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -32,3 +72,58 @@ class ServiceFlask(Flask):
         if is_coroutine is None:
             is_coroutine = self._is_coroutine[target] = inspect.iscoroutinefunction(func)
         return self.async_to_sync(func) if is_coroutine else func
+
+    def preprocess_request(self) -> ft.ResponseReturnValue | None:
+        """`Flask.preprocess_request`: the URL value preprocessors, then the
+        before-request hooks, the app's first, then the blueprints'."""
+        req = _cv_request.get().request
+        names = (None, *reversed(req.blueprints))
+        for name in names:
+            if name in self.url_value_preprocessors:
+                for url_func in self.url_value_preprocessors[name]:
+                    url_func(req.endpoint, req.view_args)
+        for name in names:
+            if name in self.before_request_funcs:
+                for before_func in self.before_request_funcs[name]:
+                    rv = self.ensure_sync(before_func)()
+                    if rv is not None:
+                        return rv  # type: ignore[no-any-return]
+        return None
+
+    def dispatch_request(self) -> ft.ResponseReturnValue:
+        """`Flask.dispatch_request`: the matched view's answer (or the routing
+        error, or the automatic ``OPTIONS`` answer)."""
+        req = _cv_request.get().request
+        if req.routing_exception is not None:
+            self.raise_routing_exception(req)
+        rule = req.url_rule
+        if getattr(rule, "provide_automatic_options", False) and req.method == "OPTIONS":
+            return self.make_default_options_response()
+        view_args: dict[str, Any] = req.view_args  # type: ignore[assignment]
+        return self.ensure_sync(self.view_functions[rule.endpoint])(**view_args)  # type: ignore[union-attr,no-any-return]
+
+    def process_response(self, response: Response) -> Response:
+        """`Flask.process_response`: the context's after-this-request
+        functions, then the after-request hooks, the blueprints' first, each
+        list in reverse order of registration; then the session is saved."""
+        ctx = _cv_request.get()
+        for func in ctx._after_request_functions:
+            response = self.ensure_sync(func)(response)
+        for name in chain(ctx.request.blueprints, (None,)):
+            if name in self.after_request_funcs:
+                for func in reversed(self.after_request_funcs[name]):
+                    response = self.ensure_sync(func)(response)
+        if not self.session_interface.is_null_session(ctx._session):
+            self.session_interface.save_session(self, ctx._session, response)  # type: ignore[arg-type]
+        return response
+
+    def do_teardown_request(self, exc: BaseException | None = _sentinel) -> None:
+        """`Flask.do_teardown_request`: the teardown hooks, the blueprints'
+        first, then the `request_tearing_down` signal."""
+        if exc is _sentinel:
+            exc = sys.exc_info()[1]
+        for name in chain(_cv_request.get().request.blueprints, (None,)):
+            if name in self.teardown_request_funcs:
+                for func in reversed(self.teardown_request_funcs[name]):
+                    self.ensure_sync(func)(exc)
+        request_tearing_down.send(self, _async_wrapper=self.ensure_sync, exc=exc)

@@ -23,6 +23,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
 
+from service.quickinit import quick_init
 from service.store.watch import Deliver, Watch
 
 __all__ = [
@@ -168,6 +169,7 @@ class Created:
 LoadCounters: TypeAlias = Sequence[tuple[str, int]]
 
 
+@quick_init
 @dataclass(frozen=True)
 class Loaded:
     """A game as stored: state blob, version, seq of its last event (0: none), and
@@ -179,6 +181,7 @@ class Loaded:
     counts: tuple[int, ...] = ()
 
 
+@quick_init
 @dataclass(frozen=True)
 class SaveResult:
     """The answer of `GameStore.save`.

@@ -15,3 +15,15 @@ def test_the_objects_are_those_the_proxies_stand_for(app: Flask) -> None:
         assert current.environ()["HTTP_AUTHORIZATION"] == "Bearer t"
         current.current_g().seen = 1
         assert g.seen == 1
+
+
+def test_outside_a_request_flask_says_so(app: Flask) -> None:
+    import pytest
+
+    for read in (current.current_request, current.current_app_object, current.current_g):
+        with pytest.raises(RuntimeError, match="outside of"):
+            read()
+    with app.app_context():
+        assert current.current_app_object() is app
+        with pytest.raises(RuntimeError, match="outside of request context"):
+            current.current_request()

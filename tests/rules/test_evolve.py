@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from service.rules.engine import SeatSpec, new_game
-from service.rules.evolve import evolve
+from service.rules.evolve import _draft_class, evolve
 from service.rules.options import resolve_options
 from service.rules.state import GameState
 
@@ -40,3 +42,29 @@ def test_evolve_copies_rounds() -> None:
     changed = evolve(base, turn=(base.turn + 1) % 4, refills=base.refills + 1)
     assert changed == dataclasses.replace(base, turn=(base.turn + 1) % 4, refills=base.refills + 1)
     assert changed != base
+
+
+def test_the_engine_classes_are_copied_through_a_plain_draft() -> None:
+    state = _state()
+    changed = evolve(state, steps=state.steps + 1)
+    assert type(changed) is GameState
+    for cls in (GameState, type(state.round), type(state.seats[0])):
+        assert _draft_class(cls, tuple(cls.__slots__)) is not None, cls
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        changed.steps = 0  # type: ignore[misc]
+    assert hash(changed) == hash(dataclasses.replace(state, steps=state.steps + 1))
+
+
+class _Base:
+    __slots__ = ()
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Derived(_Base):
+    a: int
+
+
+def test_a_class_a_draft_cannot_stand_for_is_copied_through_setattr() -> None:
+    assert _draft_class(_Derived, tuple(_Derived.__slots__)) is None
+    changed = evolve(_Derived(1), a=3)
+    assert changed == _Derived(3) and type(changed) is _Derived

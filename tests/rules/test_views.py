@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 
-from service.rules.engine import Event, SeatSpec, apply, legal_moves, new_game
+from service.rules import fairness
+from service.rules.engine import Event, SeatSpec, apply, legal_moves, new_game, round_secret
 from service.rules.options import resolve_options
 from service.rules.state import GameState
 from service.rules.views import is_public_event, public_view, redact_event, seat_view
@@ -164,3 +166,26 @@ def test_an_event_is_public_exactly_when_every_viewer_sees_it_whole() -> None:
             assert is_public_event(event) == whole, event
             seen[whole] += 1
     assert seen[True] and seen[False], seen
+
+
+def test_finished_rounds_are_shown_once_per_records_with_their_secrets() -> None:
+    state, _ = scripted(
+        "standard", ["H5 H6 H7", "DK DQ SK"], up="CK", stock="S9", dealer=1,
+        options={"hand_size": 3, "target_score": 60},
+    )  # fmt: skip
+    state, _ = play(state, 0, "draw stock", "meld H5 H6 H7", "discard S9")
+    dealt = dataclasses.replace(state, game_secret="ab" * 32)
+    secret = round_secret(dealt, 1)
+    assert secret is not None
+    shown = public_view(dealt)["rounds"]
+    assert shown[0]["deal_commitment"] == fairness.commitment(secret)
+    assert shown[0]["secret"] == secret.hex()
+    # The same records, secret and client seeds: the same (shared) list.
+    assert public_view(dataclasses.replace(dealt, steps=dealt.steps + 1))["rounds"] is shown
+    # Another client seed makes other secrets.
+    seats = (dataclasses.replace(dealt.seats[0], client_seed="seed-0"), *dealt.seats[1:])
+    reseeded = dataclasses.replace(dealt, seats=seats)
+    other = round_secret(reseeded, 1)
+    assert other is not None and other != secret
+    assert public_view(reseeded)["rounds"][0]["secret"] == other.hex()
+    assert public_view(state)["rounds"][0]["secret"] is None

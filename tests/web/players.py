@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from playwright.sync_api import expect
 
 RANKS = {"A": 1, "J": 11, "Q": 12, "K": 13}
-#: How long a selected card may take to enable "Discard selected" before the next
-#: card is tried (a card the rules forbid to discard never does).
-DISCARD_WAIT_MS = 3_000
+#: How long a clicked card may take to show as selected (or unselected).
+SELECT_WAIT_MS = 3_000
+#: How long the discard step may take before the page's state is reported as a failure.
+DISCARD_SECONDS = 60
 
 
 def rank(card: str) -> int:
@@ -56,7 +58,20 @@ class TablePlayer:
         return [self.hand.nth(i).get_attribute("data-card") or "" for i in range(self.hand.count())]
 
     def play_turn(self) -> None:
-        """One whole turn by clicks; returns when the turn has passed or the game ended."""
+        """One whole turn by clicks; returns when the turn has passed or the game ended.
+
+        A step that fails reports the page's state and the service's legal moves.
+        """
+        try:
+            self._play_turn()
+        except Exception as failure:
+            try:
+                state = self.describe()
+            except Exception as unreadable:  # the page itself is gone
+                state = f"(the page's state could not be read: {unreadable})"
+            raise AssertionError(f"{failure}\n{state}") from failure
+
+    def _play_turn(self) -> None:
         page = self.page
         draw = page.get_by_role("button", name="Draw from stock")
         expect(draw).to_be_enabled()
@@ -76,6 +91,7 @@ class TablePlayer:
     def _meld_and_lay_off(self) -> None:
         page = self.page
         for _ in range(12):
+            self.wait_idle()
             if self.game_over() or not self.is_my_turn():
                 return
             meld = page.locator(".meld-suggestion").first
@@ -103,25 +119,73 @@ class TablePlayer:
             for c in self.page.locator(".hand-cards .card.selected").all()
         ]
 
+    def wait_idle(self) -> None:
+        """Until no move of this page is in flight (the hand's ``aria-busy``)."""
+        self.page.wait_for_function(
+            "() => document.querySelector('.hand')?.getAttribute('aria-busy') !== 'true'"
+        )
+
     def _discard(self) -> None:
+        """Discard the card least worth keeping that the page lets go.
+
+        The page's own state decides, never a guess: the hand is waited on until no move
+        is in flight, a click is followed until the card shows as selected (a hand
+        re-rendered by the game's stream clears the selection), and a card the rules keep
+        is unselected again until it shows as unselected.
+        """
         page = self.page
-        cards = self.cards()
         discard = page.get_by_role("button", name="Discard selected")
-        for card in sorted(set(cards), key=lambda c: keep_score(c, cards)):
-            button = page.locator(f'.hand-cards .card[data-card="{card}"]').first
-            button.click()
-            # Waited for, not read at once: the hand can show a move's result (pushed
-            # by the game's stream) before the page has the move's own answer, and
-            # until then every button of the hand stays disabled.
-            try:
-                expect(discard).to_be_enabled(timeout=DISCARD_WAIT_MS)
-            except AssertionError:
-                button.click()  # not this one: unselect
-                continue
-            discard.click()
-            page.wait_for_function(
-                "() => !(document.querySelector('.hand .status')?.textContent ?? '')"
-                ".includes('then discard')"
-            )
-            return
-        raise AssertionError(f"no card of {cards} could be discarded")
+        deadline = time.monotonic() + DISCARD_SECONDS
+        while time.monotonic() < deadline:
+            if self.game_over() or not self.is_my_turn():
+                return  # the turn is over
+            self.wait_idle()
+            cards = self.cards()
+            for card in self.selected():
+                self._toggle(card, selected=False)
+            for card in sorted(set(cards), key=lambda c: keep_score(c, cards)):
+                if not self._toggle(card, selected=True):
+                    break  # the hand changed under the click: look again
+                if discard.is_enabled():
+                    discard.click()
+                    page.wait_for_function(
+                        "() => !(document.querySelector('.hand .status')?.textContent ?? '')"
+                        ".includes('then discard')"
+                    )
+                    return
+                if not self._toggle(card, selected=False):
+                    break
+        raise AssertionError("no card could be discarded")
+
+    def _toggle(self, card: str, *, selected: bool) -> bool:
+        """Click `card` until it shows as (un)selected; False if the hand changed meanwhile."""
+        button = self.page.locator(f'.hand-cards .card[data-card="{card}"]').first
+        if button.count() == 0:
+            return False
+        button.click()
+        marked = self.page.locator(f'.hand-cards .card.selected[data-card="{card}"]')
+        try:
+            expect(marked).to_have_count(1 if selected else 0, timeout=SELECT_WAIT_MS)
+        except AssertionError:
+            return False
+        return True
+
+    def describe(self) -> str:
+        """The page's state and the service's legal moves for this seat, for a failure."""
+        page = self.page
+        legal = page.evaluate(
+            """async () => {
+                const id = location.hash.split('/').pop();
+                const seat = JSON.parse(localStorage.getItem('rummy.seat.' + id) ?? 'null');
+                if (seat === null) return 'no seat';
+                const answer = await fetch('/games/' + id + '/legal-moves',
+                    {headers: {Authorization: 'Bearer ' + seat.token}});
+                return answer.status + ' ' + (await answer.text());
+            }"""
+        )
+        alerts = page.locator("[role=alert]").all_inner_texts()
+        busy = page.locator(".hand").get_attribute("aria-busy")
+        return (
+            f"status {self.status()!r}, hand {self.cards()}, selected {self.selected()}, "
+            f"busy {busy}, alerts {alerts}, legal moves {legal}"
+        )

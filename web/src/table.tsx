@@ -619,7 +619,7 @@ function Hand(props: {
     return entry as { card: Card; index: number };
   });
   return (
-    <section class="panel hand" aria-label="Your hand">
+    <section class="panel hand" aria-label="Your hand" aria-busy={busy}>
       <p class="status" aria-live="polite">
         {props.status}
       </p>
