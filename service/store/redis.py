@@ -893,7 +893,10 @@ class RedisStore:
         return Loaded(state, int(version), int(last_event or 0), counts)
 
     def _run(self, script: Script, keys: Sequence[Any], args: Sequence[Any]) -> Any:
-        return self._hot().run_script(script, keys, args)
+        commands = self._commands  # set with the client; `_hot` builds them both
+        if commands is None:
+            commands = self._hot()
+        return commands.run_script(script, keys, args)
 
     def _hot(self) -> leancall.Commands:
         """The hot path's commands (built with the client on first use)."""
