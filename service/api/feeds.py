@@ -66,7 +66,7 @@ def sse_event(event: dict[str, Any]) -> bytes:
 
 #: The key of an event's one message for every viewer (no seat is -1) in
 #: `_Kept.encoded`, when `views.is_public_event`.
-_PUBLIC = -1
+_PUBLIC = views.EVERYONE
 
 
 @dataclass(frozen=True)
@@ -183,13 +183,15 @@ class Feed:
             message = encoded.get(viewer)
             if message is None:
                 # Racing streams may both encode it: the same bytes either way.
+                # One encoding per view, not per viewer: a draw from the stock
+                # encoded for each of 4 seats and the spectators cost some
+                # 20,000 instructions more a draw (`bench.push_calls --viewers`).
                 event = kept.events[index]
-                if views.is_public_event(event):  # one encoding for every viewer
-                    message = encoded.get(_PUBLIC)
-                    if message is None:
-                        message = encoded[_PUBLIC] = sse_event(event)
-                else:
-                    message = sse_event(views.redact_event(event, viewer))
+                view = views.shared_view(event, viewer)
+                message = encoded.get(view)
+                if message is None:
+                    shown = event if view == _PUBLIC else views.redact_event(event, viewer)
+                    message = encoded[view] = sse_event(shown)
                 encoded[viewer] = message
             parts.append(message)
         return b"".join(parts), kept.seqs[stop - 1]

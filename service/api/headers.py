@@ -29,7 +29,9 @@ def may_carry_secrets() -> bool:
 def add_security_headers(response: Response) -> Response:
     """``after_request`` hook: the headers of the module docstring."""
     headers = response.headers
-    headers["X-Content-Type-Options"] = "nosniff"
+    # Added, not set (which first looks for the name among the headers): only
+    # this hook writes it. `Cache-Control` may come from a view: set.
+    headers.add("X-Content-Type-Options", "nosniff")
     if may_carry_secrets():
         headers["Cache-Control"] = SECRET_CACHE_CONTROL
     return response

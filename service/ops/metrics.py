@@ -32,6 +32,7 @@ from prometheus_client import (
 )
 
 from service.api.current import current_g, current_request
+from service.ops.hotmetrics import HotCounter, HotHistogram
 from service.ops.multiproc import ENV_VAR
 
 # No `*_created` series: they double the output and multi-process mode has none.
@@ -44,18 +45,20 @@ REGISTRY: Final = CollectorRegistry(auto_describe=True)
 _LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 _STORE_BUCKETS = (0.0002, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0)
 
+_REQUEST_LABELS = ("method", "route", "status")
 HTTP_REQUEST_DURATION: Final = Histogram(
     "rummy_http_request_duration_seconds",
     "Time to answer an HTTP request, by method, route template and status.",
-    ["method", "route", "status"],
+    _REQUEST_LABELS,
     buckets=_LATENCY_BUCKETS,
     registry=REGISTRY,
 )
+_MOVE_LABELS = ("type", "result", "code")
 MOVES: Final = Counter(
     "rummy_moves",
     "Move requests by move type and result (applied, replayed, refused, stale, "
     "failed) and, for refused moves, the rule's code.",
-    ["type", "result", "code"],
+    _MOVE_LABELS,
     registry=REGISTRY,
 )
 CAS_CONFLICTS: Final = Counter(
@@ -70,6 +73,12 @@ STORE_DURATION: Final = Histogram(
     buckets=_STORE_BUCKETS,
     registry=REGISTRY,
 )
+# What every request or move records goes through `service.ops.hotmetrics`
+# (no prometheus_client lock per increment); the rest through the metrics.
+_REQUEST_DURATIONS: Final = HotHistogram(HTTP_REQUEST_DURATION, _REQUEST_LABELS, _LATENCY_BUCKETS)
+_MOVE_COUNTS: Final = HotCounter(MOVES, _MOVE_LABELS)
+#: The store's duration children by operation (`service.ops.store_metrics`).
+STORE_DURATIONS: Final = HotHistogram(STORE_DURATION, ["operation"], _STORE_BUCKETS)
 STORE_ERRORS: Final = Counter(
     "rummy_store_errors",
     "Store operations that failed (the store was unreachable).",
@@ -95,11 +104,9 @@ UNMATCHED_ROUTE: Final = OTHER
 #: Methods counted under their own name; any other is counted as `OTHER`.
 KNOWN_METHODS: Final = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
-# The counters are created per label set on first use; caching the children
-# keeps the move path to one dict lookup and one increment.
-_move_children: dict[tuple[str, str, str], Any] = {}
-#: Request-duration children by (method, route, status): `labels()` locks and
-#: looks up. Every label comes from a fixed set, so this stays small.
+#: Request-duration children by (method, route, status), the status an int
+#: as the response holds it. Every label comes from a fixed set, so this
+#: stays small.
 _request_children: dict[tuple[str, str, int], Any] = {}
 
 
@@ -111,11 +118,7 @@ def record_move(move_type: str, result: str, code: str = "") -> None:
     ``"refused"`` (a rule forbade it; give its ``code``), ``"stale"``
     (``If-Match`` no longer matched) or ``"failed"`` (give the HTTP status).
     """
-    key = (move_type, result, code)
-    child = _move_children.get(key)
-    if child is None:
-        child = _move_children[key] = MOVES.labels(move_type, result, code)
-    child.inc()
+    _MOVE_COUNTS.labels(move_type, result, code).inc()
 
 
 def record_cas_conflict() -> None:
@@ -218,9 +221,7 @@ def _observe_request(response: Response) -> Response:
         key = (method, route, response.status_code)
         child = _request_children.get(key)
         if child is None:
-            child = _request_children[key] = HTTP_REQUEST_DURATION.labels(
-                method, route, str(key[2])
-            )
+            child = _request_children[key] = _REQUEST_DURATIONS.labels(method, route, str(key[2]))
         child.observe(time.perf_counter() - start)
     # A move request is known by the move type its handler noted for the log.
     fields = values.get("log_fields")

@@ -81,7 +81,9 @@ def _begin() -> None:
 def _finish(response: Response) -> Response:
     values = current_g().__dict__  # `g.get` reads it, with a call of its own
     rid = values.get("request_id") or new_request_id()
-    response.headers[REQUEST_ID_HEADER] = rid
+    # Added, not set (which first looks for the name among the headers): only
+    # this hook writes the header.
+    response.headers.add(REQUEST_ID_HEADER, rid)
     if not logger.isEnabledFor(logging.INFO):
         return response
     current = current_request()

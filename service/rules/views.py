@@ -229,6 +229,29 @@ def is_public_event(event: dict[str, Any]) -> bool:
     return kind != "round_started" or "hands" not in event
 
 
+#: `shared_view`'s answer for an event that every viewer sees alike.
+EVERYONE = -1
+
+
+def shared_view(event: dict[str, Any], viewer: int | None) -> int | None:
+    """Which view of ``event`` ``viewer`` gets: viewers with the same answer get
+    equal `redact_event`s. `EVERYONE` for a public event, ``viewer`` for a seat
+    shown something of its own (the card it drew, its hand in a deal), else
+    ``None``: the spectators' view (so a draw from the stock has two views, a
+    deal one per seat with a hand and one for the rest)."""
+    kind = event.get("type")
+    if kind == "drew":
+        if event.get("source") != "stock":
+            return EVERYONE
+        return viewer if viewer is not None and event.get("seat") == viewer else None
+    if kind != "round_started" or "hands" not in event:
+        return EVERYONE
+    hands = event["hands"]
+    if viewer is not None and 0 <= viewer < len(hands) and hands[viewer] is not None:
+        return viewer
+    return None
+
+
 def redact_event(event: dict[str, Any], viewer: int | None) -> dict[str, Any]:
     """The event as ``viewer`` (a seat, or ``None`` for a spectator) may see it."""
     if is_public_event(event):

@@ -14,6 +14,12 @@ same order, with the same hooks and signals:
   proxies (each read through a proxy fails the ordinary lookup first, for
   which Python formats an `AttributeError`: about 10,000 instructions a read;
   see `service.api.current`).
+- Sessions: the service sets no ``SECRET_KEY``, so Flask opened no session
+  and made a new `NullSession` for every request (about 11,000 instructions
+  with the check after the answer). `NoSessions` hands every request of an
+  app without a secret key one shared `NullSession`, which refuses every
+  change as each new one did; an app given a secret key gets Flask's signed
+  cookie sessions as before.
 """
 
 from __future__ import annotations
@@ -24,16 +30,33 @@ from collections.abc import Callable
 from itertools import chain
 from typing import Any
 
-from flask import Flask, Response
+from flask import Flask, Request, Response
 from flask import typing as ft
 from flask.globals import _cv_request
+from flask.sessions import NullSession, SecureCookieSession, SecureCookieSessionInterface
 from flask.signals import request_tearing_down
 
 _sentinel: Any = object()
 
 
+class NoSessions(SecureCookieSessionInterface):
+    """Flask's cookie sessions, with one shared `NullSession` for every
+    request of an app without a secret key (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.null_session = NullSession()
+
+    def open_session(self, app: Flask, request: Request) -> SecureCookieSession | None:
+        """The shared null session without a secret key, else Flask's session."""
+        if not app.secret_key:
+            return self.null_session
+        return super().open_session(app, request)
+
+
 class ServiceFlask(Flask):
     """`Flask` with the per-request shortcuts of the module docstring."""
+
+    session_interface = NoSessions()
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

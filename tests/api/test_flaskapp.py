@@ -152,3 +152,45 @@ def test_a_before_hook_answer_stops_the_request() -> None:
         app.add_url_rule("/x", "x", lambda: "reached")
         answer = app.test_client().get("/x")
         assert (answer.status_code, answer.get_data()) == (429, b"refused")
+
+
+def test_without_a_secret_key_every_request_shares_one_null_session() -> None:
+    from flask import session
+    from flask.sessions import NullSession
+
+    app = ServiceFlask("t")
+    seen: list[object] = []
+
+    @app.get("/read")
+    def read() -> str:
+        seen.append(session._get_current_object())  # type: ignore[attr-defined]
+        return str(session.get("x"))
+
+    @app.get("/write")
+    def write() -> str:
+        session["x"] = 1  # refused, as Flask refuses it without a secret key
+        return "written"
+
+    client = app.test_client()
+    assert client.get("/read").get_data() == b"None"
+    assert client.get("/read").get_data() == b"None"
+    assert len(seen) == 2 and seen[0] is seen[1] and isinstance(seen[0], NullSession)
+    app.testing = True  # the view's error reaches the test
+    with pytest.raises(RuntimeError, match="no secret key"):
+        client.get("/write")
+    assert client.get("/read").get_data() == b"None"  # nothing was stored
+
+
+def test_with_a_secret_key_sessions_are_flasks() -> None:
+    from flask import session
+
+    app = ServiceFlask("t")
+    app.secret_key = "k"
+
+    @app.get("/count")
+    def count() -> str:
+        session["n"] = session.get("n", 0) + 1
+        return str(session["n"])
+
+    client = app.test_client()
+    assert [client.get("/count").get_data() for _ in range(3)] == [b"1", b"2", b"3"]

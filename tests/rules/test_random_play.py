@@ -59,7 +59,14 @@ from service.rules.moves import (
 )
 from service.rules.options import PRESETS, resolve_options
 from service.rules.state import GameState, decode_state, encode_state
-from service.rules.views import public_view, redact_event, seat_view
+from service.rules.views import (
+    EVERYONE,
+    is_public_event,
+    public_view,
+    redact_event,
+    seat_view,
+    shared_view,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -351,8 +358,13 @@ class RandomGames(RuleBasedStateMachine):
             if viewer is not None and r is not None:
                 assert view["hand"] == list(r.hands[viewer])
         for event in self.new_events:
+            by_view: dict[int | None, dict[str, Any]] = {}
             for viewer in [None, *range(s.players)]:
                 seen = redact_event(event, viewer)
+                # Viewers that share a view see the same (the streams encode it once).
+                view = shared_view(event, viewer)
+                assert by_view.setdefault(view, seen) == seen
+                assert (view == EVERYONE) == is_public_event(event)
                 if event["type"] == "drew" and event["source"] == "stock":
                     assert ("card" in seen) == (viewer == event["seat"])
                 if event["type"] == "round_started":

@@ -10,7 +10,14 @@ from service.rules import fairness
 from service.rules.engine import Event, SeatSpec, apply, legal_moves, new_game, round_secret
 from service.rules.options import resolve_options
 from service.rules.state import GameState
-from service.rules.views import is_public_event, public_view, redact_event, seat_view
+from service.rules.views import (
+    EVERYONE,
+    is_public_event,
+    public_view,
+    redact_event,
+    seat_view,
+    shared_view,
+)
 from tests.rules.scripted import play, scripted
 
 SEAT_VIEW_KEYS = {
@@ -166,6 +173,34 @@ def test_an_event_is_public_exactly_when_every_viewer_sees_it_whole() -> None:
             assert is_public_event(event) == whole, event
             seen[whole] += 1
     assert seen[True] and seen[False], seen
+
+
+def test_viewers_that_share_a_view_see_the_same_and_the_others_do_not() -> None:
+    """`shared_view` (the streams encode an event once per view, not per viewer):
+    viewers with the same answer get equal redactions, viewers with different
+    ones different redactions; a stock draw has two views, a deal one per seat."""
+    for seed in (1, 2):
+        rng = random.Random(seed)
+        opts = resolve_options("standard", {}, 4)
+        state, events = new_game(opts, "standard", [SeatSpec(f"P{i}") for i in range(4)], seed=seed)
+        for _ in range(300):
+            if state.status != "active" or state.round is None:
+                break
+            seat = state.round.turn
+            state, more = apply(state, seat, rng.choice(legal_moves(state, seat)))
+            events += more
+        for event in events:
+            viewers = (None, 0, 1, 2, 3, 7)
+            views = {viewer: shared_view(event, viewer) for viewer in viewers}
+            for a in viewers:
+                for b in viewers:
+                    alike = redact_event(event, a) == redact_event(event, b)
+                    assert alike == (views[a] == views[b]), (event, a, b)
+            assert (views[None] == EVERYONE) == is_public_event(event)
+            if event["type"] == "drew" and event["source"] == "stock":
+                assert set(views.values()) == {None, event["seat"]}
+            if event["type"] == "round_started":
+                assert set(views.values()) == {None, 0, 1, 2, 3}
 
 
 def test_finished_rounds_are_shown_once_per_records_with_their_secrets() -> None:

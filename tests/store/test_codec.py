@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -38,9 +39,27 @@ def test_a_discard_is_stored_in_under_half_its_json() -> None:
     }
 
 
+def test_a_stored_event_with_numbers_that_are_not_integers_is_refused() -> None:
+    for stored in (b"1.5 1 0 {}", b"1 true 0 {}", b'1 1 "0" {}', b"1 1 {}"):
+        with pytest.raises(ValueError):
+            decode_event(stored)
+
+
+def test_the_long_names_kept_stop_at_their_bound() -> None:
+    from service.store import codec
+
+    kept = codec._LONG_NAMES_KEPT
+    for n in range(kept + 10):  # more kinds of flat events than are kept
+        event = {"type": "discarded", f"k{n}": n}
+        assert decode_event(stamp_event(n + 1, 1, 0, event_tail(event)))[f"k{n}"] == n
+        assert len(codec._LONG_NAMES) <= kept
+
+
 def test_times_read_back_as_iso_with_milliseconds() -> None:
     assert iso_of_ms(0) == "1970-01-01T00:00:00.000Z"
     assert iso_of_ms(1796009278001) == "2026-11-30T03:27:58.001Z"
+    assert iso_of_ms(1796009278999) == "2026-11-30T03:27:58.999Z"
+    assert iso_of_ms(-1) == "1969-12-31T23:59:59.999Z"
 
 
 def test_a_lobby_page_looks_at_most_at_its_scan_budget() -> None:
