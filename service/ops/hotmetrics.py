@@ -37,28 +37,20 @@ import os
 import threading
 from bisect import bisect_left
 from collections.abc import Sequence
-from typing import Any, Final, Protocol
+from typing import Final, Protocol
 
 from prometheus_client import Counter, Histogram, values
 from prometheus_client.mmap_dict import MmapedDict, mmap_key
 from prometheus_client.utils import floatToGoString
 
 from service.ops.multiproc import ENV_VAR
+from service.ops.oslock import os_lock
 
 #: Suffix of this module's files in the metrics directory.
 FILE_SUFFIX: Final = "hot"
 
 
-def _os_lock() -> Any:
-    """A lock of the operating system's, even in a gevent-patched process."""
-    try:
-        from gevent.monkey import get_original
-    except ImportError:  # pragma: no cover - gevent is a dependency
-        return threading.Lock()
-    return get_original("_thread", "allocate_lock")()
-
-
-_lock: Final = _os_lock()
+_lock: Final = os_lock()
 #: Held while a child is made, so that two threads cannot make the same one.
 _making: Final = threading.Lock()
 #: This process's open files by metric type; emptied in a forked child.

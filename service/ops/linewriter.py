@@ -22,17 +22,29 @@ from __future__ import annotations
 import logging
 from typing import Final, TextIO
 
+from service.ops.oslock import os_rlock
+
 #: The one format of the request lines: the message alone.
 BARE: Final = logging.Formatter("%(message)s")
 
 
 class LineHandler(logging.StreamHandler[TextIO]):
     """A `logging.StreamHandler` whose records are their bare message (one
-    JSON document each); :func:`write` may bypass the record."""
+    JSON document each); :func:`write` may bypass the record.
+
+    Its lock is the operating system's (`service.ops.oslock`), not gevent's:
+    writing a line to the stream never switches greenlets.
+    """
 
     def __init__(self, stream: TextIO) -> None:
         super().__init__(stream)
         self.setFormatter(BARE)
+
+    def createLock(self) -> None:
+        """The handler's lock: a reentrant lock of the operating system's
+        (logging's own set-up first: it renews the lock in a forked child)."""
+        super().createLock()
+        self.lock = os_rlock()
 
 
 def write(logger: logging.Logger, line: str) -> None:

@@ -66,6 +66,23 @@ def new_request_id() -> str:
     return raw.hex()
 
 
+#: The last second a line was stamped with, and its text (one tuple, replaced
+#: whole, so that threads never pair a second with another's text).
+_last_second: list[tuple[int, str]] = [(-1, "")]
+
+
+def timestamp() -> str:
+    """Now as ``datetime.now(UTC).isoformat(timespec="milliseconds")`` gives
+    it (``2026-12-02T02:48:23.123+00:00``), the date and time formatted once
+    per second: formatting a `datetime` took about 17,000 instructions a line."""
+    second, nanos = divmod(time.time_ns(), 1_000_000_000)
+    cached = _last_second[0]
+    if cached[0] != second:
+        text = datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S")
+        cached = _last_second[0] = (second, text)
+    return f"{cached[1]}.{nanos // 1_000_000:03d}+00:00"
+
+
 # The hooks run on every request: they take the request and `g` once (no
 # context proxies, see `service.api.current`) and read the header from the
 # WSGI environ (`X-Request-ID` is `HTTP_X_REQUEST_ID` there).
@@ -90,7 +107,7 @@ def _finish(response: Response) -> Response:
     start = values.get("log_start")
     rule = current.url_rule
     line: dict[str, Any] = {
-        "ts": datetime.now(UTC).isoformat(timespec="milliseconds"),
+        "ts": timestamp(),
         "event": "request",
         "request_id": rid,
         "method": current.method,

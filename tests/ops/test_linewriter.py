@@ -99,3 +99,26 @@ def test_request_ids_are_uuid4_hex() -> None:
         assert re.fullmatch(r"[0-9a-f]{32}", rid)
         assert uuid.UUID(hex=rid).version == 4
         assert uuid.UUID(hex=rid).variant == uuid.RFC_4122
+
+
+def test_timestamps_are_datetimes_isoformat(monkeypatch: pytest.MonkeyPatch) -> None:
+    from datetime import UTC, datetime
+
+    for nanos in (
+        1_796_009_278_999_999_999,  # the last nanosecond of a second
+        1_796_009_279_000_000_000,  # the next second
+        1_796_009_279_000_999_999,
+        1_796_009_279_123_456_789,
+        1_796_009_279_123_456_789,  # the same second again (kept)
+        946_684_799_999_000_000,  # another day
+    ):
+        monkeypatch.setattr(request_log.time, "time_ns", lambda n=nanos: n)
+        expected = datetime.fromtimestamp(nanos // 1000 / 1e6, UTC)
+        assert request_log.timestamp() == expected.isoformat(timespec="milliseconds")
+
+
+def test_the_handler_lock_is_the_operating_systems() -> None:
+    import _thread
+
+    handler = linewriter.LineHandler(io.StringIO())
+    assert type(handler.lock) is _thread.RLock
