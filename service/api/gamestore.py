@@ -360,14 +360,14 @@ def game_view(
     game_id: str, state: GameState, version: int, last_event: int, seat: int | None
 ) -> dict[str, Any]:
     """The docs/api.md view of a game: a seat's view, or the public view for `None`."""
+    view: dict[str, Any] = {"id": game_id, "version": version}
     if seat is not None:
-        body = views.seat_view(state, seat, viewcache.public_view(state))
+        views.seat_view(state, seat, viewcache.public_view(state), head=view)
     else:
         # Spectators may lag behind (`spectator_delay`): the view and its last event.
         body, shown_count = views.spectator_view(state)
         last_event -= state.event_count - shown_count
-    view: dict[str, Any] = {"id": game_id, "version": version}
-    view.update(body)
+        view.update(body)
     view["last_event"] = last_event
     view["now"] = viewcache.now_text()
     return view

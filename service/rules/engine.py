@@ -932,14 +932,15 @@ def _known(
 ) -> tuple[tuple[Card, ...], ...]:
     """``r.known`` after ``seat`` took ``gained`` in sight of all and played ``played``:
     a played card stops being known (one copy: two decks may hold two alike)."""
-    known = [list(k) for k in r.known] if r.known else [[] for _ in r.hands]
-    mine = known[seat]
+    # The other seats' tuples are kept as they are (the same objects).
+    known: list[tuple[Card, ...]] = list(r.known) if r.known else [() for _ in r.hands]
+    mine = list(known[seat])
     for card in played:
         if card in mine:
             mine.remove(card)
     mine.extend(gained)
-    known[seat] = sorted(mine, key=CARD_ORDER.__getitem__)
-    return tuple(tuple(k) for k in known)
+    known[seat] = tuple(sorted(mine, key=CARD_ORDER.__getitem__))
+    return tuple(known)
 
 
 def _set_hand(r: RoundState, seat: int, hand: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...]:

@@ -18,7 +18,7 @@ from typing import Any, cast
 import orjson
 
 from service.rules.cards import JOKER, NATURAL_CARDS, Card
-from service.rules.identity import by_identity
+from service.rules.identity import by_identity, kept_of
 from service.rules.melds import MeldShape
 from service.rules.options import PRESETS, Options, OptionsError, options_from_json
 
@@ -260,16 +260,39 @@ def _enc_known(known: tuple[tuple[Card, ...], ...]) -> str | int:
     return ",".join([_packed(k) for k in known]) if any(known) else 0
 
 
+#: The tables of the part encoders, looked up in `_enc_round` and `encode_state`
+#: without a call per part (`identity.kept_of`): a move's new state shares most.
+_PACKED_KEPT = kept_of(_packed)
+_FLAGS_KEPT = kept_of(_flag_bits)
+_MELDS_KEPT = kept_of(_enc_melds)
+_KNOWN_KEPT = kept_of(_enc_known)
+_SEATS_KEPT = kept_of(_enc_seats)
+_RECORDS_KEPT = kept_of(_enc_records)
+
+
 def _enc_round(r: RoundState) -> list[Any]:
+    texts = []
+    for cards in (*r.hands, r.stock, r.discard):
+        found = _PACKED_KEPT.get(id(cards))
+        texts.append(found[1] if found is not None and found[0] is cards else _packed(cards))
+    bits = []
+    for flags in (r.dealt, r.melded, r.played):
+        found = _FLAGS_KEPT.get(id(flags))
+        bits.append(found[1] if found is not None and found[0] is flags else _flag_bits(flags))
+    found = _MELDS_KEPT.get(id(r.melds))
+    melds = found[1] if found is not None and found[0] is r.melds else _enc_melds(r.melds)
+    found = _KNOWN_KEPT.get(id(r.known))
+    known = found[1] if found is not None and found[0] is r.known else _enc_known(r.known)
+    n = len(r.hands)
     return [
         r.number,
         r.dealer,
         r.first,
-        _flag_bits(r.dealt),
-        [_packed(h) for h in r.hands],
-        _packed(r.stock),
-        _packed(r.discard),
-        _enc_melds(r.melds),
+        bits[0],
+        texts[:n],
+        texts[n],
+        texts[n + 1],
+        melds,
         r.next_meld_id,
         r.turn,
         PHASES.index(r.phase),
@@ -277,11 +300,11 @@ def _enc_round(r: RoundState) -> list[Any]:
         r.turn_melds,
         int(r.turn_acted),
         r.opening,
-        _flag_bits(r.melded),
-        _flag_bits(r.played),
+        bits[1],
+        bits[2],
         r.refills,
         r.turns,
-        _enc_known(r.known),
+        known,
     ]
 
 
@@ -419,14 +442,20 @@ def _dec_record(
 def encode_state(state: GameState) -> bytes:
     """The whole state as compact bytes (orjson list led by :data:`FORMAT_VERSION`)."""
     stored = _stored_options(state.options, state.preset)
+    found = _SEATS_KEPT.get(id(state.seats))
+    seats = found[1] if found is not None and found[0] is state.seats else _enc_seats(state.seats)
+    found = _RECORDS_KEPT.get(id(state.rounds))
+    records = (
+        found[1] if found is not None and found[0] is state.rounds else _enc_records(state.rounds)
+    )
     doc: list[Any] = [
         FORMAT_VERSION,
         STATUSES.index(state.status),
         state.preset,
         stored,
-        _enc_seats(state.seats),
+        seats,
         None if state.round is None else _enc_round(state.round),
-        _enc_records(state.rounds),
+        records,
         None if state.winners is None else list(state.winners),
         state.seed,
         None if state.deck is None else pack_cards(state.deck),

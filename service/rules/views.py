@@ -195,21 +195,27 @@ def spectator_delay(state: GameState) -> int:
     return 0 if state.status == "finished" else state.options.spectator_delay
 
 
-def seat_view(state: GameState, seat: int, public: dict[str, Any] | None = None) -> dict[str, Any]:
+def seat_view(
+    state: GameState,
+    seat: int,
+    public: dict[str, Any] | None = None,
+    head: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """The view of ``seat``: the public view plus ``you`` and the seat's own ``hand``.
 
     ``public``: ``public_view(state)`` when the caller already has it (it is
-    read, not changed: the answer shares its values).
+    read, not changed: the answer shares its values). ``head``: keys of the
+    caller's to lead the view (``id``, ``version``); that dict is filled and
+    returned, one dict built per answer instead of two.
     """
     view = public_view(state) if public is None else public
     r = state.round
-    out: dict[str, Any] = {
-        "status": view["status"],
-        "preset": view["preset"],
-        "options": view["options"],
-        "you": seat,
-        "hand": list(r.hands[seat]) if r is not None else [],
-    }
+    out: dict[str, Any] = {} if head is None else head
+    out["status"] = view["status"]
+    out["preset"] = view["preset"]
+    out["options"] = view["options"]
+    out["you"] = seat
+    out["hand"] = list(r.hands[seat]) if r is not None else []
     out.update(view)  # the keys already in `out` keep their place
     return out
 

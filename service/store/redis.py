@@ -60,8 +60,8 @@ its game. Every Redis error becomes `StoreUnavailable`.
 from __future__ import annotations
 
 import logging
+import random
 import re
-import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -424,6 +424,17 @@ def _retry(retries: int) -> Retry:
     )
 
 
+def save_nonce() -> str:
+    """A save attempt's nonce: 16 hex digits, by which the script knows a save it
+    already applied when the same attempt is sent again (a retry after a lost reply).
+
+    It need only differ between attempts, not be secret (it stays in Redis): drawn
+    from `random`'s generator (seeded from the OS, and again in a forked child)
+    rather than the OS's, a system call and three Python calls fewer per save.
+    """
+    return f"{random.getrandbits(64):016x}"
+
+
 class RedisStore:
     """A `GameStore` on Redis (``redis://``, ``rediss://``) or Redis Cluster."""
 
@@ -608,7 +619,7 @@ class RedisStore:
             now_ms(),
             int(ttl * 1000),
             self.max_events,
-            secrets.token_hex(8),
+            save_nonce(),
             self.idempotency_ttl_ms,
             *record,
             status,
@@ -882,7 +893,10 @@ class RedisStore:
         return Loaded(state, int(version), int(last_event or 0), counts)
 
     def _run(self, script: Script, keys: Sequence[Any], args: Sequence[Any]) -> Any:
-        return self._hot().run_script(script, keys, args)
+        commands = self._commands  # set with the client; `_hot` builds them both
+        if commands is None:
+            commands = self._hot()
+        return commands.run_script(script, keys, args)
 
     def _hot(self) -> leancall.Commands:
         """The hot path's commands (built with the client on first use)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from service.rules.identity import by_identity
+from service.rules.identity import by_identity, kept_of
 
 
 def test_a_result_is_kept_per_object_not_per_value() -> None:
@@ -47,3 +47,15 @@ def test_a_full_table_starts_over() -> None:
     assert calls == [1, 2, 3]  # two was kept; three found the table full and emptied it
     length(one)
     assert calls == [1, 2, 3, 1]
+
+
+def test_the_table_of_a_one_argument_function_is_read_by_id() -> None:
+    @by_identity(8)
+    def length(items: tuple[int, ...]) -> int:
+        return len(items)
+
+    items = (1, 2, 3)
+    table = kept_of(length)
+    assert table == {}
+    assert length(items) == 3
+    assert table[id(items)] == (items, 3)

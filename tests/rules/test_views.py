@@ -224,3 +224,12 @@ def test_finished_rounds_are_shown_once_per_records_with_their_secrets() -> None
     assert other is not None and other != secret
     assert public_view(reseeded)["rounds"][0]["secret"] == other.hex()
     assert public_view(state)["rounds"][0]["secret"] is None
+
+
+def test_a_seat_view_can_fill_the_callers_leading_keys() -> None:
+    state, _ = game()
+    head = {"id": "g", "version": 3}
+    view = seat_view(state, 0, head=head)
+    assert view is head
+    assert list(view) == ["id", "version", *seat_view(state, 0)]
+    assert view == {"id": "g", "version": 3, **seat_view(state, 0)}

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from service.store import codec
 from service.store.codec import decode_event, event_tail, iso_of_ms, stamp_event
 from tests.support.examples import examples
 
@@ -76,3 +77,18 @@ def test_a_lobby_page_looks_at_most_at_its_scan_budget() -> None:
         [{"n": 18, "id": "g18"}, {"n": 19, "id": "g19"}],
         None,
     )
+
+
+def test_well_formed_game_ids_are_remembered_up_to_the_limit() -> None:
+    codec._WELL_FORMED.clear()
+    assert codec.is_game_id("abc_-09XY") and "abc_-09XY" in codec._WELL_FORMED
+    for bad in ["", "a{b}", "a" * 65, "é", "a b", "ab\n"]:
+        assert not codec.is_game_id(bad)
+        assert bad not in codec._WELL_FORMED
+    assert codec.is_game_id("a" * 64) and codec.is_game_id("abc_-09XY")
+    for index in range(codec.GAME_ID_MEMO - len(codec._WELL_FORMED)):
+        assert codec.is_game_id(f"g{index}")
+    assert len(codec._WELL_FORMED) == codec.GAME_ID_MEMO  # full: the next new id starts over
+    assert codec.is_game_id("one-more")
+    assert sorted(codec._WELL_FORMED) == ["one-more"]
+    assert codec.is_game_id("abc_-09XY")  # checked again by the pattern

@@ -146,13 +146,13 @@ def test_a_retried_save_that_already_succeeded_answers_saved(
     store: RedisStore, store_redis: RedisServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     game = warm(store)
-    monkeypatch.setattr("service.store.redis.secrets.token_hex", lambda n: "same-nonce")
+    monkeypatch.setattr("service.store.redis.save_nonce", lambda: "same-nonce")
     first = store.save(game, 2, b"moved", [{"type": "moved"}])
     again = store.save(game, 2, b"moved", [{"type": "moved"}])  # as a retry would send it
     assert (first.status, again.status) == ("saved", "saved")
     assert again.version == first.version == 3
     assert [e["type"] for e in store.events(game, 0)] == ["created", "warm", "moved"]
-    monkeypatch.setattr("service.store.redis.secrets.token_hex", lambda n: "other-nonce")
+    monkeypatch.setattr("service.store.redis.save_nonce", lambda: "other-nonce")
     assert store.save(game, 2, b"other", [{"type": "x"}]).status == "stale"
 
 
