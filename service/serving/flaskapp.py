@@ -64,6 +64,8 @@ class ServiceFlask(Flask):
 
     def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
         """`Flask.ensure_sync`, with the answer kept per plain function."""
+        if self._is_coroutine.get(func) is False:  # a plain function seen before
+            return func
         # A bound method is a new object on every access: key on its function.
         target = getattr(func, "__func__", func)
         if not inspect.isfunction(target):
