@@ -180,29 +180,39 @@ class Feed:
 
     @staticmethod
     def _since(kept: _Kept, after: int, viewer: int | None, delay: int) -> tuple[bytes, int]:
-        last = kept.seqs[-1] - delay if viewer is None and delay else kept.seqs[-1]
-        start = bisect.bisect_right(kept.seqs, after)
-        stop = bisect.bisect_right(kept.seqs, last, start)
+        seqs = kept.seqs
+        if len(seqs) > 1 and seqs[-2] == after and not (viewer is None and delay):
+            # Only the last event, as a stream that had everything before asks
+            # after each save: without the searches, the range and the join
+            # (some 3,000 instructions a save, `bench.push_calls`).
+            return Feed._message(kept, len(seqs) - 1, viewer), seqs[-1]
+        last = seqs[-1] - delay if viewer is None and delay else seqs[-1]
+        start = bisect.bisect_right(seqs, after)
+        stop = bisect.bisect_right(seqs, last, start)
         if start >= stop:
             return b"", after
-        parts = []
-        for index in range(start, stop):
-            encoded = kept.encoded[index]
-            message = encoded.get(viewer)
+        message = Feed._message
+        parts = [message(kept, index, viewer) for index in range(start, stop)]
+        return b"".join(parts), seqs[stop - 1]
+
+    @staticmethod
+    def _message(kept: _Kept, index: int, viewer: int | None) -> bytes:
+        """The message of the kept event at `index` as `viewer` sees it (encoded once)."""
+        encoded = kept.encoded[index]
+        message = encoded.get(viewer)
+        if message is None:
+            # Racing streams may both encode it: the same bytes either way.
+            # One encoding per view, not per viewer: a draw from the stock
+            # encoded for each of 4 seats and the spectators cost some
+            # 20,000 instructions more a draw (`bench.push_calls --viewers`).
+            event = kept.events[index]
+            view = views.shared_view(event, viewer)
+            message = encoded.get(view)
             if message is None:
-                # Racing streams may both encode it: the same bytes either way.
-                # One encoding per view, not per viewer: a draw from the stock
-                # encoded for each of 4 seats and the spectators cost some
-                # 20,000 instructions more a draw (`bench.push_calls --viewers`).
-                event = kept.events[index]
-                view = views.shared_view(event, viewer)
-                message = encoded.get(view)
-                if message is None:
-                    shown = event if view == _PUBLIC else views.redact_event(event, viewer)
-                    message = encoded[view] = sse_event(shown)
-                encoded[viewer] = message
-            parts.append(message)
-        return b"".join(parts), kept.seqs[stop - 1]
+                shown = event if view == _PUBLIC else views.redact_event(event, viewer)
+                message = encoded[view] = sse_event(shown)
+            encoded[viewer] = message
+        return message
 
     def listen(self, listener: Callable[[], None]) -> None:
         """Call `listener` after each change of the kept events and once the feed

@@ -34,6 +34,20 @@ from redis.utils import HIREDIS_AVAILABLE
 
 from service.store.pipelining import PipelinedConnection, gevent_is_patched
 
+#: This process's id, kept by a fork hook: `os.getpid` is a system call, and the
+#: fork check ran it on every command (two a move), which wall-clock time pays and
+#: valgrind does not count (strace -c of bench/wsgi_calls.py, docs/performance.md).
+#: A child made by `os.fork` (gunicorn's workers, multiprocessing) runs the hook.
+_PID = os.getpid()
+
+
+def _forked_child() -> None:
+    global _PID
+    _PID = os.getpid()
+
+
+os.register_at_fork(after_in_child=_forked_child)
+
 if HIREDIS_AVAILABLE:
     from hiredis import pack_command as _hiredis_pack
 
@@ -87,7 +101,7 @@ class LeanConnections:
         self._packer = self._connection_class(**self._settings)
         self._idle: list[Any] = []
         self._made: list[Any] = []
-        self._pid = os.getpid()
+        self._pid = _PID
         #: Bumped by `close`: a connection taken before is closed, not kept.
         self._generation = 0
         self._pipelining = pipelining
@@ -102,14 +116,14 @@ class LeanConnections:
     @property
     def pipelined(self) -> bool:
         """Whether this process's commands share one pipelined connection."""
-        if self._pid != os.getpid():
+        if self._pid != _PID:
             self._forked()
         return self._pipeline is not None
 
     def _forked(self) -> None:
         # A forked child must not share the parent's sockets (and a gunicorn
         # worker patches its sockets after the fork).
-        self._idle, self._made, self._pid = [], [], os.getpid()
+        self._idle, self._made, self._pid = [], [], _PID
         self._pipeline = self._pipeline_here()
 
     def call(self, *command: EncodableT) -> Any:
@@ -118,7 +132,7 @@ class LeanConnections:
         A dropped connection is reopened and the command sent again under the
         client's retry policy (the store's scripts are safe to repeat).
         """
-        if self._pid != os.getpid():
+        if self._pid != _PID:
             self._forked()
         if self._pipeline is not None:
             return self._pipeline.call(self._pack(self._packer, command))

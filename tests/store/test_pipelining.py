@@ -90,6 +90,23 @@ def scenario_arguments(url: str) -> dict[str, Any]:
     }
 
 
+def scenario_large_write(url: str) -> dict[str, Any]:
+    """A turn's commands larger than the socket's buffer: the one ``send`` takes
+    part of the write and the rest waits for the socket."""
+    lean = LeanConnections(redis.Redis.from_url(url))
+    key = uuid.uuid4().hex
+    values = [bytes([n]) * (8 << 20) for n in range(4)]  # 32 MB in one write
+    lean.call("PING")  # connected: the write below is the pipeline's own
+    jobs = [gevent.spawn(lean.call, "SET", f"{key}:{n}", v) for n, v in enumerate(values)]
+    gevent.joinall(jobs, raise_error=True)
+    back = [lean.call("GET", f"{key}:{n}") for n in range(len(values))]
+    lean.call("DEL", *[f"{key}:{n}" for n in range(len(values))])
+    return {
+        "replies": [job.value.decode() for job in jobs],
+        "same": [got == value for got, value in zip(back, values, strict=True)],
+    }
+
+
 def scenario_error_reply(url: str) -> dict[str, Any]:
     """An error reply among other commands of the same write."""
     lean = LeanConnections(redis.Redis.from_url(url))
@@ -241,6 +258,7 @@ def reports(store_redis: RedisServer) -> Outcomes:
             "not pipelined": (scenario_concurrent_commands, (url, "off")),
             "arguments": (scenario_arguments, (url,)),
             "error reply": (scenario_error_reply, (url,)),
+            "large write": (scenario_large_write, (url,)),
             "killed connection": (scenario_killed_connection, (url,)),
             "killed reader": (scenario_killed_reader, (url,)),
             "paused server": (scenario_paused_server, (url,)),
@@ -282,6 +300,12 @@ def test_every_argument_goes_out_as_without_the_pipeline(reports: Outcomes) -> N
     assert report["stored"] == ["OK", "ba"]
     assert report["refused"] == "DataError"
     assert report["after"] == "PONG"  # nothing half sent
+
+
+def test_a_write_larger_than_the_socket_buffer_goes_out_whole(reports: Outcomes) -> None:
+    report = reports["large write"]
+    assert report["replies"] == ["OK"] * 4
+    assert report["same"] == [True] * 4
 
 
 def test_an_error_reply_fails_only_its_own_command(reports: Outcomes) -> None:
