@@ -236,7 +236,7 @@ def record_move_answer(move_type: str, response: Response) -> None:
     anything else ``failed`` with the status as code."""
     status = response.status_code
     if status == 200:
-        replayed = response.headers.get("Idempotency-Replayed") == "true"
+        replayed = _first_header(response, "idempotency-replayed") == "true"
         record_move(move_type, "replayed" if replayed else "applied")
     elif status == 409:
         record_move(move_type, "refused", _problem_code(response))
@@ -244,6 +244,17 @@ def record_move_answer(move_type: str, response: Response) -> None:
         record_move(move_type, "stale")
     else:
         record_move(move_type, "failed", str(status))
+
+
+def _first_header(response: Response, lower_name: str) -> str | None:
+    """``response.headers.get(name)``: the first value of a header named
+    ``lower_name`` in any case, or ``None``. A loop over the headers: `get` of
+    a header an answer lacks raises and catches Werkzeug's `KeyError`, about
+    15,700 instructions against 6,100 (valgrind), and an applied move lacks it."""
+    for name, value in response.headers:
+        if name.lower() == lower_name:
+            return value
+    return None
 
 
 def _problem_code(response: Response) -> str:

@@ -60,3 +60,17 @@ def test_an_app_route_for_metrics_is_kept() -> None:
     init_app(app)
     assert [r.endpoint for r in app.url_map.iter_rules() if r.rule == "/metrics"] == ["documented"]
     assert b"rummy_moves_total" in app.test_client().get("/metrics").data
+
+
+def test_a_replayed_answer_is_read_from_its_first_header_in_any_case() -> None:
+    def counted(result: str) -> float:
+        return sample("rummy_moves_total", type="draw", result=result, code="")
+
+    for headers, result in (
+        ([("idempotency-replayed", "true")], "replayed"),
+        ([("Idempotency-Replayed", "false"), ("Idempotency-Replayed", "true")], "applied"),
+        ([("Idempotency-Replayed", "TRUE")], "applied"),
+    ):
+        before = counted(result)
+        metrics.record_move_answer("draw", Response("{}", 200, headers))
+        assert counted(result) == before + 1, headers

@@ -200,3 +200,19 @@ def test_counts_ride_with_the_load_and_a_refused_move_changes_nothing(
     assert_rate_limited(
         client.post(f"/games/{game}/moves", json={}, headers=bearer(token)), Limit(3, 60)
     )
+
+
+def test_address_hits_kept_are_bounded_and_counts_survive_forgetting_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(ratelimit, "ADDRESS_HITS_KEPT", 3)
+    app = make_app(RATELIMIT_PER_ADDRESS="2/60", RATELIMIT_PER_TOKEN="0")
+    limiter = app.extensions["ratelimit"]
+    client = app.test_client()
+    sizes = []
+    for address in ("10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.4", "10.0.0.1"):
+        assert client.get("/thing", environ_base={"REMOTE_ADDR": address}).status_code == 200
+        sizes.append(len(limiter._address_hits))
+    assert sizes == [1, 2, 3, 1, 2]  # full at 3: forgotten all at once
+    # 10.0.0.1's hit was made anew; its count went on: the third request is refused.
+    assert client.get("/thing", environ_base={"REMOTE_ADDR": "10.0.0.1"}).status_code == 429
