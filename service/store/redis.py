@@ -630,7 +630,8 @@ class RedisStore:
         if not self.cluster:
             keys += self._due_keys
         try:
-            self.client  # noqa: B018 - builds the client and its scripts
+            if self._client is None:  # the property is a call (about 1,300 instructions)
+                self.client  # noqa: B018 - builds the client and its scripts
             code, version, last_event, due_changed = self._run(self._save, keys, args)
         except REDIS_ERRORS as exc:
             raise StoreUnavailable(f"save failed: {exc}") from exc
@@ -910,7 +911,8 @@ class RedisStore:
     def _load_counting(self, game_id: str, counters: LoadCounters) -> tuple[tuple[int, ...], Any]:
         # One script, one round trip: the counters, then the load (a script
         # costs the client less than a pipeline of five commands).
-        self.client  # noqa: B018 - builds the client and its scripts
+        if self._client is None:  # the property is a call (about 1,300 instructions)
+            self.client  # noqa: B018 - builds the client and its scripts
         keys = [self._game_key(game_id), *[key for key, _ in counters]]
         args = [ttl_ms for _, ttl_ms in counters]
         replies = self._run(self._load_counting_script, keys, args)
