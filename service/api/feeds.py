@@ -99,15 +99,15 @@ class _Kept:
 
     def __init__(
         self,
-        events: list[dict[str, Any]] | None = None,
-        seqs: list[int] | None = None,
-        encoded: list[dict[int | None, bytes]] | None = None,
+        events: list[dict[str, Any]],
+        seqs: list[int],
+        encoded: list[dict[int | None, bytes]],
     ) -> None:
         #: The events, oldest first, and their `seq`s.
-        self.events = events or []
-        self.seqs = seqs or []
+        self.events = events
+        self.seqs = seqs
         #: Per event, its encoded message per viewer, filled as streams ask.
-        self.encoded = encoded or []
+        self.encoded = encoded
         #: `Feed.since`'s answers by its arguments: the streams of a game mostly
         #: stand at the same event and viewer, and ask the same after each save.
         self.answers: dict[tuple[int, int | None, int], tuple[bytes, int]] = {}
@@ -121,7 +121,7 @@ class Feed:
         self._store = store
         self._keep = keep
         self._reread = reread
-        self._kept = _Kept()
+        self._kept = _Kept([], [], [])
         #: Set (and dropped) each time the kept events change or the feed ends;
         #: made when a stream asks for it (`changed`): pushed streams never do.
         self._changed: threading.Event | None = None
@@ -285,7 +285,9 @@ class Feed:
     def _keep_also(self, fresh: list[dict[str, Any]]) -> None:
         """Keep `fresh` (after the last kept) and publish the change (under the lock)."""
         kept = self._kept
-        drop = max(len(kept.events) + len(fresh) - self._keep, 0)
+        drop = len(kept.events) + len(fresh) - self._keep
+        if drop < 0:  # not `max`: a builtin's call, per save
+            drop = 0
         events, seqs, encoded = kept.events[drop:], kept.seqs[drop:], kept.encoded[drop:]
         for event in fresh:  # a loop, not three lists made and joined: one event a save
             events.append(event)

@@ -182,10 +182,11 @@ class RedisCounters:
         """Each hit's key in the current window and its expiry in ms: the key
         outlives its window, so it cannot expire between the SET and the INCR
         and come back without an expiry."""
-        return [
-            (f"{self.key_prefix}{hit.key}:{_window(hit.limit, now)}", 2000 * hit.limit.seconds)
-            for hit in hits
-        ]
+        keys = []
+        for hit in hits:  # `_window` written out: two a request, on every load
+            seconds = hit.limit.seconds
+            keys.append((f"{self.key_prefix}{hit.key}:{int(now // seconds)}", 2000 * seconds))
+        return keys
 
     def incr(self, hits: Sequence[Hit], now: float) -> list[int]:
         """One pipeline: create each window's key with an expiry, then INCRBY it."""
@@ -342,7 +343,7 @@ class RateLimiter:
     def load_counters(self) -> LoadCounters:
         """The counters the current request's load is to count (``()``: none):
         each ``(key, ttl_ms)`` of its hits, when they wait for a load."""
-        pending = current_g().get("rate_limit_pending")
+        pending = current_g().__dict__.get("rate_limit_pending")  # `g.get`, without the call
         if pending is None:
             return ()
         hits, now = pending
@@ -354,7 +355,7 @@ class RateLimiter:
         their new `counts` are past a limit (``None``: the load counted nothing,
         and `finish` counts the request on its own)."""
         context = current_g()
-        pending = context.get("rate_limit_pending")
+        pending = context.__dict__.get("rate_limit_pending")  # `g.get`, without the call
         if pending is None or counts is None:
             return
         context.rate_limit_pending = None
