@@ -51,6 +51,8 @@ os.register_at_fork(after_in_child=_forked_child)
 if HIREDIS_AVAILABLE:
     from hiredis import pack_command as _hiredis_pack
 
+    from service.store.scriptpack import ScriptPacker
+
 __all__ = ["ClientCommands", "Commands", "LeanConnections"]
 
 
@@ -97,6 +99,8 @@ class LeanConnections:
         hiredis = HIREDIS_AVAILABLE and self._settings.get("command_packer") is None
         self._send = _send_and_read_hiredis if hiredis else _send_and_read
         self._pack = _pack_hiredis if hiredis else _pack_redis_py
+        #: Packs the scripts' calls with their heads kept (hiredis only).
+        self._scripts: ScriptPacker | None = ScriptPacker() if hiredis else None
         #: Packs the pipeline's commands (never connected).
         self._packer = self._connection_class(**self._settings)
         self._idle: list[Any] = []
@@ -136,16 +140,19 @@ class LeanConnections:
             self._forked()
         if self._pipeline is not None:
             return self._pipeline.call(self._pack(self._packer, command))
+        return self._direct(self._send, command)
+
+    def _direct(self, send: Any, payload: Any) -> Any:
+        """``send(conn, payload)`` on a free connection of this process, and its reply."""
         generation = self._generation
         try:
             conn = self._idle.pop()
         except IndexError:
             conn = self._connection_class(**self._settings)
             self._made.append(conn)
-        send = self._send
         try:
             return conn.retry.call_with_retry(
-                lambda: send(conn, command), lambda _error: conn.disconnect()
+                lambda: send(conn, payload), lambda _error: conn.disconnect()
             )
         except ResponseError:
             raise  # a whole error reply was read: the connection is clean
@@ -162,7 +169,15 @@ class LeanConnections:
         """``script(keys=keys, args=args)``: one ``EVALSHA`` (``EVAL`` when the server
         has not cached the script, as after a restart or ``SCRIPT FLUSH``)."""
         try:
-            return self.call("EVALSHA", script.sha, len(keys), *keys, *args)
+            scripts = self._scripts
+            packed = None if scripts is None else scripts.pack(script.sha, keys, args)
+            if packed is None:
+                return self.call("EVALSHA", script.sha, len(keys), *keys, *args)
+            if self._pid != _PID:
+                self._forked()
+            if self._pipeline is not None:
+                return self._pipeline.call(packed)
+            return self._direct(_send_packed, packed)
         except NoScriptError:
             return self.call("EVAL", script.script, len(keys), *keys, *args)
 
@@ -178,6 +193,11 @@ class LeanConnections:
 
 def _send_and_read(conn: Any, command: Sequence[EncodableT]) -> Any:
     conn.send_packed_command(conn.pack_command(*command))
+    return cast(Any, conn.read_response())
+
+
+def _send_packed(conn: Any, packed: bytes) -> Any:
+    conn.send_packed_command([packed])
     return cast(Any, conn.read_response())
 
 
