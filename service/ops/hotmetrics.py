@@ -37,9 +37,10 @@ import os
 import threading
 from bisect import bisect_left
 from collections.abc import Sequence
-from typing import Final, Protocol
+from typing import Final, Generic, Protocol, TypeVar, cast
 
 from prometheus_client import Counter, Histogram, values
+from prometheus_client.metrics import MetricWrapperBase
 from prometheus_client.mmap_dict import MmapedDict, mmap_key
 from prometheus_client.utils import floatToGoString
 
@@ -127,6 +128,9 @@ class CounterChild(Protocol):
         """Count one."""
 
 
+_Child = TypeVar("_Child")
+
+
 class _HotHistogramChild:
     """One labelled histogram's values in this process's file."""
 
@@ -164,22 +168,18 @@ class _HotCounterChild:
             self.floats.add(0, 1.0)
 
 
-class HotHistogram:
-    """The children of a labelled `Histogram` (see the module docstring)."""
+class _HotFamily(Generic[_Child]):
+    """The children of one labelled metric, each made once per label values."""
 
-    def __init__(self, metric: Histogram, labelnames: Sequence[str], buckets: Sequence[float]):
+    def __init__(self, metric: MetricWrapperBase, labelnames: Sequence[str]) -> None:
         self.metric = metric
         self.labelnames = list(labelnames)
         (family,) = metric.describe()
         self.name: str = family.name
         self.documentation: str = family.documentation
-        bounds = [float(bound) for bound in buckets]
-        if bounds[-1] != float("inf"):
-            bounds.append(float("inf"))
-        self.bounds = bounds
-        self._children: dict[tuple[str, ...], HistogramChild] = {}
+        self._children: dict[tuple[str, ...], _Child] = {}
 
-    def labels(self, *labelvalues: str) -> HistogramChild:
+    def labels(self, *labelvalues: str) -> _Child:
         """The child of these label values (made once)."""
         child = self._children.get(labelvalues)
         if child is None:
@@ -189,9 +189,23 @@ class HotHistogram:
                     child = self._children[labelvalues] = self._make(list(labelvalues))
         return child
 
+    def _make(self, labelvalues: list[str]) -> _Child:
+        raise NotImplementedError
+
+
+class HotHistogram(_HotFamily[HistogramChild]):
+    """The children of a labelled `Histogram` (see the module docstring)."""
+
+    def __init__(self, metric: Histogram, labelnames: Sequence[str], buckets: Sequence[float]):
+        super().__init__(metric, labelnames)
+        bounds = [float(bound) for bound in buckets]
+        if bounds[-1] != float("inf"):
+            bounds.append(float("inf"))
+        self.bounds = bounds
+
     def _make(self, labelvalues: list[str]) -> HistogramChild:
         if not multiprocess():
-            made: HistogramChild = self.metric.labels(*labelvalues)
+            made: HistogramChild = cast(Histogram, self.metric).labels(*labelvalues)
             return made
         name, names, doc = self.name, self.labelnames, self.documentation
         keys = [mmap_key(name, name + "_sum", names, labelvalues, doc)]
@@ -208,30 +222,15 @@ class HotHistogram:
         return _HotHistogramChild(self.bounds, _Floats("histogram", keys))
 
 
-class HotCounter:
+class HotCounter(_HotFamily[CounterChild]):
     """The children of a labelled `Counter` (see the module docstring)."""
 
-    def __init__(self, metric: Counter, labelnames: Sequence[str]):
-        self.metric = metric
-        self.labelnames = list(labelnames)
-        (family,) = metric.describe()
-        self.name: str = family.name
-        self.documentation: str = family.documentation
-        self._children: dict[tuple[str, ...], CounterChild] = {}
-
-    def labels(self, *labelvalues: str) -> CounterChild:
-        """The child of these label values (made once)."""
-        child = self._children.get(labelvalues)
-        if child is None:
-            with _making:
-                child = self._children.get(labelvalues)
-                if child is None:
-                    child = self._children[labelvalues] = self._make(list(labelvalues))
-        return child
+    def __init__(self, metric: Counter, labelnames: Sequence[str]) -> None:
+        super().__init__(metric, labelnames)
 
     def _make(self, labelvalues: list[str]) -> CounterChild:
         if not multiprocess():
-            made: CounterChild = self.metric.labels(*labelvalues)
+            made: CounterChild = cast(Counter, self.metric).labels(*labelvalues)
             return made
         key = mmap_key(
             self.name, self.name + "_total", self.labelnames, labelvalues, self.documentation

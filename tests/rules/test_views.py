@@ -154,10 +154,9 @@ def test_a_meld_with_jokers_names_what_each_stands_for() -> None:
     }
 
 
-def test_an_event_is_public_exactly_when_every_viewer_sees_it_whole() -> None:
-    """`is_public_event` (the streams encode such an event once for every viewer)
-    agrees with `redact_event` on every event of played games."""
-    seen = {True: 0, False: 0}
+def played_events() -> list[Event]:
+    """Every event of two seeded 4-player games played by random legal moves."""
+    played: list[Event] = []
     for seed in (1, 2):
         rng = random.Random(seed)
         opts = resolve_options("standard", {}, 4)
@@ -168,10 +167,18 @@ def test_an_event_is_public_exactly_when_every_viewer_sees_it_whole() -> None:
             seat = state.round.turn
             state, more = apply(state, seat, rng.choice(legal_moves(state, seat)))
             events += more
-        for event in events:
-            whole = all(redact_event(event, viewer) == event for viewer in (None, 0, 1, 2, 3))
-            assert is_public_event(event) == whole, event
-            seen[whole] += 1
+        played += events
+    return played
+
+
+def test_an_event_is_public_exactly_when_every_viewer_sees_it_whole() -> None:
+    """`is_public_event` (the streams encode such an event once for every viewer)
+    agrees with `redact_event` on every event of played games."""
+    seen = {True: 0, False: 0}
+    for event in played_events():
+        whole = all(redact_event(event, viewer) == event for viewer in (None, 0, 1, 2, 3))
+        assert is_public_event(event) == whole, event
+        seen[whole] += 1
     assert seen[True] and seen[False], seen
 
 
@@ -179,28 +186,18 @@ def test_viewers_that_share_a_view_see_the_same_and_the_others_do_not() -> None:
     """`shared_view` (the streams encode an event once per view, not per viewer):
     viewers with the same answer get equal redactions, viewers with different
     ones different redactions; a stock draw has two views, a deal one per seat."""
-    for seed in (1, 2):
-        rng = random.Random(seed)
-        opts = resolve_options("standard", {}, 4)
-        state, events = new_game(opts, "standard", [SeatSpec(f"P{i}") for i in range(4)], seed=seed)
-        for _ in range(300):
-            if state.status != "active" or state.round is None:
-                break
-            seat = state.round.turn
-            state, more = apply(state, seat, rng.choice(legal_moves(state, seat)))
-            events += more
-        for event in events:
-            viewers = (None, 0, 1, 2, 3, 7)
-            views = {viewer: shared_view(event, viewer) for viewer in viewers}
-            for a in viewers:
-                for b in viewers:
-                    alike = redact_event(event, a) == redact_event(event, b)
-                    assert alike == (views[a] == views[b]), (event, a, b)
-            assert (views[None] == EVERYONE) == is_public_event(event)
-            if event["type"] == "drew" and event["source"] == "stock":
-                assert set(views.values()) == {None, event["seat"]}
-            if event["type"] == "round_started":
-                assert set(views.values()) == {None, 0, 1, 2, 3}
+    for event in played_events():
+        viewers = (None, 0, 1, 2, 3, 7)
+        views = {viewer: shared_view(event, viewer) for viewer in viewers}
+        for a in viewers:
+            for b in viewers:
+                alike = redact_event(event, a) == redact_event(event, b)
+                assert alike == (views[a] == views[b]), (event, a, b)
+        assert (views[None] == EVERYONE) == is_public_event(event)
+        if event["type"] == "drew" and event["source"] == "stock":
+            assert set(views.values()) == {None, event["seat"]}
+        if event["type"] == "round_started":
+            assert set(views.values()) == {None, 0, 1, 2, 3}
 
 
 def test_finished_rounds_are_shown_once_per_records_with_their_secrets() -> None:
