@@ -21,6 +21,7 @@ from service.rules import fairness
 from service.rules.cards import JOKER
 from service.rules.identity import by_identity
 from service.rules.options import Options
+from service.rules.seatviews import SEAT_VIEWS, seat_entry
 from service.rules.state import GameState, RoundRecord, Seat, TableMeld
 
 
@@ -60,21 +61,18 @@ def public_view(state: GameState) -> dict[str, Any]:
     ``you`` and ``hand``."""
     r = state.round
     seeds = _client_seeds(state.seats)
-    seats = [
-        {
-            "seat": i,
-            "name": s.name,
-            "kind": s.kind,
-            "hand_size": len(r.hands[i]) if r is not None else 0,
-            "score": s.score,
-            "has_melded": r.melded[i] if r is not None else False,
-            "eliminated": s.eliminated,
-            "away": s.away,
-            "client_seed": s.client_seed,
-            "known_cards": list(r.known[i]) if r is not None and r.known else [],
-        }
-        for i, s in enumerate(state.seats)
-    ]
+    seats = []
+    kept = SEAT_VIEWS  # `seatviews`: the entries of seats a move left as they were
+    for i, s in enumerate(state.seats):
+        if r is not None:
+            hand_size, melded, known = len(r.hands[i]), r.melded[i], r.known[i] if r.known else ()
+        else:
+            hand_size, melded, known = 0, False, ()
+        found = kept.get((id(s), i, hand_size, melded, id(known)))
+        if found is not None and found[0] is s and found[1] is known:
+            seats.append(found[2])
+        else:
+            seats.append(seat_entry(i, s, hand_size, melded, known))
     round_view: dict[str, Any] | None = None
     if r is not None:
         round_view = {
