@@ -70,6 +70,8 @@ RIDING_ENDPOINTS: Final = frozenset(
 #: Address hits the limiter keeps made, at most (one per client address seen;
 #: all forgotten when full, so memory stays bounded whatever the addresses).
 ADDRESS_HITS_KEPT: Final = 4096
+#: Token hits kept made per process, by the token's digest (as the address hits).
+TOKEN_HITS_KEPT: Final = 4096
 #: The problem code of a request refused because it could not be counted.
 UNAVAILABLE_CODE: Final = "rate_limit_unavailable"
 #: The counters' keys are ``<STORE_PREFIX>:rl:<a|t>:<address or token hash>:<window>``.
@@ -300,6 +302,9 @@ class RateLimiter:
         #: about 3,300 instructions to make, and a client sends many requests.
         #: At most `ADDRESS_HITS_KEPT`, then forgotten all at once.
         self._address_hits: dict[str, Hit] = {}
+        #: The token hits made, by the token's SHA-256 (never the token itself):
+        #: a seat sends many requests. At most `TOKEN_HITS_KEPT`, then forgotten.
+        self._token_hits: dict[str, Hit] = {}
 
     def client_address(self) -> str:
         """The current request's client address (`client_address`)."""
@@ -323,7 +328,13 @@ class RateLimiter:
             token = token.strip()
             if token and scheme.lower() == "bearer":
                 digest = hashlib.sha256(token.encode("utf-8", "surrogateescape")).hexdigest()
-                hits.append(Hit("token", "t:" + digest[:32], self.per_token))
+                hit = self._token_hits.get(digest)
+                if hit is None or hit.limit is not self.per_token:
+                    if len(self._token_hits) >= TOKEN_HITS_KEPT:
+                        self._token_hits.clear()
+                    hit = Hit("token", "t:" + digest[:32], self.per_token)
+                    self._token_hits[digest] = hit
+                hits.append(hit)
         return hits
 
     def check(self) -> Response | None:

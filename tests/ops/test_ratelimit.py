@@ -216,3 +216,23 @@ def test_address_hits_kept_are_bounded_and_counts_survive_forgetting_them(
     assert sizes == [1, 2, 3, 1, 2]  # full at 3: forgotten all at once
     # 10.0.0.1's hit was made anew; its count went on: the third request is refused.
     assert client.get("/thing", environ_base={"REMOTE_ADDR": "10.0.0.1"}).status_code == 429
+
+
+def test_token_hits_kept_are_bounded_by_digest_and_counts_survive_forgetting_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(ratelimit, "TOKEN_HITS_KEPT", 3)
+    app = make_app(RATELIMIT_PER_ADDRESS="0", RATELIMIT_PER_TOKEN="2/60")
+    limiter = app.extensions["ratelimit"]
+    client = app.test_client()
+    sizes = []
+    for token in ("tok-1", "tok-2", "tok-3", "tok-4", "tok-1"):
+        answer = client.get("/thing", headers={"Authorization": f"Bearer {token}"})
+        assert answer.status_code == 200
+        sizes.append(len(limiter._token_hits))
+    assert sizes == [1, 2, 3, 1, 2]  # full at 3: forgotten all at once
+    assert not any("tok-" in key for key in limiter._token_hits)  # digests, never tokens
+    # tok-1's hit was made anew; its count went on: the third request is refused.
+    answer = client.get("/thing", headers={"Authorization": "Bearer tok-1"})
+    assert answer.status_code == 429
+    assert ratelimit.TOKEN_HITS_KEPT == 3
