@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+#: The media type of the service's JSON bodies, asked and answered.
 JSON_MIMETYPE = "application/json"
 
 

@@ -9,12 +9,10 @@ from flask import Flask, Response
 from flask.json.provider import JSONProvider
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from service.api.bodyread import plain_json_body
+from service.api.bodyread import JSON_MIMETYPE, plain_json_body
 from service.api.current import current_app_object, current_g, current_request
 from service.api.leanresponse import json_answer
 from service.api.problems import Problem
-
-JSON_MIMETYPE = "application/json"
 
 
 class OrjsonProvider(JSONProvider):

@@ -21,12 +21,11 @@ added through `Headers.add`, which still refuses a value with a line break.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Final
 
 from flask import Response
 from werkzeug.datastructures import Headers
 
-JSON_MIMETYPE: Final = "application/json"
+from service.api.bodyread import JSON_MIMETYPE
 
 #: Status lines by code ("200 OK"), made by Werkzeug on a code's first answer.
 _STATUS_LINES: dict[int, str] = {}

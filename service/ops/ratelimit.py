@@ -269,6 +269,14 @@ def open_counters(
     return MemoryCounters()
 
 
+def _keep(kept: dict[str, Hit], most: int, name: str, hit: Hit) -> None:
+    """Keep `hit` in `kept` by `name` (a client address, or a token's SHA-256):
+    at most `most` entries, then all forgotten at once."""
+    if len(kept) >= most:
+        kept.clear()
+    kept[name] = hit
+
+
 def _truthy(value: Any) -> bool:
     if isinstance(value, str):
         return value.strip().lower() not in {"", "0", "false", "no", "off"}
@@ -318,22 +326,20 @@ class RateLimiter:
             address = self.client_address()
             hit = self._address_hits.get(address)
             if hit is None or hit.limit is not limit:
-                if len(self._address_hits) >= ADDRESS_HITS_KEPT:
-                    self._address_hits.clear()
-                hit = self._address_hits[address] = Hit("address", "a:" + address, limit)
+                hit = Hit("address", "a:" + address, limit)
+                _keep(self._address_hits, ADDRESS_HITS_KEPT, address, hit)
             hits.append(hit)
-        if self.per_token is not None:
+        limit = self.per_token
+        if limit is not None:
             header = environ().get("HTTP_AUTHORIZATION", "")  # `Authorization`
             scheme, _, token = header.partition(" ")
             token = token.strip()
             if token and scheme.lower() == "bearer":
                 digest = hashlib.sha256(token.encode("utf-8", "surrogateescape")).hexdigest()
                 hit = self._token_hits.get(digest)
-                if hit is None or hit.limit is not self.per_token:
-                    if len(self._token_hits) >= TOKEN_HITS_KEPT:
-                        self._token_hits.clear()
-                    hit = Hit("token", "t:" + digest[:32], self.per_token)
-                    self._token_hits[digest] = hit
+                if hit is None or hit.limit is not limit:
+                    hit = Hit("token", "t:" + digest[:32], limit)
+                    _keep(self._token_hits, TOKEN_HITS_KEPT, digest, hit)
                 hits.append(hit)
         return hits
 

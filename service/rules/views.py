@@ -237,14 +237,11 @@ def shared_view(event: dict[str, Any], viewer: int | None) -> int | None:
     shown something of its own (the card it drew, its hand in a deal), else
     ``None``: the spectators' view (so a draw from the stock has two views, a
     deal one per seat with a hand and one for the rest)."""
-    kind = event.get("type")
-    if kind == "drew":
-        if event.get("source") != "stock":
-            return EVERYONE
-        return viewer if viewer is not None and event.get("seat") == viewer else None
-    if kind != "round_started" or "hands" not in event:
+    if is_public_event(event):
         return EVERYONE
-    hands = event["hands"]
+    if event.get("type") == "drew":  # from the stock: the drawer sees the card
+        return viewer if viewer is not None and event.get("seat") == viewer else None
+    hands = event["hands"]  # a deal's: each seat sees its own hand
     if viewer is not None and 0 <= viewer < len(hands) and hands[viewer] is not None:
         return viewer
     return None
