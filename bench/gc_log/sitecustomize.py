@@ -5,8 +5,9 @@ and ``BENCH_GC_LOG`` naming a file (`bench.streams` starts gunicorn so: the
 workers it forks inherit the hook). Each full collection appends one line to
 the file: ``pid start duration collected`` (``time.monotonic`` seconds, the
 clock every process of the machine shares; the objects found unreachable).
-Younger collections are only counted in passing, not logged: the hook costs
-them a call that returns at once.
+Younger collections are not logged: the hook costs them a call that returns
+at once. (`bench.worker_probes` also times collections, but with a callback on
+every turn of the event loop as well, which would weigh on the figures compared.)
 """
 
 from __future__ import annotations
