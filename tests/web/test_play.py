@@ -50,18 +50,30 @@ def create_from_lobby(
     return page.url.rsplit("/", 1)[1]
 
 
+#: How long no page may show anyone's turn before the table is reported as stuck.
+STUCK_SECONDS = 90
+
+
 def play_until(players: list[TablePlayer], done: Any, *, turns: int | None = None) -> int:
-    """Whoever's turn it is plays it, until `done()` (or `turns` turns were played)."""
+    """Whoever's turn it is plays it, until `done()` (or `turns` turns were played).
+
+    When no page shows a turn for `STUCK_SECONDS`, fails with every page's state.
+    """
     played = 0
-    deadline = time.monotonic() + 600
+    deadline = time.monotonic() + 480
+    last_turn = time.monotonic()
     while not done() and (turns is None or played < turns):
         assert time.monotonic() < deadline, "the game did not end in time"
         for player in players:
             if not player.game_over() and player.is_my_turn():
                 player.play_turn()
                 played += 1
+                last_turn = time.monotonic()
                 break
         else:
+            if time.monotonic() - last_turn > STUCK_SECONDS:
+                pages = "\n".join(f"page {i}: {p.describe()}" for i, p in enumerate(players))
+                raise AssertionError(f"no page showed a turn for {STUCK_SECONDS} s\n{pages}")
             time.sleep(0.05)
     return played
 
@@ -184,6 +196,61 @@ def test_two_people_join_by_link_play_a_round_and_the_joiner_resumes_after_a_rel
     for page in (ann, bob):
         expect(page.get_by_role("region", name="Game over")).to_contain_text("won")
         expect(page.get_by_role("region", name="Round 1 result")).to_be_visible()
+    assert_clean(page_log)
+    ann.context.close()
+    bob.context.close()
+
+
+def test_a_view_fetched_while_watching_never_replaces_the_seat_joined_since(
+    browser: Browser, page_log: PageLog, play_server: GunicornServer
+) -> None:
+    """The watcher's page hears of its own join and asks for the watcher's view; when
+    that answer arrives after the seat's, it is dropped. (Shown, it hid the joiner's
+    hand and the table waited for ever on a turn nobody was shown.)"""
+    ann = browser.new_page(viewport=DESKTOP)
+    ann.goto(f"{play_server.url}/play")
+    game_id = create_from_lobby(ann, "Ann", ["open"])
+    bob = browser.new_page(viewport=DESKTOP)
+    bob.goto(f"{play_server.url}/play#/games/{game_id}")
+    join = bob.get_by_role("form", name="Join this game")
+    expect(join).to_be_visible()
+
+    # The page's views asked for without a token, answered by the service and held.
+    watcher_views: list[tuple[Any, Any]] = []
+    joins: list[tuple[Any, Any]] = []  # the join's answer, held likewise
+
+    def hold_watcher_views(route: Any) -> None:
+        if route.request.method == "GET" and "authorization" not in route.request.all_headers():
+            watcher_views.append((route, route.fetch()))
+        else:
+            route.continue_()
+
+    def seen_since_join() -> bool:
+        joined = joins[0][1].json()["game"]["version"] if joins else None
+        return any(answer.json()["version"] == joined for _, answer in watcher_views)
+
+    bob.route(f"**/games/{game_id}", hold_watcher_views)
+    bob.route(f"**/games/{game_id}/join", lambda route: joins.append((route, route.fetch())))
+    join.get_by_label("Your name").fill("Bob")
+    join.get_by_role("button", name="Join").click()
+    deadline = time.monotonic() + 20
+    while not seen_since_join():  # the watcher heard of the join and asked again
+        assert time.monotonic() < deadline, "the watching page never heard of the join"
+        bob.wait_for_timeout(50)
+    route, answer = joins[0]
+    route.fulfill(response=answer)
+    hand = bob.get_by_role("region", name="Your hand")
+    status = bob.locator(".hand .status")
+    expect(hand).to_be_visible()
+    expect(status).to_have_text(re.compile("^(Your turn|Waiting for Ann)"))
+
+    for held, late in watcher_views:
+        assert late.json().get("hand") is None  # a watcher's view: no hand
+        held.fulfill(response=late)
+    bob.wait_for_timeout(1_000)  # the late answers have been handled by now
+    assert hand.is_visible()
+    expect(status).to_have_text(re.compile("^(Your turn|Waiting for Ann)"))
+    bob.unroute_all(behavior="ignoreErrors")
     assert_clean(page_log)
     ann.context.close()
     bob.context.close()

@@ -74,6 +74,13 @@ export function GamePage(props: { gameId: string }) {
   /** Bumped to follow again (after a refused leave). */
   const [followRun, setFollowRun] = useState(0);
 
+  /** The game and seat the page shows now: an answer fetched for another (the
+   * watcher's view asked for just before joining, say) can arrive after the
+   * seat's own and is dropped, never shown in its place. */
+  const showing = useRef({ gameId, token });
+  showing.current = { gameId, token };
+
+  /** The view and legal moves fetched afresh; null when refused or no longer wanted. */
   const reload = useCallback(async (): Promise<GameView | null> => {
     const path = { game_id: gameId };
     const headers = bearer(token);
@@ -84,6 +91,7 @@ export function GamePage(props: { gameId: string }) {
           ? Promise.resolve(null)
           : api.GET("/games/{game_id}/legal-moves", { params: { path }, headers }),
       ]);
+      if (showing.current.gameId !== gameId || showing.current.token !== token) return null;
       const fresh = viewAnswer.data;
       if (fresh === undefined) {
         if (viewAnswer.response.status === 401 && token !== null) {
