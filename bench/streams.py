@@ -31,7 +31,10 @@ round's ratio is mostly drift)
 4. ``moves N``: the same moves without streams.
 
 Reports moves/s, p50/p99 and the CPU per move of the worker, redis-server and
-wrk in each phase; per round the moves/s and p99 of the phase with streams
+wrk in each phase, and the worker's full (generation 2) garbage collections in
+it: how many, the longest and their sum (each one stops all of the worker's
+requests; logged by ``bench/gc_log/sitecustomize.py``, a ``gc.callbacks`` hook
+put in the worker through ``PYTHONPATH``); per round the moves/s and p99 of the phase with streams
 against the mean of the two phases either side of it, and the median and range
 of those ratios over the rounds; the events pushed per move (all rounds), the
 worker's memory per open stream, and the CPU the stream holder took (all
@@ -86,6 +89,31 @@ from tests.support.redis_server import RedisServer
 
 #: Seconds the stream holder sleeps between two reads of its sockets.
 HOLDER_PAUSE = 0.05
+#: The directory whose ``sitecustomize.py`` logs a process's full garbage collections.
+GC_LOG_DIR = Path(__file__).resolve().parent / "gc_log"
+
+
+@dataclass
+class FullCollection:
+    """One full garbage collection of a process, as `GC_LOG_DIR`'s hook logged it."""
+
+    pid: int
+    #: `time.monotonic` when it started, and its seconds.
+    start: float
+    seconds: float
+    #: Objects it found unreachable.
+    collected: int
+
+
+def read_gc_log(path: Path) -> list[FullCollection]:
+    """The full collections logged in `path` (none if nothing was logged)."""
+    if not path.exists():
+        return []
+    collections = []
+    for line in path.read_text().splitlines():
+        pid, start, seconds, collected = line.split()
+        collections.append(FullCollection(int(pid), float(start), float(seconds), int(collected)))
+    return collections
 
 
 def hold_streams(port: int, paths: list[str]) -> None:
@@ -254,20 +282,26 @@ def servers(
     args: argparse.Namespace, count: int
 ) -> Iterator[tuple[RedisServer, list[GunicornServer], Path]]:
     """A redis-server and `count` gunicorns on it (one worker each, connections and
-    ``STREAM_MAX`` above ``--streams``, no access log), the last one (the one the
-    moves go to) warmed up, and a directory for the wrk data; all stopped after."""
-    extra = {
-        "GUNICORN_WORKER_CONNECTIONS": str(args.streams + 1000),
-        "STREAM_MAX": str(args.streams + 10),
-        "ACCESS_LOG": "0",
-    }
+    ``STREAM_MAX`` above ``--streams``, no access log, full garbage collections
+    logged to ``gc.log`` in the directory), the last one (the one the moves go to)
+    warmed up, and a directory for the wrk data; all stopped after."""
     redis = RedisServer().start()
     started: list[GunicornServer] = []
     try:
-        for _ in range(count):
-            started.append(start_gunicorn(redis.url, 1, extra=extra))
         with tempfile.TemporaryDirectory(prefix="bench-streams-") as name:
             tmp = Path(name)
+            python_path = os.pathsep.join(
+                part for part in (str(GC_LOG_DIR), os.environ.get("PYTHONPATH")) if part
+            )
+            extra = {
+                "GUNICORN_WORKER_CONNECTIONS": str(args.streams + 1000),
+                "STREAM_MAX": str(args.streams + 10),
+                "ACCESS_LOG": "0",
+                "PYTHONPATH": python_path,
+                "BENCH_GC_LOG": str(tmp / "gc.log"),
+            }
+            for _ in range(count):
+                started.append(start_gunicorn(redis.url, 1, extra=extra))
             hello = tmp / "hello.lua"
             write_gets_data([("/healthz", None)], hello)
             warm_up(started[-1], redis, hello, args)
@@ -329,9 +363,12 @@ def run(args: argparse.Namespace) -> None:
     """The phases of the module docstring, and the report."""
     plans = make_plans(args.plans, 4)
     phases: list[Phase] = []
+    #: Each phase's start and end (`time.monotonic`), for its garbage collections.
+    windows: list[tuple[float, float]] = []
     streamed: list[Streamed] = []
     per_stream, clients = 0.0, 0
     with servers(args, 1) as (redis, [server], tmp):
+        worker = worker_pids(server)[0]
 
         def moves(label: str, games: list[Game]) -> Phase:
             data = tmp / "moves.lua"
@@ -341,7 +378,9 @@ def run(args: argparse.Namespace) -> None:
                 args.profile.mkdir(parents=True, exist_ok=True)
                 out = args.profile / f"{label.replace(' ', '-')}.speedscope.json"
                 spy = start_profile(server, args.seconds, out)
+            started = time.monotonic()
             phase = measure(label, server, redis, "moves", data, args, args.active)
+            windows.append((started, time.monotonic()))
             if spy is not None:
                 spy.wait()
             return phase
@@ -367,18 +406,32 @@ def run(args: argparse.Namespace) -> None:
             games = create_games(server.url, plans, args.games)  # meanwhile
             wait_unsubscribed(redis)
             phases.append(moves(f"moves {number}", games))
+        full = [one for one in read_gc_log(tmp / "gc.log") if one.pid == worker]
     print(f"one gunicorn worker, {args.streams} streams, wrk -c{args.connections}, "
           f"{args.seconds:.0f} s per phase, load average {os.getloadavg()[0]:.1f}")  # fmt: skip
     print(f"{'phase':<16}{'moves/s':>10}{'p50 ms':>9}{'p99 ms':>9}"
-          f"{'worker µs':>11}{'redis µs':>10}{'wrk µs':>8}{'load':>6}")  # fmt: skip
-    for phase in phases:
+          f"{'worker µs':>11}{'redis µs':>10}{'wrk µs':>8}{'load':>6}"
+          f"{'full GCs':>10}{'max ms':>8}{'sum ms':>8}")  # fmt: skip
+    for phase, (start, end) in zip(phases, windows, strict=True):
+        pauses = [one.seconds * 1000 for one in full if start <= one.start < end]
         print(
             f"{phase.name:<16}{phase.rate:>10.0f}{phase.p50_ms:>9.1f}{phase.p99_ms:>9.1f}"
             f"{phase.per_request(phase.app_cpu) * 1e6:>11.0f}"
             f"{phase.per_request(phase.redis_cpu) * 1e6:>10.0f}"
             f"{phase.per_request(phase.wrk_cpu) * 1e6:>8.0f}{phase.load:>6.1f}"
+            f"{len(pauses):>10}{max(pauses, default=0):>8.1f}{sum(pauses):>8.1f}"
         )
-    print("(µs: CPU per move of the worker, redis-server and wrk; load: 1-minute average)")
+    print(
+        "(µs: CPU per move of the worker, redis-server and wrk; load: 1-minute average; "
+        "full GCs: the worker's full garbage collections, the longest and their sum)"
+    )
+    outside = [one for one in full if not any(s <= one.start < e for s, e in windows)]
+    print(
+        f"the worker's full collections outside the phases (streams opening and closing): "
+        f"{len(outside)}, longest {max((one.seconds for one in outside), default=0) * 1000:.1f} "
+        f"ms, {sum(one.collected for one in outside)} objects freed; in all the run: "
+        f"{len(full)}, {sum(one.collected for one in full)} objects freed"
+    )
     rates, p99s = [], []
     for number, one in enumerate(streamed, 1):
         earlier, later = phases[2 * number - 2], phases[2 * number]

@@ -46,6 +46,20 @@ def test_the_board_reports_the_least_busy_other_live_worker() -> None:
     assert board.fewest_elsewhere(0, now) is None
 
 
+def test_a_look_reads_the_slots_up_to_the_highest_reported_in() -> None:
+    board = ConnectionBoard(slots=8)
+    assert board.in_use == 0
+    board.report(2, 3, 1000.0)
+    board.report(0, 5, 1000.0)
+    assert board.in_use == 3
+    board.report(7, 1, 1000.0)  # the last slot: every slot is read
+    assert board.in_use == 8
+    assert board.fewest_elsewhere(0, 1000.0) == 1
+    board.withdraw(7)  # a slot once used is still read
+    assert board.in_use == 8
+    assert board.fewest_elsewhere(0, 1000.0) == 3
+
+
 def test_the_board_is_shared_with_forked_workers() -> None:
     board = ConnectionBoard(slots=4)
     pid = os.fork()

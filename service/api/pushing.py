@@ -136,7 +136,12 @@ class PushedStream:
         try:
             while True:
                 if self._error is not None:
-                    raise self._error
+                    try:
+                        raise self._error
+                    finally:
+                        # Not kept: the error's traceback holds this frame, which
+                        # holds the stream (a cycle only a full collection frees).
+                        self._error = None
                 if self._busy:
                     self._catch_up()
                     continue
@@ -244,7 +249,9 @@ class _Pusher:
             except BlockingIOError:
                 sent = 0
             except OSError as error:
-                stream._error = error
+                # Without its traceback: it would hold this frame and the feed's
+                # readers' until the stream's greenlet raises it.
+                stream._error = error.with_traceback(None)
                 stream._wake.set()
                 continue
             stream._after = after

@@ -69,6 +69,8 @@ STALE_AFTER: Final = 1.0
 YIELD_SECONDS: Final = 1e-6
 
 _RECORD: Final = struct.Struct("=qdq")  # pid, time of the report (monotonic), connections
+#: The board's header: one past the highest slot a worker has reported in.
+_IN_USE: Final = struct.Struct("=q")
 
 
 class ConnectionBoard:
@@ -79,24 +81,42 @@ class ConnectionBoard:
     workers, it is the same memory in all of them. A record is written whole
     by one worker and read by the others without locks; a torn read is
     corrected by the next report, 10 ms later.
+
+    A header holds one past the highest slot reported in (`in_use`), and a
+    look reads only the slots below it: the workers' slots are their ages, so
+    a few, until `SLOTS` workers have been started. Reading all 256 slots cost
+    some 230,000 instructions a look (valgrind callgrind), 100 looks a second
+    per worker: 12-15 ms of each worker's CPU a second (docs/performance.md,
+    "Worker set-up"). Two workers raising it at once may leave it at the lower
+    slot: the other raises it again at its next report.
     """
 
     def __init__(self, slots: int = SLOTS) -> None:
         self.slots = slots
-        self._memory = mmap.mmap(-1, slots * _RECORD.size)
+        self._memory = mmap.mmap(-1, _IN_USE.size + slots * _RECORD.size)
+        self._records = memoryview(self._memory)[_IN_USE.size :]
+
+    @property
+    def in_use(self) -> int:
+        """One past the highest slot a worker has reported in (the slots a look reads)."""
+        used: int = _IN_USE.unpack_from(self._memory)[0]
+        return min(max(used, 0), self.slots)
 
     def report(self, slot: int, connections: int, now: float) -> None:
         """Record that the worker in `slot` (this process) holds `connections`."""
-        _RECORD.pack_into(self._memory, slot * _RECORD.size, os.getpid(), now, connections)
+        _RECORD.pack_into(self._records, slot * _RECORD.size, os.getpid(), now, connections)
+        if slot >= self.in_use:
+            _IN_USE.pack_into(self._memory, 0, slot + 1)
 
     def withdraw(self, slot: int) -> None:
         """Empty `slot` (its worker is leaving)."""
-        _RECORD.pack_into(self._memory, slot * _RECORD.size, 0, 0.0, 0)
+        _RECORD.pack_into(self._records, slot * _RECORD.size, 0, 0.0, 0)
 
     def fewest_elsewhere(self, slot: int, now: float) -> int | None:
         """The fewest connections a live worker other than `slot`'s holds (None: none live)."""
         fewest: int | None = None
-        for index, (pid, reported, connections) in enumerate(_RECORD.iter_unpack(self._memory)):
+        records = self._records[: self.in_use * _RECORD.size]
+        for index, (pid, reported, connections) in enumerate(_RECORD.iter_unpack(records)):
             if pid == 0 or index == slot or now - reported > STALE_AFTER:
                 continue
             if fewest is None or connections < fewest:
@@ -262,8 +282,8 @@ class BalancedGeventWorker(GeventWorker):  # type: ignore[misc]  # gunicorn is u
 
     def rebalance(self, look: bool = True) -> None:
         """Report this worker's connections, and accept new ones only while not ahead
-        of the least busy other worker. `look`: read the board again (a scan of every
-        slot, 15 µs: the periodic report looks; a connection opening or closing only
+        of the least busy other worker. `look`: read the board again (a scan of the
+        slots in use: the periodic report looks; a connection opening or closing only
         reports and steers by what was read last, at most `REPORT_EVERY` s ago)."""
         if not self.alive:
             # Leaving (it no longer accepts): the others must not hold back for it.

@@ -76,11 +76,12 @@ class Watch:
 
     def wake_with(self, events: list[dict[str, Any]]) -> None:
         """A save appended `events`: hand them to ``deliver`` (else `wake`)."""
-        if self._deliver is None:
+        deliver = self._deliver  # read once: `Hub.watch` drops it on exit
+        if deliver is None:
             self._woken.set()
             return
         try:
-            self._deliver(events)
+            deliver(events)
         except Exception:  # one holder's failure is not the hub's: it reads instead
             _log.exception("stream wake-up of game %s failed", self.game_id)
             self._woken.set()
@@ -118,6 +119,9 @@ class Hub:
         try:
             yield watch
         finally:
+            # The holder's callback mostly holds the holder, which holds the watch:
+            # dropped, they are freed at once instead of by a full collection.
+            watch._deliver = None
             with self._lock:
                 watches = self._watches.get(game_id)
                 if watches is not None:
