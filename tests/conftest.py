@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import sys
 import threading
+import traceback
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -122,5 +124,25 @@ def no_runner_thread_outlives_its_module() -> Iterator[None]:
     thread saves games (and moves the process's metrics) during later tests.
     An app a module builds is shut down (`service.app.shutdown`) by its fixture."""
     yield
-    left = [t.name for t in threading.enumerate() if t.name == RUNNER_THREAD and t.is_alive()]
-    assert not left, f"runner threads left running: {left} (shut the module's apps down)"
+    left = [
+        t
+        for t in threading.enumerate()
+        if t.name == RUNNER_THREAD and t.is_alive() and t not in _REPORTED_THREADS
+    ]
+    _REPORTED_THREADS.update(left)  # one module's leak fails that module, not all later ones
+    assert not left, "runner threads left running (shut the module's apps down):\n" + "\n".join(
+        map(_describe_thread, left)
+    )
+
+
+#: Runner threads already reported as left running by a module.
+_REPORTED_THREADS: set[threading.Thread] = set()
+
+
+def _describe_thread(thread: threading.Thread) -> str:
+    """Whether the runner owning `thread` was told to stop, and where the thread is."""
+    owner = getattr(getattr(thread, "_target", None), "__self__", None)
+    stopped = getattr(getattr(owner, "_stop", None), "is_set", lambda: "unknown")()
+    frame = sys._current_frames().get(thread.ident or -1)
+    where = "".join(traceback.format_stack(frame)) if frame is not None else "(no frame)"
+    return f"{thread.name} (its runner told to stop: {stopped}) at:\n{where}"

@@ -5,7 +5,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
+
+from flask.globals import _cv_request
 
 from service.api.current import environ
 from service.api.problems import Problem
@@ -22,6 +24,35 @@ def new_token() -> tuple[str, str]:
 def hash_token(token: str) -> str:
     """The sha256 hex digest kept in the engine's `Seat.token_hash`."""
     return hashlib.sha256(token.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+#: Where a request's WSGI environ keeps ``(token, hash_token(token))`` once taken.
+DIGEST_ENVIRON_KEY: Final = "rummy.token_sha256"
+
+
+def token_digest(token: str, env: dict[str, Any] | None = None) -> str:
+    """`hash_token(token)`, taken once per request.
+
+    Speed: the rate limiter's count and the seat lookup both hash the request's
+    token; the first keeps the digest in the request's environ (``env``, else
+    the current request's), beside the ``Authorization`` header that already
+    holds the token, and the second reads it back (`hash_token` counts about
+    6,700 instructions under valgrind, most of it OpenSSL's set-up of the
+    hash; docs/performance.md, "What a move costs"). Outside a request the
+    token is simply hashed.
+    """
+    if env is None:
+        try:
+            env = _cv_request.get().request.environ
+        except LookupError:
+            return hash_token(token)
+    seen = env.get(DIGEST_ENVIRON_KEY)
+    if seen is not None and seen[0] == token:
+        digest: str = seen[1]
+        return digest
+    digest = hash_token(token)
+    env[DIGEST_ENVIRON_KEY] = (token, digest)
+    return digest
 
 
 def bearer_token() -> str | None:
@@ -70,7 +101,7 @@ def missing_token() -> Problem:
 
 def holds_seat(seats: Sequence[Any], token: str) -> bool:
     """Whether `token` is the token of one of `seats` (each compared in constant time)."""
-    digest = hash_token(token).encode()
+    digest = token_digest(token).encode()
     found = False
     for seat in seats:
         stored = (getattr(seat, "token_hash", None) or "").encode()
@@ -83,7 +114,7 @@ def seat_of(seats: Sequence[Any], token: str) -> int:
 
     Every seat is compared (no early exit), each in constant time.
     """
-    digest = hash_token(token).encode()
+    digest = token_digest(token).encode()
     found = -1
     for index, seat in enumerate(seats):
         stored = getattr(seat, "token_hash", None) or ""

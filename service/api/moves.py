@@ -155,8 +155,8 @@ class Moves(MethodView):
 
         def mover(game: LoadedGame) -> tuple[LoadedGame, int]:
             game, seat = seated(game, token)
-            # For the request log line and the moves metric (one dict update).
-            request_log.annotate(seat=seat, move_type=body.get("type", "actions"))
+            # For the request log line and the moves metric (`seated` logged the seat).
+            request_log.annotate(move_type=body.get("type", "actions"))
             return game, seat
 
         def move(game: LoadedGame, seat: int | None) -> Change:

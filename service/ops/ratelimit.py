@@ -28,22 +28,22 @@ Settings (see deploy/README.md): ``RATELIMIT_ENABLED``,
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import math
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, NamedTuple, Protocol
+from typing import Any, Final, Protocol
 
 import redis
 import redis.cluster
-from flask import Flask, Response
+from flask import Flask, Request, Response
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from service.api.current import current_g, current_request, environ
+from service.api.auth import token_digest
+from service.api.current import current_g, current_request
 from service.api.problems import Problem, http_exception_response, problem_response
 from service.ops import metrics
 from service.store.base import LoadCounters
@@ -102,13 +102,27 @@ class Limit:
         return cls(count, seconds)
 
 
-class Hit(NamedTuple):
-    """One count to make: the counter's name and the limit it is held to (a named
-    tuple: two are made per counted request, for a fraction of a frozen dataclass's cost)."""
+class Hit:
+    """One count to make: the counter's name and the limit it is held to.
 
-    scope: str
-    key: str
-    limit: Limit
+    Made once per client address or token and kept (`ADDRESS_HITS_KEPT`,
+    `TOKEN_HITS_KEPT`); it keeps its counter's Redis key for the window it was
+    last counted in, so that a key is formatted once per window rather than
+    once per request (`RedisCounters.keys`).
+    """
+
+    __slots__ = ("key", "limit", "scope", "window")
+
+    def __init__(self, scope: str, key: str, limit: Limit) -> None:
+        self.scope = scope
+        self.key = key
+        self.limit = limit
+        #: ``(start, end, key prefix, Redis key, expiry ms)`` of the window last
+        #: keyed: one tuple, replaced whole, so that a reader never sees half of it.
+        self.window: tuple[float, float, str, str, int] = (0.0, 0.0, "", "", 0)
+
+    def __repr__(self) -> str:
+        return f"Hit({self.scope!r}, {self.key!r}, {self.limit!r})"
 
 
 class Counters(Protocol):
@@ -183,11 +197,23 @@ class RedisCounters:
     def keys(self, hits: Sequence[Hit], now: float) -> list[tuple[str, int]]:
         """Each hit's key in the current window and its expiry in ms: the key
         outlives its window, so it cannot expire between the SET and the INCR
-        and come back without an expiry."""
+        and come back without an expiry.
+
+        Speed: the key is made once per window and kept on the hit (a float
+        floor division, an ``int`` and an f-string each time: about 9,000
+        instructions for a request's two keys under valgrind, about 3,000
+        kept; docs/performance.md, "What a move costs")."""
+        prefix = self.key_prefix
         keys = []
-        for hit in hits:  # `_window` written out: two a request, on every load
-            seconds = hit.limit.seconds
-            keys.append((f"{self.key_prefix}{hit.key}:{int(now // seconds)}", 2000 * seconds))
+        for hit in hits:
+            start, end, keyed_prefix, key, ttl_ms = hit.window
+            if not start <= now < end or keyed_prefix is not prefix:
+                seconds = hit.limit.seconds
+                number = int(now // seconds)
+                key, ttl_ms = f"{prefix}{hit.key}:{number}", 2000 * seconds
+                start = float(number * seconds)
+                hit.window = (start, start + seconds, prefix, key, ttl_ms)
+            keys.append((key, ttl_ms))
         return keys
 
     def incr(self, hits: Sequence[Hit], now: float) -> list[int]:
@@ -200,11 +226,13 @@ class RedisCounters:
         return [int(reply) for reply in replies[1::2]]
 
 
-def client_address(proxy_hops: int) -> str:
-    """The current request's client address: the connection's peer, or with
-    ``proxy_hops`` trusted proxies in front, the address the outermost of them
-    saw (``X-Forwarded-For``; see docs/security.md on ``RATELIMIT_PROXY_HOPS``)."""
-    current = current_request()
+def client_address(proxy_hops: int, current: Request | None = None) -> str:
+    """The current request's client address (or ``current``'s): the connection's
+    peer, or with ``proxy_hops`` trusted proxies in front, the address the
+    outermost of them saw (``X-Forwarded-For``; see docs/security.md on
+    ``RATELIMIT_PROXY_HOPS``)."""
+    if current is None:
+        current = current_request()
     if proxy_hops > 0:
         forwarded = current.headers.get("X-Forwarded-For", "")
         chain = [part.strip() for part in forwarded.split(",") if part.strip()]
@@ -306,8 +334,8 @@ class RateLimiter:
         #: Whether counts may ride with the store's loads (same Redis, see `init_app`).
         self.rides_with_loads = False
         self._failing_since = 0.0
-        #: The address hits made, by address: a named tuple and its key cost
-        #: about 3,300 instructions to make, and a client sends many requests.
+        #: The address hits made, by address: a hit and its key cost about
+        #: 3,300 instructions to make, and a client sends many requests.
         #: At most `ADDRESS_HITS_KEPT`, then forgotten all at once.
         self._address_hits: dict[str, Hit] = {}
         #: The token hits made, by the token's SHA-256 (never the token itself):
@@ -318,12 +346,14 @@ class RateLimiter:
         """The current request's client address (`client_address`)."""
         return client_address(self.proxy_hops)
 
-    def hits(self) -> list[Hit]:
-        """The counters the current request adds to."""
+    def hits(self, current: Request | None = None) -> list[Hit]:
+        """The counters the current request (or ``current``) adds to."""
+        if current is None:
+            current = current_request()
         hits = []
         limit = self.per_address
         if limit is not None:
-            address = self.client_address()
+            address = client_address(self.proxy_hops, current)
             hit = self._address_hits.get(address)
             if hit is None or hit.limit is not limit:
                 hit = Hit("address", "a:" + address, limit)
@@ -331,11 +361,12 @@ class RateLimiter:
             hits.append(hit)
         limit = self.per_token
         if limit is not None:
-            header = environ().get("HTTP_AUTHORIZATION", "")  # `Authorization`
+            env = current.environ
+            header = env.get("HTTP_AUTHORIZATION", "")  # `Authorization`
             scheme, _, token = header.partition(" ")
             token = token.strip()
             if token and scheme.lower() == "bearer":
-                digest = hashlib.sha256(token.encode("utf-8", "surrogateescape")).hexdigest()
+                digest = token_digest(token, env)  # the seat lookup's too
                 hit = self._token_hits.get(digest)
                 if hit is None or hit.limit is not limit:
                     hit = Hit("token", "t:" + digest[:32], limit)
@@ -345,15 +376,18 @@ class RateLimiter:
 
     def check(self) -> Response | None:
         """``before_request`` hook: ``None`` to go on, or the 429 answer."""
-        if current_request().path in self.exempt:
+        current = current_request()
+        if current.path in self.exempt:
             return None
-        hits = self.hits()
+        hits = self.hits(current)
         if not hits:
             return None
         now = self.clock()
-        if self.rides_with_loads and current_request().endpoint in RIDING_ENDPOINTS:
+        rule = current.url_rule  # `current.endpoint`, without the property's call
+        if self.rides_with_loads and rule is not None and rule.endpoint in RIDING_ENDPOINTS:
             # Counted by this request's load (`load_counters`), else by `finish`.
-            current_g().rate_limit_pending = (hits, now)
+            # Stored as `g`'s Python-level `__setattr__` stores it, without the call.
+            current_g().__dict__["rate_limit_pending"] = (hits, now)
             return None
         return self._count(hits, now)
 
@@ -371,11 +405,11 @@ class RateLimiter:
         """After a load that carried `load_counters()`: raise the 429 problem if
         their new `counts` are past a limit (``None``: the load counted nothing,
         and `finish` counts the request on its own)."""
-        context = current_g()
-        pending = context.__dict__.get("rate_limit_pending")  # `g.get`, without the call
+        values = current_g().__dict__  # `g`'s attributes, read and set without calls
+        pending = values.get("rate_limit_pending")
         if pending is None or counts is None:
             return
-        context.rate_limit_pending = None
+        values["rate_limit_pending"] = None
         hits, now = pending
         for hit, count in zip(hits, counts, strict=True):
             if count > hit.limit.count:
@@ -383,11 +417,11 @@ class RateLimiter:
 
     def finish(self, response: Response) -> Response:
         """``after_request`` hook: count a request that ended before its load."""
-        context = current_g()
-        pending = context.__dict__.get("rate_limit_pending")  # `g.get`, without the call
+        values = current_g().__dict__  # `g`'s attributes, read and set without calls
+        pending = values.get("rate_limit_pending")
         if pending is None:
             return response
-        context.rate_limit_pending = None
+        values["rate_limit_pending"] = None
         # Nothing was written without a load: the answer may still be replaced.
         return self._count(*pending) or response
 

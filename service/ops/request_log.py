@@ -20,9 +20,9 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 import orjson
-from flask import Flask, Response, has_request_context
+from flask import Flask, Response
 
-from service.api.current import current_g, current_request
+from service.api.current import current_g, current_request, request_g
 from service.ops import linewriter
 
 #: The logger of the request lines; its records are complete JSON documents.
@@ -41,12 +41,13 @@ def annotate(**fields: Any) -> None:
     """Add fields (``seat=0``, ``move_type="discard"``…) to this request's log line."""
     if not ANNOTATIONS.issuperset(fields):
         raise ValueError(f"not a request log field: {sorted(fields.keys() - ANNOTATIONS)}")
-    if not has_request_context():
+    context = request_g()
+    if context is None:
         return  # called outside a request (a unit test): nothing to log
-    context = current_g()
-    extra = context.get("log_fields")
+    values = context.__dict__  # `g`'s attributes, read and set without calls
+    extra = values.get("log_fields")
     if extra is None:
-        context.log_fields = fields  # the keyword arguments' own dict
+        values["log_fields"] = fields  # the keyword arguments' own dict
     else:
         extra.update(fields)
 

@@ -62,8 +62,11 @@ class Commands(Protocol):
     def call(self, *command: EncodableT) -> Any:
         """Send ``command``; its reply (an error reply raises)."""
 
-    def run_script(self, script: Script, keys: Sequence[Any], args: Sequence[Any]) -> Any:
-        """Run ``script`` (``EVALSHA``, or ``EVAL`` when the server lacks it)."""
+    def run_script(
+        self, script: Script, keys: Sequence[Any], args: Sequence[Any], leading: int = 0
+    ) -> Any:
+        """Run ``script`` (``EVALSHA``, or ``EVAL`` when the server lacks it); its
+        first ``leading`` arguments tend to repeat from call to call."""
 
     def close(self) -> None:
         """Close what this object opened."""
@@ -80,8 +83,10 @@ class ClientCommands:
         """``client.execute_command(*command)`` (with its response callbacks)."""
         return self._client.execute_command(*command)  # type: ignore[no-untyped-call]
 
-    def run_script(self, script: Script, keys: Sequence[Any], args: Sequence[Any]) -> Any:
-        """``script(keys=keys, args=args)``."""
+    def run_script(
+        self, script: Script, keys: Sequence[Any], args: Sequence[Any], leading: int = 0
+    ) -> Any:
+        """``script(keys=keys, args=args)`` (``leading`` makes no difference here)."""
         return script(keys=keys, args=args)
 
     def close(self) -> None:
@@ -165,12 +170,15 @@ class LeanConnections:
             else:
                 conn.disconnect()  # closed while this command was in flight
 
-    def run_script(self, script: Script, keys: Sequence[Any], args: Sequence[Any]) -> Any:
+    def run_script(
+        self, script: Script, keys: Sequence[Any], args: Sequence[Any], leading: int = 0
+    ) -> Any:
         """``script(keys=keys, args=args)``: one ``EVALSHA`` (``EVAL`` when the server
-        has not cached the script, as after a restart or ``SCRIPT FLUSH``)."""
+        has not cached the script, as after a restart or ``SCRIPT FLUSH``); the
+        first ``leading`` arguments are packed with the kept head (`ScriptPacker`)."""
         try:
             scripts = self._scripts
-            packed = None if scripts is None else scripts.pack(script.sha, keys, args)
+            packed = None if scripts is None else scripts.pack(script.sha, keys, args, leading)
             if packed is None:
                 return self.call("EVALSHA", script.sha, len(keys), *keys, *args)
             if self._pid != _PID:

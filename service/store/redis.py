@@ -135,20 +135,21 @@ SAVE_SCRIPT = """
 -- KEYS[1] game hash, KEYS[2] event list, KEYS[3] idempotency record (or an unused key
 -- of the game), KEYS[4] queue of due games (zset), KEYS[5] their reasons (hash);
 -- KEYS[4..5] only on a single server (in a cluster they live in another slot).
--- ARGV[1] expected version (0: create), ARGV[2] state, ARGV[3] event time (epoch ms),
--- ARGV[4] TTL ms of the game after this save, ARGV[5] events kept, ARGV[6] nonce of this save,
--- ARGV[7] idempotency TTL ms, ARGV[8..12] record seat ('' = no record), key,
--- fingerprint, status, body, ARGV[13] the game's lifecycle status ('' = unchanged),
--- ARGV[14] due: '' keep, '-' unqueue, '<ms> <reason>' queue, ARGV[15] game id,
+-- ARGV[1..5] repeat from save to save (packed once with the keys): ARGV[1] TTL ms of
+-- the game after this save, ARGV[2] events kept, ARGV[3] idempotency TTL ms,
+-- ARGV[4] game id, ARGV[5] the game's lifecycle status ('' = unchanged);
+-- ARGV[6] expected version (0: create), ARGV[7] state, ARGV[8] event time (epoch ms),
+-- ARGV[9] nonce of this save, ARGV[10..14] record seat ('' = no record), key,
+-- fingerprint, status, body, ARGV[15] due: '' keep, '-' unqueue, '<ms> <reason>' queue,
 -- ARGV[16..] event tails (the caller's fields, compact JSON, to follow seq/version/at)
 -- Returns {code, version, last_event, due changed}: code 1 saved, 0 stale, -1 not found.
 local cur = redis.call('HMGET', KEYS[1], 'version', 'last_event', 'nonce', 'due')
-local expected = tonumber(ARGV[1])
+local expected = tonumber(ARGV[6])
 local version, seq = 0, 0
 if cur[1] then
   version, seq = tonumber(cur[1]), tonumber(cur[2])
   if version ~= expected then
-    if version == expected + 1 and cur[3] == ARGV[6] then
+    if version == expected + 1 and cur[3] == ARGV[9] then
       return {1, version, seq, 1}  -- a retry of a save that already succeeded
     end
     return {0, version, seq, 0}
@@ -157,7 +158,7 @@ elseif expected ~= 0 then
   return {-1, 0, 0, 0}
 end
 version = version + 1
-local stamp = ' ' .. version .. ' ' .. ARGV[3] .. ' '
+local stamp = ' ' .. version .. ' ' .. ARGV[8] .. ' '
 local appended = {}
 for i = 16, #ARGV do
   seq = seq + 1
@@ -165,44 +166,44 @@ for i = 16, #ARGV do
   redis.call('RPUSH', KEYS[2], appended[#appended])
 end
 if #appended > 0 then
-  redis.call('LTRIM', KEYS[2], -tonumber(ARGV[5]), -1)
+  redis.call('LTRIM', KEYS[2], -tonumber(ARGV[2]), -1)
   -- The wake-up carries what was appended, one event a line (compact JSON has
   -- no raw newline): a process's streams need no read to follow the game.
   redis.call('PUBLISH', KEYS[2], table.concat(appended, '\\n'))
 end
-redis.call('HSET', KEYS[1], 'state', ARGV[2], 'version', version,
-           'last_event', seq, 'nonce', ARGV[6])
-if ARGV[13] ~= '' then
-  redis.call('HSET', KEYS[1], 'status', ARGV[13])
+redis.call('HSET', KEYS[1], 'state', ARGV[7], 'version', version,
+           'last_event', seq, 'nonce', ARGV[9])
+if ARGV[5] ~= '' then
+  redis.call('HSET', KEYS[1], 'status', ARGV[5])
 end
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-redis.call('PEXPIRE', KEYS[2], ARGV[4])
-if ARGV[8] ~= '' then
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', KEYS[2], ARGV[1])
+if ARGV[10] ~= '' then
   redis.call('DEL', KEYS[3])
-  redis.call('HSET', KEYS[3], 'seat', ARGV[8], 'key', ARGV[9], 'fingerprint', ARGV[10],
-             'status', ARGV[11], 'body', ARGV[12])
-  redis.call('PEXPIRE', KEYS[3], ARGV[7])
+  redis.call('HSET', KEYS[3], 'seat', ARGV[10], 'key', ARGV[11], 'fingerprint', ARGV[12],
+             'status', ARGV[13], 'body', ARGV[14])
+  redis.call('PEXPIRE', KEYS[3], ARGV[3])
 end
 local due_changed = 0
-if ARGV[14] ~= '' then
+if ARGV[15] ~= '' then
   -- The game hash remembers its entry, so that in a cluster the caller updates
   -- the queue (another slot) only when the entry changes.
-  if ARGV[14] ~= (cur[4] or '-') then
+  if ARGV[15] ~= (cur[4] or '-') then
     due_changed = 1
-    if ARGV[14] == '-' then
+    if ARGV[15] == '-' then
       redis.call('HDEL', KEYS[1], 'due')
     else
-      redis.call('HSET', KEYS[1], 'due', ARGV[14])
+      redis.call('HSET', KEYS[1], 'due', ARGV[15])
     end
   end
   if KEYS[4] then
-    if ARGV[14] == '-' then
-      redis.call('ZREM', KEYS[4], ARGV[15])
-      redis.call('HDEL', KEYS[5], ARGV[15])
+    if ARGV[15] == '-' then
+      redis.call('ZREM', KEYS[4], ARGV[4])
+      redis.call('HDEL', KEYS[5], ARGV[4])
     else
-      local at, reason = string.match(ARGV[14], '^(%d+) (.*)$')
-      redis.call('ZADD', KEYS[4], at, ARGV[15])
-      redis.call('HSET', KEYS[5], ARGV[15], reason)
+      local at, reason = string.match(ARGV[15], '^(%d+) (.*)$')
+      redis.call('ZADD', KEYS[4], at, ARGV[4])
+      redis.call('HSET', KEYS[5], ARGV[4], reason)
     end
   end
 end
@@ -385,6 +386,14 @@ _log = logging.getLogger(__name__)
 
 _LOAD_FIELDS = ("state", "version", "last_event")
 
+#: Games whose hot keys (`RedisStore._hot_keys`) a store keeps made: any well-formed
+#: game id a request names enters the table, so it is bounded (then emptied).
+GAME_KEYS_KEPT = 4096
+
+#: The save script's arguments that repeat from save to save of a game (its
+#: expiries, id and status), packed once with its keys (`leancall.Commands.run_script`).
+_SAVE_LEADING = 5
+
 #: Pauses (s) before each retry of a lobby update that failed.
 _LOBBY_RETRY_PAUSES = (0.05, 0.2, 0.5)
 
@@ -521,6 +530,7 @@ class RedisStore:
         self._wakeup_channel = re.compile(rb"^" + re.escape(prefix.encode()) + rb":\{(.+)\}:el$")
         self._hub = RedisHub(self._subscribe_wakeups, self._game_of_channel, REDIS_ERRORS)
         self._probe_key = f"{prefix}:{{probe}}:ready"
+        self._game_keys: dict[str, tuple[str, str, str]] = {}
         #: The queue of due games (zset: game id by due time, ms) and their reasons (hash).
         self._due_keys = [f"{prefix}:{{due}}:q", f"{prefix}:{{due}}:why"]
 
@@ -583,6 +593,26 @@ class RedisStore:
     def _events_key(self, game_id: str) -> str:
         return f"{self.prefix}:{{{game_id}}}:el"
 
+    def _hot_keys(self, game_id: str) -> tuple[str, str, str]:
+        """The game's hash, its event list and a key of the game never written
+        (the save's idempotency key without a record), kept per game id.
+
+        Speed: a move's load and save formatted them anew (three f-strings and
+        two calls; measured with valgrind in docs/performance.md, "What a move
+        costs"). At most `GAME_KEYS_KEPT`, then all forgotten.
+        """
+        keys = self._game_keys.get(game_id)
+        if keys is None:
+            keys = (
+                self._game_key(game_id),
+                self._events_key(game_id),
+                f"{self.prefix}:{{{game_id}}}:idem:-",
+            )
+            if len(self._game_keys) >= GAME_KEYS_KEPT:
+                self._game_keys.clear()
+            self._game_keys[game_id] = keys
+        return keys
+
     def _idempotency_key(self, game_id: str, seat: int, key: str) -> str:
         return f"{self.prefix}:{{{game_id}}}:idem:{seat}:{key_digest(key)}"
 
@@ -600,10 +630,11 @@ class RedisStore:
     ) -> SaveResult:
         tails = [event_tail(e) for e in events]
         status, ttl = lifecycle(events, lobby, self.lifetimes)
-        keys = [self._game_key(game_id), self._events_key(game_id)]
+        game_key, events_key, unused_key = self._hot_keys(game_id)
+        keys = [game_key, events_key]
         record: list[EncodableT] = ["", "", "", "", ""]
         if idempotency is None:
-            keys.append(f"{self.prefix}:{{{game_id}}}:idem:-")  # never written
+            keys.append(unused_key)  # never written
         else:
             keys.append(self._idempotency_key(game_id, idempotency.seat, idempotency.key))
             record = [
@@ -613,18 +644,19 @@ class RedisStore:
                 idempotency.status,
                 bytes(idempotency.body),
             ]
+        # The first five repeat from save to save (`_SAVE_LEADING`).
         args: list[EncodableT] = [
+            int(ttl * 1000),
+            self.max_events,
+            self.idempotency_ttl_ms,
+            game_id,
+            status,
             expected_version,
             bytes(state),
             now_ms(),
-            int(ttl * 1000),
-            self.max_events,
             save_nonce(),
-            self.idempotency_ttl_ms,
             *record,
-            status,
             _due_arg(due),
-            game_id,
             *tails,
         ]
         if not self.cluster:
@@ -632,7 +664,9 @@ class RedisStore:
         try:
             if self._client is None:  # the property is a call (about 1,300 instructions)
                 self.client  # noqa: B018 - builds the client and its scripts
-            code, version, last_event, due_changed = self._run(self._save, keys, args)
+            code, version, last_event, due_changed = self._run(
+                self._save, keys, args, _SAVE_LEADING
+            )
         except REDIS_ERRORS as exc:
             raise StoreUnavailable(f"save failed: {exc}") from exc
         if code == 1:
@@ -893,11 +927,13 @@ class RedisStore:
             raise GameNotFound(game_id, counts if counters else None)
         return Loaded(state, int(version), int(last_event or 0), counts)
 
-    def _run(self, script: Script, keys: Sequence[Any], args: Sequence[Any]) -> Any:
+    def _run(
+        self, script: Script, keys: Sequence[Any], args: Sequence[Any], leading: int = 0
+    ) -> Any:
         commands = self._commands  # set with the client; `_hot` builds them both
         if commands is None:
             commands = self._hot()
-        return commands.run_script(script, keys, args)
+        return commands.run_script(script, keys, args, leading)
 
     def _hot(self) -> leancall.Commands:
         """The hot path's commands (built with the client on first use)."""
@@ -906,17 +942,17 @@ class RedisStore:
         return self._commands
 
     def _plain_load(self, game_id: str) -> Any:
-        return self._hot().call("HMGET", self._game_key(game_id), *_LOAD_FIELDS)
+        return self._hot().call("HMGET", self._hot_keys(game_id)[0], *_LOAD_FIELDS)
 
     def _load_counting(self, game_id: str, counters: LoadCounters) -> tuple[tuple[int, ...], Any]:
         # One script, one round trip: the counters, then the load (a script
         # costs the client less than a pipeline of five commands).
         if self._client is None:  # the property is a call (about 1,300 instructions)
             self.client  # noqa: B018 - builds the client and its scripts
-        keys = [self._game_key(game_id), *[key for key, _ in counters]]
+        keys = [self._hot_keys(game_id)[0], *[key for key, _ in counters]]
         args = [ttl_ms for _, ttl_ms in counters]
         replies = self._run(self._load_counting_script, keys, args)
-        return tuple([int(count) for count in replies[:-1]]), replies[-1]
+        return tuple(replies[:-1]), replies[-1]  # `INCR`'s replies: integers already
 
     def events(
         self, game_id: str, after: int = 0, wait: float = 0.0, limit: int | None = None

@@ -34,23 +34,34 @@ class ScriptPacker:
     def __len__(self) -> int:
         return len(self._heads)
 
-    def pack(self, sha: str, keys: Sequence[Any], args: Sequence[Any]) -> bytes | None:
+    def pack(
+        self, sha: str, keys: Sequence[Any], args: Sequence[Any], leading: int = 0
+    ) -> bytes | None:
         """``EVALSHA sha len(keys) *keys *args`` packed as hiredis packs it, or
         None when an argument is of a type hiredis does not take as is (the
-        caller then packs the command its usual way)."""
+        caller then packs the command its usual way).
+
+        The first ``leading`` arguments are kept packed with the head: a
+        script's arguments that repeat from call to call (a save's expiries,
+        game id and status: hiredis formats each argument with a ``sprintf``,
+        and an integer through its ``repr``; measured with valgrind in
+        docs/performance.md, "What a move costs").
+        """
         heads = self._heads
         try:
-            at = (sha, *keys)
+            fixed = args[:leading]
+            at = (sha, len(keys), *keys, *fixed)
             head = heads.get(at)
             if head is None:
-                packed: bytes = _hiredis_pack(("EVALSHA", sha, len(keys), *keys))
+                packed: bytes = _hiredis_pack(("EVALSHA", sha, len(keys), *keys, *fixed))
                 head = packed[packed.index(b"\n") + 1 :]  # without the "*count" line
                 if len(heads) >= self._limit:
                     heads.clear()
                 heads[at] = head
-            if not args:
-                return b"*%d\r\n%b" % (3 + len(keys), head)
-            body: bytes = _hiredis_pack(args if type(args) is tuple else tuple(args))
+            rest = args[leading:] if leading else args
+            if not rest:
+                return b"*%d\r\n%b" % (3 + len(keys) + len(args), head)
+            body: bytes = _hiredis_pack(rest if type(rest) is tuple else tuple(rest))
         except TypeError:  # an unhashable key, or an argument hiredis refuses
             return None
         return b"*%d\r\n%b%b" % (3 + len(keys) + len(args), head, body[body.index(b"\n") + 1 :])

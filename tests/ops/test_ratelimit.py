@@ -236,3 +236,45 @@ def test_token_hits_kept_are_bounded_by_digest_and_counts_survive_forgetting_the
     answer = client.get("/thing", headers={"Authorization": "Bearer tok-1"})
     assert answer.status_code == 429
     assert ratelimit.TOKEN_HITS_KEPT == 3
+
+
+def test_a_counters_key_is_made_once_per_window() -> None:
+    counters = ratelimit.RedisCounters("redis://127.0.0.1:1/0", "p")  # never connects
+    hit = ratelimit.Hit("token", "t:abc", Limit(5, 60))
+    [(first, ttl_ms)] = counters.keys([hit], 120.0)
+    assert (first, ttl_ms) == ("p:rl:t:abc:2", 120_000)
+    [(again, _)] = counters.keys([hit], 179.9)
+    assert again is first  # the same window: the key kept with the hit
+    assert counters.keys([hit], 180.0) == [("p:rl:t:abc:3", 120_000)]
+    assert counters.keys([hit], 179.0) == [("p:rl:t:abc:2", 120_000)]  # a clock set back
+    other = ratelimit.RedisCounters("redis://127.0.0.1:1/0", "q")
+    assert other.keys([hit], 179.0) == [("q:rl:t:abc:2", 120_000)]  # another prefix
+
+
+def test_the_limiter_and_the_seat_lookup_hash_a_token_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from types import SimpleNamespace
+
+    from service.api import auth
+
+    hashed: list[str] = []
+    real_hash = auth.hash_token
+
+    def hash_token(token: str) -> str:
+        hashed.append(token)
+        return real_hash(token)
+
+    monkeypatch.setattr(auth, "hash_token", hash_token)
+    app = make_app(RATELIMIT_PER_TOKEN="5/60")
+    limiter = app.extensions["ratelimit"]
+    seats = [SimpleNamespace(token_hash=real_hash(name)) for name in ("a", "b")]
+    with app.test_request_context("/thing", headers=bearer("b")):
+        [_, token_hit] = limiter.hits()
+        assert token_hit.key == "t:" + real_hash("b")[:32]
+        assert auth.seat_of(seats, "b") == 1
+        assert hashed == ["b"]
+        assert auth.seat_of(seats, "a") == 0  # another token is hashed, not taken as "b"
+        assert hashed == ["b", "a"]
+    assert auth.seat_of(seats, "b") == 1  # outside a request: hashed each time
+    assert hashed == ["b", "a", "b"]

@@ -61,3 +61,25 @@ def test_heads_kept_are_bounded() -> None:
     assert packer.pack(SHA, ["game:0"], [1]) == hiredis.pack_command(
         ("EVALSHA", SHA, 1, "game:0", 1)
     )
+
+
+def test_leading_arguments_are_kept_with_the_head() -> None:
+    packer = ScriptPacker()
+    keys = ["rummy:{g1}", "rummy:{g1}:events"]
+    for args in ([86400000, 50, "g1", 3, b"state"], [86400000, 50, "g1", 4, b"other"]):
+        whole = hiredis.pack_command(("EVALSHA", SHA, len(keys), *keys, *args))
+        assert packer.pack(SHA, keys, args, leading=3) == whole
+    assert len(packer) == 1  # the second call found the head with its leading arguments
+    assert packer.pack(SHA, keys, [86400000, 50, "g1"], leading=3) == hiredis.pack_command(
+        ("EVALSHA", SHA, 2, *keys, 86400000, 50, "g1")
+    )
+
+
+def test_a_key_and_a_leading_argument_of_the_same_text_pack_apart() -> None:
+    packer = ScriptPacker()
+    assert packer.pack(SHA, ["a", "b"], ["c"]) == hiredis.pack_command(
+        ("EVALSHA", SHA, 2, "a", "b", "c")
+    )
+    assert packer.pack(SHA, ["a"], ["b", "c"], leading=1) == hiredis.pack_command(
+        ("EVALSHA", SHA, 1, "a", "b", "c")
+    )
