@@ -9,7 +9,7 @@ from typing import Any, Final
 
 from flask.globals import _cv_request
 
-from service.api.current import environ
+from service.api.current import current_request
 from service.api.problems import Problem
 from service.ops import request_log
 from service.tokens import url_safe_token
@@ -61,7 +61,8 @@ def bearer_token() -> str | None:
     Any other form of the header is a 401: a client that sent credentials
     must not silently get the public view.
     """
-    header: str | None = environ().get("HTTP_AUTHORIZATION")  # `Authorization`
+    # `Authorization`, from the environ without `current.environ`'s own call.
+    header: str | None = current_request().environ.get("HTTP_AUTHORIZATION")
     if header is None:
         return None
     scheme, _, token = header.strip().partition(" ")
