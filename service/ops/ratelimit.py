@@ -39,6 +39,7 @@ from typing import Any, Final, Protocol
 import redis
 import redis.cluster
 from flask import Flask, Request, Response
+from flask.globals import _cv_app
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
@@ -353,7 +354,9 @@ class RateLimiter:
         hits = []
         limit = self.per_address
         if limit is not None:
-            address = client_address(self.proxy_hops, current)
+            # Without proxies, `client_address`'s answer without its call.
+            hops = self.proxy_hops
+            address = client_address(hops, current) if hops else current.remote_addr or "unknown"
             hit = self._address_hits.get(address)
             if hit is None or hit.limit is not limit:
                 hit = Hit("address", "a:" + address, limit)
@@ -387,14 +390,16 @@ class RateLimiter:
         if self.rides_with_loads and rule is not None and rule.endpoint in RIDING_ENDPOINTS:
             # Counted by this request's load (`load_counters`), else by `finish`.
             # Stored as `g`'s Python-level `__setattr__` stores it, without the call.
-            current_g().__dict__["rate_limit_pending"] = (hits, now)
+            # `current_g()` without its call: a hook runs inside a request.
+            _cv_app.get().g.__dict__["rate_limit_pending"] = (hits, now)
             return None
         return self._count(hits, now)
 
     def load_counters(self) -> LoadCounters:
         """The counters the current request's load is to count (``()``: none):
         each ``(key, ttl_ms)`` of its hits, when they wait for a load."""
-        pending = current_g().__dict__.get("rate_limit_pending")  # `g.get`, without the call
+        # `g.get` and `current_g()` without their calls: a load runs in a request.
+        pending = _cv_app.get().g.__dict__.get("rate_limit_pending")
         if pending is None:
             return ()
         hits, now = pending
@@ -405,7 +410,8 @@ class RateLimiter:
         """After a load that carried `load_counters()`: raise the 429 problem if
         their new `counts` are past a limit (``None``: the load counted nothing,
         and `finish` counts the request on its own)."""
-        values = current_g().__dict__  # `g`'s attributes, read and set without calls
+        # `g`'s attributes, read and set without calls (`current_g()`'s too).
+        values = _cv_app.get().g.__dict__
         pending = values.get("rate_limit_pending")
         if pending is None or counts is None:
             return

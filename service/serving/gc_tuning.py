@@ -17,8 +17,15 @@ import gc
 from typing import Final
 
 #: `gc.set_threshold` for serving: young collections every 2,000 net
-#: allocations instead of 700, middle ones every 20 young ones instead of 10.
-THRESHOLDS: Final = (2000, 20, 10)
+#: allocations instead of 700, middle ones every 20 young ones instead of 10,
+#: and a full one considered every 100 middle ones instead of 10 (it also waits,
+#: as always, until a quarter more objects than its last one kept have aged
+#: into the oldest generation). A full collection walks every live object not
+#: frozen, each open stream's some 70 among them, with every request of the
+#: worker waiting: with 10, the worker holding 1,000 streams ran 29 in a
+#: `bench.streams --rounds 4` run, 4 or 5 of them during the moves; with 100,
+#: 4, none during the moves (docs/performance.md, "Open event streams").
+THRESHOLDS: Final = (2000, 20, 100)
 
 
 def tune_gc_for_serving() -> None:

@@ -949,9 +949,16 @@ class RedisStore:
         # costs the client less than a pipeline of five commands).
         if self._client is None:  # the property is a call (about 1,300 instructions)
             self.client  # noqa: B018 - builds the client and its scripts
-        keys = [self._hot_keys(game_id)[0], *[key for key, _ in counters]]
-        args = [ttl_ms for _, ttl_ms in counters]
-        replies = self._run(self._load_counting_script, keys, args)
+        # One loop, not two list comprehensions (each a function call of its
+        # own), and the script run without `_run`'s call: the client is built.
+        keys = [self._hot_keys(game_id)[0]]
+        args = []
+        for key, ttl_ms in counters:
+            keys.append(key)
+            args.append(ttl_ms)
+        commands = self._commands
+        assert commands is not None
+        replies = commands.run_script(self._load_counting_script, keys, args)
         return tuple(replies[:-1]), replies[-1]  # `INCR`'s replies: integers already
 
     def events(

@@ -83,7 +83,7 @@ def test_a_worker_freezes_the_loaded_app_out_of_full_collections() -> None:
     assert done.returncode == 0, done.stderr
     frozen, thresholds = json.loads(done.stdout.splitlines()[-1])
     assert frozen > 10_000  # the app's objects: no full collection walks them again
-    assert thresholds == [2000, 20, 10]
+    assert thresholds == [2000, 20, 100]
 
 
 def test_the_root_redirects_to_the_docs(app: Any) -> None:

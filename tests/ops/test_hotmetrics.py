@@ -26,6 +26,13 @@ RECORD = textwrap.dedent(
         metrics._REQUEST_DURATIONS.labels("POST", "/games/<game_id>/moves", "200").observe(seconds)
     for result in ("applied", "applied", "stale"):
         metrics.record_move("draw", result)
+    if sys.argv[3:] == ["grow"]:
+        # Series enough to outgrow the files' first map (64 KB), which is made anew:
+        # the first series are still written in the right place.
+        for n in range(300):
+            metrics._REQUEST_DURATIONS.labels("GET", f"/grow/{n}", "200").observe(0.001)
+        metrics.STORE_DURATIONS.labels("load").observe(0.002)
+        metrics.record_move("draw", "applied")
     if sys.argv[2] == "fork":
         pid = os.fork()
         if pid == 0:  # the child's counts start over, in its own file
@@ -48,12 +55,14 @@ def samples(text: str) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
     }
 
 
-def record(tmp_path: Path, name: str, how: str, fork: str = "") -> tuple[str, list[str]]:
+def record(
+    tmp_path: Path, name: str, how: str, fork: str = "", *more: str
+) -> tuple[str, list[str]]:
     directory = tmp_path / name
     directory.mkdir()
     env = {**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(directory)}
     done = subprocess.run(
-        [sys.executable, "-c", RECORD, how, fork], env=env, capture_output=True, text=True
+        [sys.executable, "-c", RECORD, how, fork, *more], env=env, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
     return done.stdout, sorted(path.name for path in directory.iterdir())
@@ -88,3 +97,13 @@ def test_one_process_uses_prometheus_client_children() -> None:
     child = metrics.STORE_DURATIONS.labels("load")
     assert child is metrics.STORE_DURATION.labels("load")
     assert metrics.STORE_DURATIONS.labels("load") is child
+
+
+def test_values_stay_in_place_when_the_file_grows(tmp_path: Path) -> None:
+    hot, hot_files = record(tmp_path, "hot", "hot", "", "grow")
+    plain, _ = record(tmp_path, "plain", "plain", "", "grow")
+    assert samples(hot) == samples(plain)
+    assert 'rummy_store_operation_duration_seconds_count{operation="load"} 8.0' in hot
+    assert 'rummy_moves_total{code="",result="applied",type="draw"} 3.0' in hot
+    histograms = tmp_path / "hot" / next(name for name in hot_files if "histogram" in name)
+    assert histograms.stat().st_size > 64 * 1024  # the file did outgrow its first map

@@ -278,3 +278,19 @@ def test_the_limiter_and_the_seat_lookup_hash_a_token_once(
         assert hashed == ["b", "a"]
     assert auth.seat_of(seats, "b") == 1  # outside a request: hashed each time
     assert hashed == ["b", "a", "b"]
+
+
+def test_the_address_counter_is_the_peer_without_proxies_and_the_forwarded_one_with() -> None:
+    app = make_app()
+    limiter = app.extensions["ratelimit"]
+
+    def keys(environ: dict[str, str]) -> list[str]:
+        with app.test_request_context("/thing", environ_base=environ):
+            return [hit.key for hit in limiter.hits()]
+
+    assert keys({"REMOTE_ADDR": "10.1.2.3"}) == ["a:10.1.2.3"]
+    assert keys({"REMOTE_ADDR": ""}) == ["a:unknown"]
+    limiter.proxy_hops = 1
+    forwarded = {"REMOTE_ADDR": "10.1.2.3", "HTTP_X_FORWARDED_FOR": "203.0.113.9"}
+    assert keys(forwarded) == ["a:203.0.113.9"]
+    assert keys({"REMOTE_ADDR": "10.1.2.3"}) == ["a:10.1.2.3"]  # no header: the peer
