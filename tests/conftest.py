@@ -137,6 +137,17 @@ def no_runner_thread_outlives_its_module() -> Iterator[None]:
 
 #: Runner threads already reported as left running by a module.
 _REPORTED_THREADS: set[threading.Thread] = set()
+#: The test during which each runner thread still running at its end was started.
+_STARTED_DURING: dict[threading.Thread, str] = {}
+
+
+@pytest.fixture(autouse=True)
+def note_the_test_that_left_a_runner_thread(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Remember which test a runner thread outlived, for the module's report."""
+    yield
+    for thread in threading.enumerate():
+        if thread.name == RUNNER_THREAD and thread.is_alive():
+            _STARTED_DURING.setdefault(thread, request.node.nodeid)
 
 
 def _describe_thread(thread: threading.Thread) -> str:
@@ -145,4 +156,5 @@ def _describe_thread(thread: threading.Thread) -> str:
     stopped = getattr(getattr(owner, "_stop", None), "is_set", lambda: "unknown")()
     frame = sys._current_frames().get(thread.ident or -1)
     where = "".join(traceback.format_stack(frame)) if frame is not None else "(no frame)"
-    return f"{thread.name} (its runner told to stop: {stopped}) at:\n{where}"
+    during = _STARTED_DURING.get(thread, "before any test ended")
+    return f"{thread.name} (left by {during}; its runner told to stop: {stopped}) at:\n{where}"
