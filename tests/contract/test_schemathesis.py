@@ -10,6 +10,9 @@ join → view → legal moves → moves, with `ETag` carried into `If-Match`.
 
 from __future__ import annotations
 
+import functools
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -78,14 +81,22 @@ def _post(path: str, body: Any, headers: dict[str, str]) -> tuple[int, Any]:
     return answer.status_code, answer.json
 
 
-POOL = Pool(make_games(_post))
+@functools.cache
+def pool() -> Pool:
+    """The games the cases are pointed at, made by the first case that needs them.
+
+    Not at import: the pool's all-bot game is played within a request's production
+    time budget, and on a loaded machine what is left of it queues the game and
+    starts `APP`'s runner thread; made at collection, that thread ran outside every
+    module and outlived them all. Made in a test, it is stopped with the module."""
+    return Pool(make_games(_post))
 
 
 @SCHEMA.parametrize()
 @SETTINGS
 def test_every_operation_answers_as_documented(case: Case) -> None:
     """Every check of Schemathesis passes on every operation (see schemathesis.toml)."""
-    POOL.inject(case)
+    pool().inject(case)
     case.call_and_validate()
 
 
@@ -119,3 +130,20 @@ def test_the_links_reach_every_step_of_a_game() -> None:
     assert {"getGame", "getLegalMoves", "makeMove"} <= links["joinGame"]
     assert "makeMove" in links["getLegalMoves"]
     assert {"makeMove", "getLegalMoves", "getGame"} <= links["makeMove"]
+
+
+def test_importing_this_module_starts_no_runner_thread() -> None:
+    """Collection makes no game: with a request's bot time all but used up (as on a
+    loaded machine), importing the module leaves no runner thread behind."""
+    probe = (
+        "import threading\n"
+        "from service.config import Config\n"
+        "Config.BOT_SECONDS_PER_REQUEST = 0.001\n"
+        "import tests.contract.test_schemathesis\n"
+        "print(sorted(t.name for t in threading.enumerate()))\n"
+    )
+    ran = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.strip().splitlines()[-1] == "['MainThread']"
