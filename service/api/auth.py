@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import hmac
 from collections.abc import Sequence
 from typing import Any, Final
 
@@ -101,17 +100,12 @@ def missing_token() -> Problem:
 
 
 def holds_seat(seats: Sequence[Any], token: str) -> bool:
-    """Whether `token` is the token of one of `seats` (each compared in constant time)."""
-    digest = token_digest(token).encode()
-    found = False
-    for seat in seats:
-        stored = (getattr(seat, "token_hash", None) or "").encode()
-        found = hmac.compare_digest(stored, digest) or found
-    return found
+    """Whether `token` is the token of one of `seats` (see `seat_index`)."""
+    return seat_index(seats, token) is not None
 
 
-def seat_of(seats: Sequence[Any], token: str) -> int:
-    """The seat whose stored hash matches `token`, else a 401 `Problem`.
+def seat_index(seats: Sequence[Any], token: str) -> int | None:
+    """The index of the seat whose stored hash is `token`'s, `None` without one.
 
     The token's SHA-256 hex digest is compared with each seat's by plain
     equality, not in constant time: a comparison that stops at the first
@@ -126,6 +120,14 @@ def seat_of(seats: Sequence[Any], token: str) -> int:
     digest = token_digest(token)
     for index, seat in enumerate(seats):
         if seat.token_hash == digest:
-            request_log.annotate(seat=index)
             return index
-    raise invalid_token()
+    return None
+
+
+def seat_of(seats: Sequence[Any], token: str) -> int:
+    """The seat whose stored hash matches `token` (`seat_index`), else a 401 `Problem`."""
+    index = seat_index(seats, token)
+    if index is None:
+        raise invalid_token()
+    request_log.annotate(seat=index)
+    return index

@@ -61,14 +61,6 @@ def current_g() -> _AppCtxGlobals:
         return found
 
 
-def request_g() -> _AppCtxGlobals | None:
-    """The current request's `flask.g` object, `None` outside a request
-    (`flask.has_request_context`, without its call)."""
-    if _cv_request.get(None) is None:
-        return None
-    return _cv_app.get().g
-
-
 def environ() -> dict[str, Any]:
     """The WSGI environ of the request being handled."""
     return current_request().environ
