@@ -55,7 +55,8 @@ def by_identity(size: int) -> Callable[[F], F]:
 
 
 def kept_of(function: Callable[..., Any]) -> dict[Any, tuple[Any, Any]]:
-    """The table of a one-argument `by_identity` function: ``id(obj)`` → ``(obj, result)``.
+    """The table of a `by_identity` function: ``id(obj)`` → ``(obj, result)`` (for
+    one taking more arguments, ``(id(obj), *rest)`` → ``(obj, result)``).
 
     For an encoder's hottest loop, which looks its parts up itself and calls the
     function only for a part not kept (a Python call costs about ten times the

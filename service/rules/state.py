@@ -257,7 +257,15 @@ def _enc_records(rounds: tuple[RoundRecord, ...]) -> list[Any]:
 
 @by_identity(1024)
 def _enc_known(known: tuple[tuple[Card, ...], ...]) -> str | int:
-    return ",".join([_packed(k) for k in known]) if any(known) else 0
+    if not any(known):
+        return 0
+    # A move changes one seat's known cards: the others' strings are kept
+    # (`_PACKED_KEPT`, looked up without `_packed`'s call).
+    texts = []
+    for cards in known:
+        found = _PACKED_KEPT.get(id(cards))
+        texts.append(found[1] if found is not None and found[0] is cards else _packed(cards))
+    return ",".join(texts)
 
 
 #: The tables of the part encoders, looked up in `_enc_round` and `encode_state`
@@ -441,7 +449,11 @@ def _dec_record(
 
 def encode_state(state: GameState) -> bytes:
     """The whole state as compact bytes (orjson list led by :data:`FORMAT_VERSION`)."""
-    stored = _stored_options(state.options, state.preset)
+    options, preset = state.options, state.preset
+    found = _STORED_OPTIONS_KEPT.get((id(options), preset))
+    stored = (
+        found[1] if found is not None and found[0] is options else _stored_options(options, preset)
+    )
     found = _SEATS_KEPT.get(id(state.seats))
     seats = found[1] if found is not None and found[0] is state.seats else _enc_seats(state.seats)
     found = _RECORDS_KEPT.get(id(state.rounds))
@@ -479,6 +491,10 @@ def _stored_options(options: Options, preset: str) -> dict[str, Any]:
     opts = options.to_json()
     base = _preset_json(preset)
     return {k: v for k, v in opts.items() if base is None or base[k] != v}
+
+
+#: `_stored_options`'s table, by ``(id(options), preset)`` (`identity.kept_of`).
+_STORED_OPTIONS_KEPT = kept_of(_stored_options)
 
 
 def _preset_json(name: str) -> dict[str, Any] | None:

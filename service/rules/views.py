@@ -19,7 +19,7 @@ import orjson
 
 from service.rules import fairness
 from service.rules.cards import JOKER
-from service.rules.identity import by_identity
+from service.rules.identity import by_identity, kept_of
 from service.rules.options import Options
 from service.rules.seatviews import SEAT_VIEWS, seat_entry
 from service.rules.state import GameState, RoundRecord, Seat, TableMeld
@@ -59,8 +59,12 @@ def options_json(options: Options) -> dict[str, Any]:
 def public_view(state: GameState) -> dict[str, Any]:
     """The spectator's view: docs/api.md's view without ``id``, ``version``, ``last_event``,
     ``you`` and ``hand``."""
+    # The kept parts are looked up in their tables, a call only for one not kept
+    # (`identity.kept_of`): a move's new state shares them with the state before.
     r = state.round
-    seeds = _client_seeds(state.seats)
+    parts = state.seats
+    hit = _SEEDS_KEPT.get(id(parts))
+    seeds = hit[1] if hit is not None and hit[0] is parts else _client_seeds(parts)
     seats = []
     kept = SEAT_VIEWS  # `seatviews`: the entries of seats a move left as they were
     for i, s in enumerate(state.seats):
@@ -74,7 +78,18 @@ def public_view(state: GameState) -> dict[str, Any]:
         else:
             seats.append(seat_entry(i, s, hand_size, melded, known))
     round_view: dict[str, Any] | None = None
+    secret = state.game_secret
     if r is not None:
+        melds = r.melds
+        hit = _MELDS_JSON_KEPT.get(id(melds))
+        melds_json = hit[1] if hit is not None and hit[0] is melds else _melds_json(melds)
+        number = r.number
+        hit = _DEAL_COMMITMENTS_KEPT.get((id(seeds), secret, number))
+        commitment = (
+            hit[1]
+            if hit is not None and hit[0] is seeds
+            else _deal_commitment(seeds, secret, number)
+        )
         round_view = {
             "number": r.number,
             "dealer": r.dealer,
@@ -84,21 +99,29 @@ def public_view(state: GameState) -> dict[str, Any]:
             "refills": r.refills,
             "discard_pile": list(r.discard),
             "taken_discard": r.taken,
-            "melds": _melds_json(r.melds),
-            "deal_commitment": _deal_commitment(seeds, state.game_secret, r.number),
+            "melds": melds_json,
+            "deal_commitment": commitment,
         }
+    options = state.options
+    hit = _OPTIONS_JSON_KEPT.get(id(options))
+    options_view = hit[1] if hit is not None and hit[0] is options else options_json(options)
+    records = state.rounds
+    hit = _ROUNDS_JSON_KEPT.get((id(records), secret, seeds))
+    rounds = (
+        hit[1] if hit is not None and hit[0] is records else _rounds_json(records, secret, seeds)
+    )
     return {
         "status": state.status,
         "preset": state.preset,
-        "options": options_json(state.options),
+        "options": options_view,
         "deal": state.deal,
-        "game_commitment": _game_commitment(state.game_secret),
-        "game_secret": state.game_secret if state.status == "finished" else None,
+        "game_commitment": _game_commitment(secret),
+        "game_secret": secret if state.status == "finished" else None,
         "seats": seats,
         "round": round_view,
-        "rounds": _rounds_json(state.rounds, state.game_secret, seeds),
+        "rounds": rounds,
         "winners": None if state.winners is None else list(state.winners),
-        "turn_deadline": rfc3339(state.turn_deadline),
+        "turn_deadline": None if state.turn_deadline is None else rfc3339(state.turn_deadline),
     }
 
 
@@ -167,6 +190,15 @@ def _rounds_json(
             }
         )
     return shown
+
+
+#: The tables of the view's kept parts, read by `public_view` (`identity.kept_of`):
+#: by the object's id, with the further arguments for the functions that take them.
+_SEEDS_KEPT = kept_of(_client_seeds)
+_MELDS_JSON_KEPT = kept_of(_melds_json)
+_DEAL_COMMITMENTS_KEPT = kept_of(_deal_commitment)
+_OPTIONS_JSON_KEPT = kept_of(options_json)
+_ROUNDS_JSON_KEPT = kept_of(_rounds_json)
 
 
 def spectator_view(state: GameState) -> tuple[dict[str, Any], int]:

@@ -20,6 +20,8 @@ same order, with the same hooks and signals:
   app without a secret key one shared `NullSession`, which refuses every
   change as each new one did; an app given a secret key gets Flask's signed
   cookie sessions as before.
+- `url_map_class`: a game path's route is remembered after its first match
+  (`service.serving.routematch`).
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ from flask import typing as ft
 from flask.globals import _cv_request
 from flask.sessions import NullSession, SecureCookieSession, SecureCookieSessionInterface
 from flask.signals import request_tearing_down
+
+from service.serving.routematch import ServiceMap
 
 _sentinel: Any = object()
 
@@ -57,6 +61,7 @@ class ServiceFlask(Flask):
     """`Flask` with the per-request shortcuts of the module docstring."""
 
     session_interface = NoSessions()
+    url_map_class = ServiceMap
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -50,10 +50,29 @@ SETTINGS_OF_APP = replace(
 )
 APP: Flask = create_app(SETTINGS_OF_APP)
 SCHEMA = from_wsgi("/openapi.json", APP, config=CONFIG)
-#: The stateful test starts from an app of its own: which links it may follow
-#: depends on what the app answers (the lobby above all), and Hypothesis needs the
-#: same answers each time it replays a sequence of steps.
-STATEFUL_APP: Flask = create_app(SETTINGS_OF_APP)
+
+
+class FreshApp:
+    """A WSGI app whose store can be started empty again (`renew`).
+
+    Which links the stateful test may follow depends on what the app answers (the
+    lobby above all), and Hypothesis needs the same answers each time a sequence of
+    steps draws the same choices: each sequence starts on an empty store, so what it
+    finds is only what its own steps made."""
+
+    def __init__(self) -> None:
+        self.app: Flask = create_app(SETTINGS_OF_APP)
+
+    def renew(self) -> None:
+        """Stop the current app and put a new one, with an empty store, in its place."""
+        shutdown(self.app)
+        self.app = create_app(SETTINGS_OF_APP)
+
+    def __call__(self, environ: Any, start_response: Any) -> Any:
+        return self.app(environ, start_response)
+
+
+STATEFUL_APP = FreshApp()
 STATEFUL_SCHEMA = from_wsgi("/openapi.json", STATEFUL_APP, config=CONFIG)
 
 
@@ -61,7 +80,7 @@ STATEFUL_SCHEMA = from_wsgi("/openapi.json", STATEFUL_APP, config=CONFIG)
 def _shut_down_the_apps() -> Iterator[None]:
     """Stop the module's apps (their runner threads) once its tests are done."""
     yield
-    for app in (APP, STATEFUL_APP):
+    for app in (APP, STATEFUL_APP.app):
         shutdown(app)
 
 
@@ -102,6 +121,10 @@ def test_every_operation_answers_as_documented(case: Case) -> None:
 
 class LinkedWorkflow(STATEFUL_SCHEMA.as_state_machine()):  # type: ignore[misc]
     """Sequences of calls that follow the declared links from `POST /games`."""
+
+    def setup(self) -> None:
+        """Each sequence of steps starts on an empty store (see `FreshApp`)."""
+        STATEFUL_APP.renew()
 
     def before_call(self, case: Case) -> None:
         """A seat token from a link is a real one (see `declare_auth`)."""

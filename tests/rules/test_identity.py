@@ -59,3 +59,13 @@ def test_the_table_of_a_one_argument_function_is_read_by_id() -> None:
     assert table == {}
     assert length(items) == 3
     assert table[id(items)] == (items, 3)
+
+
+def test_the_table_of_a_function_of_more_arguments_is_read_by_id_and_them() -> None:
+    @by_identity(8)
+    def tag(items: tuple[int, ...], name: str, number: int) -> str:
+        return f"{name}{number}{len(items)}"
+
+    items = (1, 2)
+    assert tag(items, "a", 3) == "a32"
+    assert kept_of(tag)[(id(items), "a", 3)] == (items, "a32")

@@ -1,0 +1,77 @@
+"""The view's and the stored form's kept parts are looked up without their
+functions' calls, and give what the functions give."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from service.rules import state as state_module
+from service.rules import views
+from service.rules.engine import SeatSpec, apply, new_game
+from service.rules.moves import Discard, Draw
+from service.rules.options import resolve_options
+from service.rules.state import GameState, encode_state
+
+#: The part functions the view and the encoder look up in their tables first.
+PARTS: list[tuple[Any, str]] = [
+    (views, "_client_seeds"),
+    (views, "_melds_json"),
+    (views, "_deal_commitment"),
+    (views, "options_json"),
+    (views, "_rounds_json"),
+    (state_module, "_stored_options"),
+]
+
+
+def _played() -> Iterator[GameState]:
+    """A 4-player game dealt at random, and the states after its first moves."""
+    options = resolve_options("standard", {}, 4)
+    game, _ = new_game(options, "standard", [SeatSpec(f"p{i}") for i in range(4)])
+    yield game
+    for _ in range(3):
+        assert game.round is not None
+        seat = game.round.turn
+        game, _ = apply(game, seat, Draw("stock"))
+        assert game.round is not None
+        game, _ = apply(game, seat, Discard(game.round.hands[seat][0]))
+        yield game
+
+
+def _counting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    called: list[str] = []
+    for module, name in PARTS:
+        real: Callable[..., Any] = getattr(module, name)
+
+        def counted(*args: Any, _real: Any = real, _name: str = name) -> Any:
+            called.append(_name)
+            return _real(*args)
+
+        monkeypatch.setattr(module, name, counted)
+    return called
+
+
+def test_a_state_after_a_move_finds_its_unchanged_parts_kept(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    states = list(_played())
+    for state in states:  # every part made and kept once
+        views.public_view(state)
+        encode_state(state)
+    called = _counting(monkeypatch)
+    for state in states:
+        views.public_view(state)
+        encode_state(state)
+    assert called == []
+
+
+def test_kept_parts_give_what_the_functions_give() -> None:
+    states = list(_played())
+    kept = [(views.public_view(s), encode_state(s)) for s in states]
+    for module, name in PARTS:
+        getattr(module, name).kept.clear()
+    for packed in (state_module._PACKED_KEPT, state_module._KNOWN_KEPT):
+        packed.clear()
+    assert [(views.public_view(s), encode_state(s)) for s in states] == kept
