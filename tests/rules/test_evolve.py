@@ -68,3 +68,32 @@ def test_a_class_a_draft_cannot_stand_for_is_copied_through_setattr() -> None:
     assert _draft_class(_Derived, tuple(_Derived.__slots__)) is None
     changed = evolve(_Derived(1), a=3)
     assert changed == _Derived(3) and type(changed) is _Derived
+
+
+def test_a_copier_is_written_per_class_and_changed_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    from service.rules import evolve as module
+
+    state = _state()
+    monkeypatch.setattr(module, "_COPIERS", {})
+    first = evolve(state, steps=1, event_count=2)
+    again = evolve(first, steps=3, event_count=4)
+    other = evolve(state, event_count=5, steps=6, not_a_field=7)
+    assert set(module._COPIERS) == {
+        (GameState, ("steps", "event_count")),
+        (GameState, ("event_count", "steps", "not_a_field")),
+    }
+    assert (again.steps, again.event_count, other.steps, other.event_count) == (3, 4, 6, 5)
+    assert again == dataclasses.replace(state, steps=3, event_count=4)
+    assert not hasattr(other, "not_a_field")
+
+
+def test_the_copiers_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    from service.rules import evolve as module
+
+    monkeypatch.setattr(module, "_COPIERS", {})
+    monkeypatch.setattr(module, "COPIERS_KEPT", 2)
+    state = _state()
+    for name in ("steps", "event_count", "first_dealer"):
+        evolve(state, **{name: 1})
+    assert len(module._COPIERS) <= 2
+    assert evolve(state, steps=9).steps == 9
