@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import bisect
 import logging
+import operator
 import sys
 import threading
 import time
@@ -89,28 +90,34 @@ class Following:
     clock: Callable[[], float] = time.monotonic
 
 
+#: One kept event: its `seq`, the event, whether every viewer sees it alike
+#: (`views.is_public_event`, asked once when kept), and its encoded message per
+#: viewer and per view, filled as streams ask. A tuple, not an object: one is
+#: made per save.
+_Entry = tuple[int, dict[str, Any], bool, dict[int | None, bytes]]
+_seq_of = operator.itemgetter(0)
+
+
 class _Kept:
     """The events a feed holds: replaced whole by the reader, never changed in place,
     so a stream reads a consistent set without a lock."""
 
     # A plain class: a frozen dataclass's `__init__` sets each field through
     # `object.__setattr__`, and one is made per save (`Feed._keep_also`).
-    __slots__ = ("answers", "encoded", "events", "seqs")
+    __slots__ = ("answers", "entries", "last")
 
-    def __init__(
-        self,
-        events: list[dict[str, Any]],
-        seqs: list[int],
-        encoded: list[dict[int | None, bytes]],
-    ) -> None:
-        #: The events, oldest first, and their `seq`s.
-        self.events = events
-        self.seqs = seqs
-        #: Per event, its encoded message per viewer, filled as streams ask.
-        self.encoded = encoded
+    def __init__(self, entries: list[_Entry]) -> None:
+        #: The events, oldest first (one list: three lists, of the events, their
+        #: `seq`s and their messages, each copied per save, cost some 2,000
+        #: instructions more a save, `bench.push_calls`).
+        self.entries = entries
+        #: The `seq` of the last one (0 without any).
+        self.last = entries[-1][0] if entries else 0
         #: `Feed.since`'s answers by its arguments: the streams of a game mostly
         #: stand at the same event and viewer, and ask the same after each save.
-        self.answers: dict[tuple[int, int | None, int], tuple[bytes, int]] = {}
+        #: Made when first asked: pushed streams mostly take the last event's
+        #: message without it.
+        self.answers: dict[tuple[int, int | None, int], tuple[bytes, int]] | None = None
 
 
 class Feed:
@@ -121,7 +128,7 @@ class Feed:
         self._store = store
         self._keep = keep
         self._reread = reread
-        self._kept = _Kept([], [], [])
+        self._kept = _Kept([])
         #: Set (and dropped) each time the kept events change or the feed ends;
         #: made when a stream asks for it (`changed`): pushed streams never do.
         self._changed: threading.Event | None = None
@@ -169,48 +176,67 @@ class Feed:
         without any). A spectator of a game with `spectator_delay` gets an event
         once `delay` more followed it."""
         kept = self._kept
-        if not kept.seqs or kept.seqs[-1] <= after:
+        if kept.last <= after:
             return b"", after
+        entries = kept.entries
+        if len(entries) > 1 and entries[-2][0] == after and not (viewer is None and delay):
+            # Only the last event, as a stream that had everything before asks
+            # after each save: without the searches, the range and the join
+            # (some 3,000 instructions a save), nor an answer kept for it.
+            return Feed._message(entries[-1], viewer), kept.last
+        answers = kept.answers
+        if answers is None:
+            answers = kept.answers = {}  # racing streams may make two: one is a cache
         asked = (after, viewer, delay)
-        answer = kept.answers.get(asked)
+        answer = answers.get(asked)
         if answer is None:
             # Racing streams may both work it out: the same answer either way.
-            answer = kept.answers[asked] = self._since(kept, after, viewer, delay)
+            answer = answers[asked] = self._since(kept, after, viewer, delay)
         return answer
+
+    def since_everyone(self, after: int) -> tuple[bytes, int] | None:
+        """What `since(after, viewer)` answers every viewer alike (any seat, a
+        spectator without delay) when the only event after `after` is one that
+        every viewer sees as it is, else `None` (ask per viewer)."""
+        entries = self._kept.entries
+        if len(entries) > 1 and entries[-2][0] == after and entries[-1][2]:
+            return Feed._message(entries[-1], None), entries[-1][0]
+        return None
 
     @staticmethod
     def _since(kept: _Kept, after: int, viewer: int | None, delay: int) -> tuple[bytes, int]:
-        seqs = kept.seqs
-        if len(seqs) > 1 and seqs[-2] == after and not (viewer is None and delay):
-            # Only the last event, as a stream that had everything before asks
-            # after each save: without the searches, the range and the join
-            # (some 3,000 instructions a save, `bench.push_calls`).
-            return Feed._message(kept, len(seqs) - 1, viewer), seqs[-1]
-        last = seqs[-1] - delay if viewer is None and delay else seqs[-1]
-        start = bisect.bisect_right(seqs, after)
-        stop = bisect.bisect_right(seqs, last, start)
+        entries = kept.entries
+        last = kept.last - delay if viewer is None and delay else kept.last
+        start = bisect.bisect_right(entries, after, key=_seq_of)
+        stop = bisect.bisect_right(entries, last, start, key=_seq_of)
         if start >= stop:
             return b"", after
         message = Feed._message
-        parts = [message(kept, index, viewer) for index in range(start, stop)]
-        return b"".join(parts), seqs[stop - 1]
+        parts = [message(entries[index], viewer) for index in range(start, stop)]
+        return b"".join(parts), entries[stop - 1][0]
 
     @staticmethod
-    def _message(kept: _Kept, index: int, viewer: int | None) -> bytes:
-        """The message of the kept event at `index` as `viewer` sees it (encoded once)."""
-        encoded = kept.encoded[index]
+    def _message(entry: _Entry, viewer: int | None) -> bytes:
+        """The message of a kept event as `viewer` sees it (encoded once)."""
+        _, event, public, encoded = entry
+        if public:
+            # Every viewer alike: asked once when kept, not per viewer (a
+            # public event asked by 4 seats and the spectators found its
+            # view 5 times, some 6,000 instructions a save, `bench.push_calls`).
+            message = encoded.get(_PUBLIC)
+            if message is None:
+                message = encoded[_PUBLIC] = sse_event(event)
+            return message
         message = encoded.get(viewer)
         if message is None:
             # Racing streams may both encode it: the same bytes either way.
             # One encoding per view, not per viewer: a draw from the stock
             # encoded for each of 4 seats and the spectators cost some
             # 20,000 instructions more a draw (`bench.push_calls --viewers`).
-            event = kept.events[index]
             view = views.shared_view(event, viewer)
             message = encoded.get(view)
             if message is None:
-                shown = event if view == _PUBLIC else views.redact_event(event, viewer)
-                message = encoded[view] = sse_event(shown)
+                message = encoded[view] = sse_event(views.redact_event(event, viewer))
             encoded[viewer] = message
         return message
 
@@ -233,8 +259,7 @@ class Feed:
     def _read(self) -> None:
         try:
             while not self._closing:
-                kept = self._kept
-                after = kept.seqs[-1] if kept.seqs else 0
+                after = self._kept.last
                 try:
                     fresh = self._store.events(self.game_id, after)
                 except (GameNotFound, StoreUnavailable):
@@ -242,7 +267,7 @@ class Feed:
                 with self._lock:
                     # A read answers every event kept after `after`: one whose
                     # first `seq` skips some means those are gone from the store.
-                    last = self._kept.seqs[-1] if self._kept.seqs else 0
+                    last = self._kept.last
                     fresh = [event for event in fresh if event["seq"] > last]
                     if fresh:
                         self._keep_also(fresh)
@@ -269,8 +294,7 @@ class Feed:
         """`_delivered`'s work, under the lock (or in a greenlet that does not switch)."""
         if self._closing or self.ended:
             return
-        kept = self._kept
-        last = kept.seqs[-1] if kept.seqs else 0
+        last = self._kept.last
         if events and events[0]["seq"] == last + 1:
             fresh = events  # as almost always: they follow the last kept
         else:
@@ -284,16 +308,13 @@ class Feed:
 
     def _keep_also(self, fresh: list[dict[str, Any]]) -> None:
         """Keep `fresh` (after the last kept) and publish the change (under the lock)."""
-        kept = self._kept
-        drop = len(kept.events) + len(fresh) - self._keep
-        if drop < 0:  # not `max`: a builtin's call, per save
-            drop = 0
-        events, seqs, encoded = kept.events[drop:], kept.seqs[drop:], kept.encoded[drop:]
-        for event in fresh:  # a loop, not three lists made and joined: one event a save
-            events.append(event)
-            seqs.append(event["seq"])
-            encoded.append({})
-        self._kept = _Kept(events, seqs, encoded)
+        entries = self._kept.entries
+        drop = len(entries) + len(fresh) - self._keep
+        entries = entries[drop:] if drop > 0 else entries[:]
+        is_public = views.is_public_event
+        for event in fresh:  # a loop, not a list made and joined: one event a save
+            entries.append((event["seq"], event, is_public(event), {}))
+        self._kept = _Kept(entries)
         self._publish()
 
     def _publish(self) -> None:

@@ -188,24 +188,10 @@ class _LongKeys(dict[str, str]):
         return key[1:] if key.startswith("~") else key
 
 
-#: A stored key's long name: a dict lookup, no Python call for a short key.
-_long_key = _LongKeys(_LONG_KEYS).__getitem__
-
-#: The long names of a body's keys, by the tuple of its stored keys: the
-#: events of one kind share a tuple, and renaming them key by key took some
-#: 8,000 instructions an event (`bench.push_calls`). At most `_LONG_NAMES_KEPT`
-#: tuples (then forgotten all at once: stored keys are the events' fields, a
-#: few dozen tuples in all, but read from the store).
-_LONG_NAMES: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-_LONG_NAMES_KEPT = 256
-
-
-def _long_names(keys: tuple[Any, ...]) -> tuple[Any, ...]:
-    """`keys`' long names, remembered in `_LONG_NAMES`."""
-    if len(_LONG_NAMES) >= _LONG_NAMES_KEPT:
-        _LONG_NAMES.clear()
-    names = _LONG_NAMES[keys] = tuple(_long_key(key) for key in keys)
-    return names
+#: Stored keys to their long names: a dict lookup, no Python call for a short key.
+_LONG_NAMES_BY_KEY = _LongKeys(_LONG_KEYS)
+#: A stored key's long name.
+_long_key = _LONG_NAMES_BY_KEY.__getitem__
 
 
 def _rename_keys(value: Any, rename: Callable[[str], str]) -> Any:
@@ -280,15 +266,19 @@ def decode_event(data: bytes) -> dict[str, Any]:
         raise ValueError(f"a stored event's numbers are not integers: {data[:100]!r}")
     if type(body) is not dict:
         raise TypeError(f"a stored event's body is not an object: {data[:100]!r}")
-    event: dict[str, Any] = {"seq": seq, "version": version, "at": iso_of_ms(at_ms)}
+    event: dict[str, Any] = {
+        "seq": seq,
+        "version": version,
+        "at": _iso_of_second(at_ms // 1000) + _MILLIS[at_ms % 1000],  # `iso_of_ms`, inline
+    }
     if data.count(b"{") == 1:
         # No object inside the body (no other brace, even in a string): only
-        # its own keys to rename, all at once by their tuple's long names.
-        keys = tuple(body)
-        names = _LONG_NAMES.get(keys)
-        if names is None:
-            names = _long_names(keys)
-        event.update(zip(names, body.values(), strict=False))  # as long by construction
+        # its own keys to rename, in one loop. Renaming them at once by their
+        # tuple's long names (`tuple`, a lookup and `update(zip(...))`) cost
+        # some 3,800 instructions more an event (`bench.push_calls`).
+        long_names = _LONG_NAMES_BY_KEY
+        for key, item in body.items():
+            event[long_names[key]] = item
     else:
         _rename_into(event, body, _long_key)  # the caller's fields follow the store's
     kind = event.get("type")

@@ -130,3 +130,21 @@ def test_deliveries_racing_the_feeds_reads_leave_no_gap_or_duplicate() -> None:
         assert seqs_of(feed) == list(range(1, 2001))
     finally:
         feed.close()
+
+
+def test_the_one_event_every_viewer_sees_alike_is_answered_for_all_at_once(
+    fed: tuple[Store, Feed],
+) -> None:
+    store, feed = fed
+    assert store.deliver is not None
+    assert feed.since_everyone(3) is None  # nothing after 3 yet
+    store.deliver(store.save(4))  # a draw from the discard pile: public
+    shown = feed.since_everyone(3)
+    assert shown is not None and shown == feed.since(3, 0) == feed.since(3, None)
+    assert shown[1] == 4 and b"id: 4\n" in shown[0]
+    assert feed.since_everyone(2) is None  # more than one event after 2: per viewer
+    stock = {**event(5), "source": "stock", "seat": 1, "card": "S5"}
+    store.saved.append(stock)
+    store.deliver([stock])
+    assert feed.since_everyone(4) is None  # the card is the drawer's only
+    assert b"S5" in feed.since(4, 1)[0] and b"S5" not in feed.since(4, 0)[0]

@@ -30,6 +30,9 @@ class FakeFeed:
         ]
         return b"".join(parts), max(after, self.last)
 
+    def since_everyone(self, after: int) -> tuple[bytes, int] | None:
+        return None  # each viewer is shown its own name
+
     def listen(self, listener: Callable[[], None]) -> None:
         self.listeners[listener] = None
 

@@ -123,6 +123,17 @@ def test_a_stock_draw_shows_its_card_only_to_the_drawer() -> None:
     assert redact_event(events[0], 1) == events[0]  # the discard is public
 
 
+def test_a_redacted_event_keeps_the_order_of_its_keys() -> None:
+    # Streams send events as JSON in their keys' order: a redaction must not move them.
+    drew = {"seq": 4, "type": "drew", "seat": 0, "source": "stock", "card": "S5", "x": 1}
+    assert list(redact_event(drew, 1)) == ["seq", "type", "seat", "source", "x"]
+    assert list(redact_event(drew, 0)) == ["seq", "type", "seat", "source", "card", "x"]
+    dealt = {"seq": 5, "type": "round_started", "hands": [["S5"], None], "dealer": 1}
+    assert list(redact_event(dealt, 0)) == ["seq", "type", "dealer", "hand_sizes", "hand"]
+    assert list(redact_event(dealt, None)) == ["seq", "type", "dealer", "hand_sizes"]
+    assert "card" in drew and "hands" in dealt  # copies: the event is left as it was
+
+
 def test_round_started_shows_each_viewer_only_their_own_hand() -> None:
     opts = resolve_options("standard", {}, 3)
     state, events = new_game(opts, "standard", [SeatSpec(f"P{i}") for i in range(3)], seed=5)
