@@ -66,8 +66,8 @@ def sse_event(event: dict[str, Any]) -> bytes:
     return b"id: %d\ndata: %s\n\n" % (event["seq"], orjson.dumps(event))
 
 
-#: The key of an event's one message for every viewer (no seat is -1) in
-#: `_Kept.encoded`, when `views.is_public_event`.
+#: The key of a public event's one message for every viewer (no seat is -1)
+#: among its messages (`_Entry`).
 _PUBLIC = views.EVERYONE
 
 
@@ -98,26 +98,20 @@ _Entry = tuple[int, dict[str, Any], bool, dict[int | None, bytes]]
 _seq_of = operator.itemgetter(0)
 
 
-class _Kept:
-    """The events a feed holds: replaced whole by the reader, never changed in place,
-    so a stream reads a consistent set without a lock."""
+#: The events a feed holds, replaced whole by the reader, never changed in
+#: place, so a stream reads a consistent set without a lock: the entries,
+#: oldest first (one list: three lists, of the events, their `seq`s and their
+#: messages, each copied per save, cost some 2,000 instructions more a save,
+#: `bench.push_calls`); the last one's `seq` (0 without any); and `Feed.since`'s
+#: answers by its arguments (the streams of a game mostly stand at the same
+#: event and viewer, and ask the same after each save). A tuple: one is made
+#: per save, and a class's `__init__` cost some 1,300 instructions more.
+_Kept = tuple[list[_Entry], int, dict[tuple[int, int | None, int], tuple[bytes, int]]]
 
-    # A plain class: a frozen dataclass's `__init__` sets each field through
-    # `object.__setattr__`, and one is made per save (`Feed._keep_also`).
-    __slots__ = ("answers", "entries", "last")
 
-    def __init__(self, entries: list[_Entry]) -> None:
-        #: The events, oldest first (one list: three lists, of the events, their
-        #: `seq`s and their messages, each copied per save, cost some 2,000
-        #: instructions more a save, `bench.push_calls`).
-        self.entries = entries
-        #: The `seq` of the last one (0 without any).
-        self.last = entries[-1][0] if entries else 0
-        #: `Feed.since`'s answers by its arguments: the streams of a game mostly
-        #: stand at the same event and viewer, and ask the same after each save.
-        #: Made when first asked: pushed streams mostly take the last event's
-        #: message without it.
-        self.answers: dict[tuple[int, int | None, int], tuple[bytes, int]] | None = None
+def _kept(entries: list[_Entry]) -> _Kept:
+    """The kept events of `entries` (a list not changed after)."""
+    return entries, entries[-1][0] if entries else 0, {}
 
 
 class Feed:
@@ -128,20 +122,25 @@ class Feed:
         self._store = store
         self._keep = keep
         self._reread = reread
-        self._kept = _Kept([])
+        self._kept = _kept([])
         #: Set (and dropped) each time the kept events change or the feed ends;
         #: made when a stream asks for it (`changed`): pushed streams never do.
         self._changed: threading.Event | None = None
-        #: Set once the first read is done (or the feed ended before it).
+        #: Set once the first read is done (or the feed ended before it); and the
+        #: same as a plain flag, asked per save (`Event.is_set` is a call).
         self._loaded = threading.Event()
+        self._read_once = False
         self.ended = False
         self._closing = False
-        #: Called after each change and once the feed ended (a dict: ordered).
-        self._listeners: dict[Callable[[], None], None] = {}
+        #: Called after each change and once the feed ended, in the order they
+        #: came: a tuple replaced whole (under `_listening`), so that `_publish`
+        #: walks it without a copy per save.
+        self._listeners: tuple[Callable[[], None], ...] = ()
+        self._listening = threading.Lock()
         #: Held while the kept events change and the change is published: the
         #: feed's reader and the store's (`_delivered`) may both add events.
         self._lock = threading.Lock()
-        #: Whether `_delivered` may do without the lock: in a gevent worker the
+        #: Whether deliveries may do without the lock: in a gevent worker the
         #: feed's readers are greenlets of one thread, and neither switches
         #: inside the sections the lock guards (nothing there waits: sends that
         #: never block, events set), so no other reader can run in between. A
@@ -150,7 +149,9 @@ class Feed:
         self._greenlets = _greenlet_threads()
         self._cleanup = ExitStack()
         # Watching before the first read: a save between the two still wakes it.
-        self._watch = self._cleanup.enter_context(store.watch(game_id, self._delivered))
+        # In a gevent worker the watch calls `_deliver` itself: one call less a save.
+        deliver = self._deliver if self._greenlets else self._delivered
+        self._watch = self._cleanup.enter_context(store.watch(game_id, deliver))
         self._reader = threading.Thread(target=self._read, name="rummy-feed", daemon=True)
         self._reader.start()
 
@@ -176,17 +177,14 @@ class Feed:
         without any). A spectator of a game with `spectator_delay` gets an event
         once `delay` more followed it."""
         kept = self._kept
-        if kept.last <= after:
+        entries, last, answers = kept
+        if last <= after:
             return b"", after
-        entries = kept.entries
         if len(entries) > 1 and entries[-2][0] == after and not (viewer is None and delay):
             # Only the last event, as a stream that had everything before asks
             # after each save: without the searches, the range and the join
             # (some 3,000 instructions a save), nor an answer kept for it.
-            return Feed._message(entries[-1], viewer), kept.last
-        answers = kept.answers
-        if answers is None:
-            answers = kept.answers = {}  # racing streams may make two: one is a cache
+            return Feed._message(entries[-1], viewer), last
         asked = (after, viewer, delay)
         answer = answers.get(asked)
         if answer is None:
@@ -198,15 +196,16 @@ class Feed:
         """What `since(after, viewer)` answers every viewer alike (any seat, a
         spectator without delay) when the only event after `after` is one that
         every viewer sees as it is, else `None` (ask per viewer)."""
-        entries = self._kept.entries
+        entries = self._kept[0]
         if len(entries) > 1 and entries[-2][0] == after and entries[-1][2]:
             return Feed._message(entries[-1], None), entries[-1][0]
         return None
 
     @staticmethod
     def _since(kept: _Kept, after: int, viewer: int | None, delay: int) -> tuple[bytes, int]:
-        entries = kept.entries
-        last = kept.last - delay if viewer is None and delay else kept.last
+        entries, last, _ = kept
+        if viewer is None and delay:
+            last -= delay
         start = bisect.bisect_right(entries, after, key=_seq_of)
         stop = bisect.bisect_right(entries, last, start, key=_seq_of)
         if start >= stop:
@@ -244,11 +243,14 @@ class Feed:
         """Call `listener` after each change of the kept events and once the feed
         ended, in the reader that made the change (it must not block: that
         reader serves every stream of the game, the store's every game)."""
-        self._listeners[listener] = None
+        with self._listening:
+            if listener not in self._listeners:
+                self._listeners = (*self._listeners, listener)
 
     def unlisten(self, listener: Callable[[], None]) -> None:
         """Stop calling `listener`."""
-        self._listeners.pop(listener, None)
+        with self._listening:
+            self._listeners = tuple(each for each in self._listeners if each != listener)
 
     def close(self) -> None:
         """Stop watching and let the reader end."""
@@ -259,7 +261,7 @@ class Feed:
     def _read(self) -> None:
         try:
             while not self._closing:
-                after = self._kept.last
+                after = self._kept[1]
                 try:
                     fresh = self._store.events(self.game_id, after)
                 except (GameNotFound, StoreUnavailable):
@@ -267,10 +269,11 @@ class Feed:
                 with self._lock:
                     # A read answers every event kept after `after`: one whose
                     # first `seq` skips some means those are gone from the store.
-                    last = self._kept.last
+                    last = self._kept[1]
                     fresh = [event for event in fresh if event["seq"] > last]
                     if fresh:
                         self._keep_also(fresh)
+                    self._read_once = True
                     self._loaded.set()
                 self._watch.wait(self._reread)
         except Exception:
@@ -284,9 +287,6 @@ class Feed:
     def _delivered(self, events: list[dict[str, Any]]) -> None:
         """A save's events, handed over by the store's reader (it must not block):
         kept at once if they follow the last kept, else the feed's reader reads."""
-        if self._greenlets:
-            self._deliver(events)
-            return
         with self._lock:
             self._deliver(events)
 
@@ -294,37 +294,37 @@ class Feed:
         """`_delivered`'s work, under the lock (or in a greenlet that does not switch)."""
         if self._closing or self.ended:
             return
-        last = self._kept.last
-        if events and events[0]["seq"] == last + 1:
-            fresh = events  # as almost always: they follow the last kept
-        else:
-            fresh = [event for event in events if event["seq"] > last]
+        last = self._kept[1]
+        if events and events[0]["seq"] == last + 1 and self._read_once:
+            self._keep_also(events)  # as almost always: they follow the last kept
+            return
+        fresh = [event for event in events if event["seq"] > last]
         if not fresh:
             return  # the reader read them already
-        if not self._loaded.is_set() or fresh[0]["seq"] != last + 1:
+        if not self._read_once or fresh[0]["seq"] != last + 1:
             self._watch.wake()  # a gap (or no first read yet): read what is missing
             return
         self._keep_also(fresh)
 
     def _keep_also(self, fresh: list[dict[str, Any]]) -> None:
         """Keep `fresh` (after the last kept) and publish the change (under the lock)."""
-        entries = self._kept.entries
+        entries = self._kept[0]
         drop = len(entries) + len(fresh) - self._keep
         entries = entries[drop:] if drop > 0 else entries[:]
         is_public = views.is_public_event
         for event in fresh:  # a loop, not a list made and joined: one event a save
             entries.append((event["seq"], event, is_public(event), {}))
-        self._kept = _Kept(entries)
+        self._kept = (entries, entries[-1][0], {})  # `fresh` is never empty
         self._publish()
 
     def _publish(self) -> None:
         # Under the lock, as `changed` makes the next event. Made per save, the
-        # event (and the frozen dataclass `_Kept` was) cost some 7,000
+        # event (and a frozen dataclass holding the kept events was) cost some 7,000
         # instructions a save, with no pushed stream waiting (`bench.push_calls`).
         changed, self._changed = self._changed, None
         if changed is not None:
             changed.set()
-        for listener in list(self._listeners):
+        for listener in self._listeners:
             try:
                 listener()
             except Exception:  # one stream's failure is not the feed's

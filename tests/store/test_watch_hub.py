@@ -3,6 +3,7 @@ the subscription is given up when idle and taken again after a failure."""
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 import uuid
@@ -143,3 +144,19 @@ def until(condition: Any) -> None:
     while not condition():
         assert time.monotonic() < deadline, "timed out"
         time.sleep(0.01)
+
+
+def test_a_wake_up_carrying_no_events_is_read_as_none_and_only_garbage_is_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from service.store.codec import stamp_event
+    from service.store.watch import decode_wakeup
+
+    caplog.set_level(logging.WARNING, logger="service.store.watch")
+    assert decode_wakeup(b"17") is None  # a deletion's: the last `seq` only
+    assert decode_wakeup(b"") is None
+    assert caplog.records == []
+    assert decode_wakeup(b"1 2 x {") is None  # unreadable: logged
+    assert len(caplog.records) == 1
+    one, two = stamp_event(4, 3, 0, b'{"T":1}'), stamp_event(5, 3, 0, b'{"T":0}')
+    assert [e["type"] for e in decode_wakeup(one + b"\n" + two) or []] == ["discarded", "drew"]
