@@ -76,18 +76,6 @@ class Watch:
         """Make the current or next `wait` return ``True``."""
         self._woken.set()
 
-    def wake_with(self, events: list[dict[str, Any]]) -> None:
-        """A save appended `events`: hand them to ``deliver`` (else `wake`)."""
-        deliver = self._deliver  # read once: `Hub.watch` drops it on exit
-        if deliver is None:
-            self._woken.set()
-            return
-        try:
-            deliver(events)
-        except Exception:  # one holder's failure is not the hub's: it reads instead
-            _log.exception("stream wake-up of game %s failed", self.game_id)
-            self._woken.set()
-
 
 class Hub:
     """The watches of one process, by game; `notify` wakes a game's watches."""
@@ -161,10 +149,16 @@ class Hub:
         watches = tuple(followed)
         events = decode_wakeup(data)
         for watch in watches:
-            if events is None:
+            deliver = watch._deliver  # read once: `Hub.watch` drops it on exit
+            if events is None or deliver is None:
                 watch.wake()
-            else:
-                watch.wake_with(events)
+                continue
+            # Here, not in a method of the watch: one Python call less a save.
+            try:
+                deliver(events)
+            except Exception:  # one holder's failure is not the hub's: it reads instead
+                _log.exception("stream wake-up of game %s failed", game_id)
+                watch.wake()
 
     def notify_all(self) -> None:
         """Wake every watch (wake-ups may have been missed)."""
