@@ -4,11 +4,10 @@ Why (the measurement): in multi-process mode each increment of a
 prometheus_client value takes the library's one process-wide lock (in a
 gevent worker gevent's lock, acquired and released in Python), asks the
 kernel for the process id (to notice a fork) and writes the metric file. A
-histogram observation is two such increments: about 23,600 instructions in a
-gevent-patched process (valgrind), against about 5,000 here; a move observes
-three histograms (the request's duration, the store's load and save) and
-counts itself. docs/performance.md, "What every request costs", has the
-figures per request and the command.
+histogram observation is two such increments, and a move observes three
+histograms (the request's duration, the store's load and save) and counts
+itself. docs/performance.md, "What every request costs", has the counts
+(valgrind) and the command.
 
 The one seam: `HotHistogram(metric, labelnames, buckets).labels(*values)` and
 `HotCounter(metric, labelnames).labels(*values)` give a child with
