@@ -97,9 +97,8 @@ class _Floats:
 
     Speed: a float is written at its offset in the file's memory map, as
     `MmapedDict.write_value` writes it, without that method's two Python calls
-    (an observation, two writes, counted about 10,600 instructions under
-    valgrind through `write_value`, about 7,500 so; docs/performance.md, "What
-    a move costs").
+    (an observation, two writes, costs noticeably less so; counted under
+    valgrind: docs/performance.md, "What a move costs", has the figures).
     The offsets are `MmapedDict`'s own (an entry never moves once made), read
     when the file is opened, and the map is read from it at each write (it is
     replaced when the file grows); a `MmapedDict` without them (another

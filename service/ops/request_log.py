@@ -76,7 +76,8 @@ _last_second: list[tuple[int, str]] = [(-1, "")]
 def timestamp() -> str:
     """Now as ``datetime.now(UTC).isoformat(timespec="milliseconds")`` gives
     it (``2026-12-02T02:48:23.123+00:00``), the date and time formatted once
-    per second: formatting a `datetime` took about 17,000 instructions a line."""
+    per second: formatting a `datetime` was a large share of a line's cost
+    (valgrind; docs/performance.md, "What every request costs", has the figures)."""
     second, nanos = divmod(time.time_ns(), 1_000_000_000)
     cached = _last_second[0]
     if cached[0] != second:
