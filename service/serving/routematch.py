@@ -1,22 +1,20 @@
-"""Speed: a game path's route remembered after its first match.
+"""Speed: a path's route remembered after its first match.
 
 Why (the measurement): Werkzeug's state-machine matcher walks a path part by
 part and tries each dynamic part through its regular expression, then sorts
-the converter groups and converts each value; matching
-``POST /games/<id>/moves`` counted about 44,000 instructions under valgrind
-(against about 20,000 for the static ``/healthz``), some 4 % of a move. A
+the converter groups and converts each value: a few percent of a move's and
+of `/healthz`'s instructions (valgrind; docs/performance.md, "What a move
+costs", has the figures). A
 game's path is matched again on every move, view and listing of that game,
-with the same answer: the routes do not change once the app serves.
+and a static path on every request to it, with the same answer: the routes do
+not change once the app serves.
 
 `RememberingMatcher` keeps, per ``(domain, path, method, websocket)``, the
-matched rule and its converted values, for rules with converters (the game
-routes); a remembered match hands out a copy of the values (Flask's URL value
-preprocessors may change them). Only matches are kept: a path that fails
-(404, 405, a redirect) takes Werkzeug's way each time, with its exception.
-Static routes (``/healthz``, ``/metrics``, ``/games``) are left to Werkzeug
-as well: their match is the cheaper one, and ``/healthz`` is the baseline the
-benchmarks compare a move with (docs/performance.md, "Targets"). At most
-`KEPT` paths per process, then emptied; adding a rule empties it too.
+matched rule and its converted values; a remembered match hands out a copy of
+the values (Flask's URL value preprocessors may change them). Only matches are
+kept: a path that fails (404, 405, a redirect) takes Werkzeug's way each time,
+with its exception. At most `KEPT` paths per process, then emptied; adding a
+rule empties it too.
 
 The one seam: `ServiceMap`, the URL map class of `ServiceFlask`. It replaces
 `werkzeug.routing.Map`'s matcher (its private ``_matcher``), so a Werkzeug
@@ -36,7 +34,7 @@ KEPT = 4096
 
 
 class RememberingMatcher(StateMachineMatcher):
-    """Werkzeug's matcher, with the matches of rules with converters kept by path."""
+    """Werkzeug's matcher, with its matches kept by path."""
 
     def __init__(self, merge_slashes: bool) -> None:
         super().__init__(merge_slashes)
@@ -60,15 +58,13 @@ class RememberingMatcher(StateMachineMatcher):
         if kept is not None:
             return kept[0], kept[1].copy()
         found = _werkzeug_match(self, domain, path, method, websocket)
-        if found[0].arguments:
-            if len(self.kept) >= KEPT:
-                self.kept.clear()
-            self.kept[domain, path, method, websocket] = (found[0], dict(found[1]))
+        if len(self.kept) >= KEPT:
+            self.kept.clear()
+        self.kept[domain, path, method, websocket] = (found[0], dict(found[1]))
         return found
 
 
-#: Werkzeug's own match, called without `super()`'s lookup (a static path's
-#: match, `/healthz`'s, pays only this method's call beside it).
+#: Werkzeug's own match, called without `super()`'s lookup.
 _werkzeug_match = StateMachineMatcher.match
 
 

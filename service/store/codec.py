@@ -103,9 +103,9 @@ _MILLIS = tuple(f".{millis:03d}Z" for millis in range(1000))
 def _iso_of_second(seconds: int) -> str:
     """Epoch seconds as ISO-8601 UTC to the second, remembered: the saves of one
     second share it, and building the whole time through `datetime` for each
-    new millisecond took some 25,000 instructions of every save a worker with
-    streams open decodes (`bench.push_calls`, docs/performance.md, "Open event
-    streams")."""
+    new millisecond was a good share of every save a worker with streams open
+    decodes (`bench.push_calls` under valgrind; docs/performance.md, "Open
+    event streams", has the figures)."""
     return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="seconds")[:-6]
 
 

@@ -182,8 +182,9 @@ class RedisHub(Hub):
     every watch once it is subscribed again (publishes in between are lost).
     Once no watch has been open for `IDLE_CLOSE` s, the reader closes the
     subscription and ends (else the process would wake for every save of every
-    game for as long as it lives: about 40 µs of a worker's CPU per move,
-    docs/performance.md, "Open event streams"); the next watch starts another.
+    game for as long as it lives, at a cost to every move's CPU:
+    docs/performance.md, "Open event streams", has the figures); the next
+    watch starts another.
     """
 
     #: Seconds `ready` waits at most for the reader's attempt to subscribe. An
