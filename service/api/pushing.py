@@ -234,8 +234,8 @@ class _Pusher:
         # The answer every viewer without a delay gets alike after the `seq`
         # `everyone_asked` (`Feed.since_everyone`: one event after it, shown to
         # all as it is, as after most saves), framed once for all the views:
-        # asked per view, 4 seats' and 2 spectators' streams cost some 10,000
-        # instructions more a save (`bench.push_calls --viewers 0,1,2,3,s,s`).
+        # asked per view, the streams of 4 seats and 2 spectators cost more
+        # (`bench.push_calls --viewers 0,1,2,3,s,s`; docs/performance.md has the figures).
         everyone_asked, everyone = -1, None
         since_everyone = feed.since_everyone
         now = next(iter(streams))._clock()  # the streams of a feed share one clock

@@ -296,8 +296,8 @@ def redact_private_event(event: dict[str, Any], viewer: int | None) -> dict[str,
     """`redact_event` of an event that is not `is_public_event` (the caller asked
     that already)."""
     # Copied, then the hidden key taken out: the rest keeps its order. A dict
-    # comprehension leaving it out cost some 4,000 instructions more a stock
-    # draw a stream shows (`bench.push_calls`, docs/performance.md).
+    # comprehension leaving it out cost about twice as much for every stock
+    # draw a stream shows (`bench.push_calls`; docs/performance.md has the figures).
     out = dict(event)
     if event["type"] == "drew":
         if event.get("seat") != viewer:

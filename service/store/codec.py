@@ -275,7 +275,7 @@ def decode_event(data: bytes) -> dict[str, Any]:
         # No object inside the body (no other brace, even in a string): only
         # its own keys to rename, in one loop. Renaming them at once by their
         # tuple's long names (`tuple`, a lookup and `update(zip(...))`) cost
-        # some 3,800 instructions more an event (`bench.push_calls`).
+        # more per event (`bench.push_calls`; docs/performance.md has the figures).
         long_names = _LONG_NAMES_BY_KEY
         for key, item in body.items():
             event[long_names[key]] = item

@@ -98,8 +98,7 @@ class PatternSubscription:
         """The next message published on a channel of the pattern, waiting up to
         `timeout` s (``None`` without one); a lost connection raises."""
         # `_read`, its first step here: a message already read and parsed, as
-        # most are, without one more Python call (some 700 instructions a
-        # message, `bench.push_calls --read`).
+        # most are, without one more Python call (`bench.push_calls --read`).
         reply = self._reader.gets()
         if reply is False:
             reply = self._receive(timeout)

@@ -50,8 +50,8 @@ def decode_wakeup(data: bytes) -> list[dict[str, Any]] | None:
         return [decode_event(line) for line in data.split(b"\n")]
     except (ValueError, KeyError, IndexError, TypeError):
         # A deletion's bare `seq` fails here too, rather than being looked for
-        # in every save's message first (some 1,200 instructions a save,
-        # `bench.push_calls`). `find`, not `in`: it tries the bytes as a number first.
+        # in every save's message first (`bench.push_calls`). `find`, not
+        # `in`: it tries the bytes as a number first.
         if data.find(b" ") >= 0:
             _log.warning("unreadable stream wake-up: %r", data[:200])
         return None
