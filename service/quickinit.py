@@ -4,9 +4,8 @@ Why (the measurement): a move builds a handful of small frozen records on its wa
 (the store's `Loaded` and `SaveResult`, the app's `LoadedGame` twice, `Change`,
 `Outcome`), and a frozen dataclass's generated ``__init__`` sets each field
 through ``object.__setattr__`` (frozen classes refuse ordinary stores), a call
-of about 1,400 instructions per field under valgrind, against about 150 for a
-store into the instance's ``__dict__``. docs/performance.md, "What a move costs",
-has the figures.
+that costs several times a store into the instance's ``__dict__`` (counted
+under valgrind; docs/performance.md, "What a move costs", has the figures).
 
 The one seam: the `quick_init` class decorator, applied under ``@dataclass(frozen=True)``
 to those records. The class stays what it was: frozen (``__setattr__`` and

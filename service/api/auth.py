@@ -35,10 +35,10 @@ def token_digest(token: str, env: dict[str, Any] | None = None) -> str:
     Speed: the rate limiter's count and the seat lookup both hash the request's
     token; the first keeps the digest in the request's environ (``env``, else
     the current request's), beside the ``Authorization`` header that already
-    holds the token, and the second reads it back (`hash_token` counts about
-    6,700 instructions under valgrind, most of it OpenSSL's set-up of the
-    hash; docs/performance.md, "What a move costs"). Outside a request the
-    token is simply hashed.
+    holds the token, and the second reads it back (`hash_token` is dear for
+    what it does, most of it OpenSSL's set-up of the hash: counted under
+    valgrind, docs/performance.md, "What a move costs", has the figures).
+    Outside a request the token is simply hashed.
     """
     if env is None:
         try:
@@ -114,8 +114,9 @@ def seat_index(seats: Sequence[Any], token: str) -> int | None:
     digest's characters (that is a preimage search on SHA-256), so timing
     leaks nothing usable about a seat's hash, let alone its token
     (docs/security.md). Speed: `hmac.compare_digest` over every seat, with
-    the digests encoded, counted about 9,000 instructions a move under
-    valgrind (docs/performance.md, "What a move costs").
+    the digests encoded, cost several times the plain comparison (valgrind on
+    `bench/wsgi_calls.py --phase moves`; docs/performance.md, "What a move
+    costs", has the figures).
     """
     digest = token_digest(token)
     for index, seat in enumerate(seats):

@@ -3,13 +3,13 @@
 Why (the measurement): reading a move's body through Werkzeug (`get_data`: the
 request's stream property, `get_input_stream`, a `LimitedStream` and its
 `readall`, the content length parsed twice, the media type parsed) cost about
-as much as pushing the request's context, some 5 % of a move in sampling
-profiles. A body that declares its length, fits the limit, is sent as
+as much as pushing the request's context, a noticeable share of a move in
+sampling profiles. A body that declares its length, fits the limit, is sent as
 ``application/json`` and comes from a server that ends the input at its
 length (``wsgi.input_terminated``: gunicorn) is read here in one call; every
 other request (chunked, too large, another media type, another server) takes
 Werkzeug's way, with its answers (413, 415). Measured with `bench/wsgi_calls.py`
-(docs/performance.md, "What a move costs").
+(docs/performance.md, "What a move costs", has the figures).
 
 The one seam: `service.api.jsonio.request_body` asks `plain_json_body` first.
 """

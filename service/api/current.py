@@ -3,23 +3,19 @@
 Why (the measurement): an attribute read through `flask.request`, `flask.g` or
 `flask.current_app` (Werkzeug's `LocalProxy`) first fails the ordinary lookup
 on the proxy itself, for which Python formats an `AttributeError` message,
-and is then forwarded by Python-level code: about eight times a plain
-attribute read (in-process, 1.9 µs against 0.25 µs on a loaded machine;
-valgrind showed 46 such failed lookups per move against 45 per `/healthz`
-counting instructions). The service's own code on a game's request path read
-through the proxies some 25 times a move and 15 times a view. Measured with
-`bench/wsgi_calls.py` (docs/performance.md, "What a move costs").
+and is then forwarded by Python-level code: several times a plain
+attribute read. The service's own code on a game's request path read through
+the proxies many times a request. Measured with `bench/wsgi_calls.py` under
+valgrind (docs/performance.md, "What a move costs" and "What every request
+costs", have the figures).
 
 The one seam: the request path (views, listings, moves, and the hooks every
 request runs: the request log's, the metrics', the limiter's, the security
 headers') asks these functions for the objects once and reads them directly.
 They read the context variables that Flask's proxies themselves read
-(`flask.globals._cv_request` and `_cv_app`, Flask 2.3 and later): about 400
-instructions a call, against about 1,900 through
-`LocalProxy._get_current_object` (Werkzeug's documented way to the proxied
-object, still taken outside a context, for Flask's own error). Counted with
-valgrind on `bench/wsgi_calls.py --phase hello`: docs/performance.md, "What
-every request costs".
+(`flask.globals._cv_request` and `_cv_app`, Flask 2.3 and later), a fraction
+of the cost of `LocalProxy._get_current_object` (Werkzeug's documented way to
+the proxied object, still taken outside a context, for Flask's own error).
 """
 
 from __future__ import annotations

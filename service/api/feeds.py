@@ -101,11 +101,12 @@ _seq_of = operator.itemgetter(0)
 #: The events a feed holds, replaced whole by the reader, never changed in
 #: place, so a stream reads a consistent set without a lock: the entries,
 #: oldest first (one list: three lists, of the events, their `seq`s and their
-#: messages, each copied per save, cost some 2,000 instructions more a save,
-#: `bench.push_calls`); the last one's `seq` (0 without any); and `Feed.since`'s
+#: messages, were each copied per save); the last one's `seq` (0 without any);
+#: and `Feed.since`'s
 #: answers by its arguments (the streams of a game mostly stand at the same
 #: event and viewer, and ask the same after each save). A tuple: one is made
-#: per save, and a class's `__init__` cost some 1,300 instructions more.
+#: per save, and a class's `__init__` cost more (`bench.push_calls`;
+#: docs/performance.md, "Open event streams", has the figures).
 _Kept = tuple[list[_Entry], int, dict[tuple[int, int | None, int], tuple[bytes, int]]]
 
 
@@ -183,7 +184,7 @@ class Feed:
         if len(entries) > 1 and entries[-2][0] == after and not (viewer is None and delay):
             # Only the last event, as a stream that had everything before asks
             # after each save: without the searches, the range and the join
-            # (some 3,000 instructions a save), nor an answer kept for it.
+            # nor an answer kept for it.
             return Feed._message(entries[-1], viewer), last
         asked = (after, viewer, delay)
         answer = answers.get(asked)
@@ -221,7 +222,7 @@ class Feed:
         if public:
             # Every viewer alike: asked once when kept, not per viewer (a
             # public event asked by 4 seats and the spectators found its
-            # view 5 times, some 6,000 instructions a save, `bench.push_calls`).
+            # view 5 times, `bench.push_calls --viewers 0,1,2,3,s,s`).
             message = encoded.get(_PUBLIC)
             if message is None:
                 message = encoded[_PUBLIC] = sse_event(event)
@@ -232,10 +233,14 @@ class Feed:
             # One encoding per view, not per viewer: a draw from the stock
             # encoded for each of 4 seats and the spectators cost some
             # 20,000 instructions more a draw (`bench.push_calls --viewers`).
-            view = views.shared_view(event, viewer)
+            # Not public (asked when kept): its view and redaction without asking
+            # again, once each per viewer and view (`bench.push_calls --viewers
+            # 0,1,2,3,s,s`). A spectator's view of such an event is the
+            # spectators' (`None`).
+            view = None if viewer is None else views.private_view(event, viewer)
             message = encoded.get(view)
             if message is None:
-                message = encoded[view] = sse_event(views.redact_event(event, viewer))
+                message = encoded[view] = sse_event(views.redact_private_event(event, viewer))
             encoded[viewer] = message
         return message
 

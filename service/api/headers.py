@@ -44,10 +44,10 @@ def set_secret_cache_control(headers: Headers) -> None:
     removed, else one appended.
 
     Speed: `set` checks the value for line breaks (a regular expression; this
-    one is the module's constant) and lowers every name it compares: about
-    10,400 instructions for a move's answer of six headers under valgrind,
-    against about 2,600 looking for the name's length first and appending to
-    the list (docs/performance.md, "What a move costs"). A view rarely sets it.
+    one is the module's constant) and lowers every name it compares, several
+    times the cost of looking for the name's length first and appending to the
+    list (valgrind; docs/performance.md, "What a move costs", has the figures).
+    A view rarely sets it.
     """
     listed = headers._list  # Werkzeug's own list of (name, value) pairs
     for name, _ in listed:

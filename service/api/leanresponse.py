@@ -1,15 +1,14 @@
 """Speed: a JSON answer built as Werkzeug would build it, without its general-purpose steps.
 
 Why (the measurement): ``Response(body, status=200, mimetype="application/json")``
-and an ``ETag`` added to it took about 35,000 instructions under valgrind, some 2 %
-of a move and 3 % of a seat's view: the header list is searched before each of
-its two headers is set (each set about 5,600 instructions), the media type is
-parsed for a charset, and the status's reason phrase is looked up and formatted.
-A game's answer is always the same shape: serialised bytes, a status code, the
-two headers of its body and its own headers. Built directly (the two body headers
-put in the header list as Werkzeug would put them, the status line kept per code)
-it takes about a third of that (about 12,000). docs/performance.md, "What a move costs", has the
-figures.
+with an ``ETag`` added searches the header list before each of its two headers
+is set, parses the media type for a charset, and looks up and formats the
+status's reason phrase. A game's answer is always the same shape: serialised
+bytes, a status code, the two headers of its body and its own headers. Built
+directly (the two body headers put in the header list as Werkzeug would put
+them, the status line kept per code) it takes about a third of the
+instructions (valgrind; docs/performance.md, "What a move costs", has the
+figures).
 
 The one seam: `service.api.jsonio.raw_json_response` calls `json_answer`. The
 answer is an ordinary `flask.Response`, with the attributes Werkzeug's own

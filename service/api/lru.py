@@ -2,9 +2,9 @@
 
 Speed: each entry is read and kept without a lock. In a gevent worker the
 lock was gevent's, a Python-level object whose acquire and release cost
-more than the lookup they guarded (about 0.85 µs a use, several uses a
-move). Every step here is one call into `OrderedDict`, which the GIL keeps
-whole under threads (gthread), and the only race between steps, an entry
+more than the lookup they guarded (several uses a move). Every step here
+is one call into `OrderedDict`, which the GIL keeps whole under threads
+(gthread), and the only race between steps, an entry
 evicted between its lookup and its move to the end, is caught: at worst a
 cache under threads keeps one entry fewer for a moment. Measured with
 `bench/wsgi_calls.py` (docs/performance.md, "What a move costs").

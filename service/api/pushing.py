@@ -3,9 +3,9 @@
 A stream of `events._follow` is a generator that gunicorn drives: on every
 save of its game the feed wakes it, it takes its new events from the feed,
 yields them, and gunicorn frames them as a chunk and sends them; then it waits
-again, with a timer for its heartbeat. With 1,000 streams open on one worker,
-that path cost about 50-75 µs of the worker's CPU per event pushed
-(`bench.streams`, docs/performance.md, "Open event streams"): a wake-up and
+again, with a timer for its heartbeat. With many streams open on one worker,
+that path made each event pushed dear in the worker's CPU (`bench.streams`;
+docs/performance.md, "Open event streams", has the figures): a wake-up and
 a greenlet switch per stream, the generator's loop, werkzeug's and gunicorn's
 per-write wrappers, a timer started and stopped per wait, and the ``send``.
 
@@ -23,8 +23,9 @@ The feed's pushed streams are written by one listener of the feed
 once per distinct (last event, viewer) among the streams, and each stream's
 are sent on the plain socket under gevent's (`nonblocking_send`). With a
 listener per stream, each asking and framing for itself, and gevent's
-``send``, a save pushed to 6 streams cost some 18,000 more instructions
-(`bench.push_calls`, docs/performance.md, "Open event streams").
+``send``, a save pushed to several streams cost noticeably more instructions
+(`bench.push_calls` under valgrind; docs/performance.md, "Open event streams",
+has the figures).
 
 The body is framed as gunicorn frames it (chunked: gunicorn chunks every
 HTTP/1.1 response without a Content-Length), so only a GET over HTTP/1.1 on a
@@ -233,8 +234,8 @@ class _Pusher:
         # The answer every viewer without a delay gets alike after the `seq`
         # `everyone_asked` (`Feed.since_everyone`: one event after it, shown to
         # all as it is, as after most saves), framed once for all the views:
-        # asked per view, 4 seats' and 2 spectators' streams cost some 10,000
-        # instructions more a save (`bench.push_calls --viewers 0,1,2,3,s,s`).
+        # asked per view, the streams of 4 seats and 2 spectators cost more
+        # (`bench.push_calls --viewers 0,1,2,3,s,s`; docs/performance.md has the figures).
         everyone_asked, everyone = -1, None
         since_everyone = feed.since_everyone
         now = next(iter(streams))._clock()  # the streams of a feed share one clock

@@ -93,9 +93,10 @@ def dispatch_directly(
     Speed (the measurement): through the class, Flask's view function makes an
     instance and calls its `dispatch_request`, which finds the class's method by
     the request's, which runs inside flask-smorest's `response` wrapper; each
-    step reads `current_app` or `request` through Werkzeug's proxies. A move
-    spent about 27,000 instructions there (`bench/wsgi_calls.py --phase moves`
-    under valgrind; docs/performance.md, "What a move costs"). The method's
+    step reads `current_app` or `request` through Werkzeug's proxies: a few
+    percent of a move's instructions (`bench/wsgi_calls.py --phase moves`
+    under valgrind; docs/performance.md, "What a move costs", has the
+    figures). The method's
     decorators still document the operation (flask-smorest builds the OpenAPI
     document from them when the blueprint is registered); at run time the only
     one that wraps it is `response`, which hands on a returned `Response`

@@ -9,9 +9,9 @@ stored bytes, so the public view of a state is made once and shared by every
 seat's view of it (each seat reloads the view after every move) and by the
 mover's answer; the seat's own part (`you`, its hand) is added per answer by
 `views.seat_view`, which stays the one description of a view's shape. With it
-(and the header reads of the same change) a seat's view took 9.6 % fewer
-instructions in-process (`bench/wsgi_calls.py`; docs/performance.md, "What a move
-costs").
+(and the header reads of the same change) a seat's view took noticeably fewer
+instructions in-process (`bench/wsgi_calls.py --phase view` under valgrind;
+docs/performance.md, "What a move costs", has the figures).
 
 The parts a state's view shares with the views of the states before it (the
 options, the seats' entries a move left as they were, the table's melds, the

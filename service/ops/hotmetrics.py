@@ -4,11 +4,10 @@ Why (the measurement): in multi-process mode each increment of a
 prometheus_client value takes the library's one process-wide lock (in a
 gevent worker gevent's lock, acquired and released in Python), asks the
 kernel for the process id (to notice a fork) and writes the metric file. A
-histogram observation is two such increments: about 23,600 instructions in a
-gevent-patched process (valgrind), against about 5,000 here; a move observes
-three histograms (the request's duration, the store's load and save) and
-counts itself. docs/performance.md, "What every request costs", has the
-figures per request and the command.
+histogram observation is two such increments, and a move observes three
+histograms (the request's duration, the store's load and save) and counts
+itself. docs/performance.md, "What every request costs", has the counts
+(valgrind) and the command.
 
 The one seam: `HotHistogram(metric, labelnames, buckets).labels(*values)` and
 `HotCounter(metric, labelnames).labels(*values)` give a child with
@@ -98,9 +97,8 @@ class _Floats:
 
     Speed: a float is written at its offset in the file's memory map, as
     `MmapedDict.write_value` writes it, without that method's two Python calls
-    (an observation, two writes, counted about 10,600 instructions under
-    valgrind through `write_value`, about 7,500 so; docs/performance.md, "What
-    a move costs").
+    (an observation, two writes, costs noticeably less so; counted under
+    valgrind: docs/performance.md, "What a move costs", has the figures).
     The offsets are `MmapedDict`'s own (an entry never moves once made), read
     when the file is opened, and the map is read from it at each write (it is
     replaced when the file grows); a `MmapedDict` without them (another

@@ -3,10 +3,10 @@
 Why (the measurement): ``logger.info(line)`` builds a `logging.LogRecord`
 (the time again, the thread's and process's names and ids, the caller's file
 and line found by walking the stack), then the handler formats it through
-``%(message)s`` to the very string it was given. For `/healthz`, whose
-answer is a constant, that was about a fifth of the request's instructions
-inside the app (``bench/wsgi_calls.py`` under valgrind; docs/performance.md,
-"What every request costs").
+``%(message)s`` to the very string it was given: for `/healthz`, whose
+answer is a constant, a large share of the request's instructions inside the
+app (``bench/wsgi_calls.py --phase hello`` under valgrind; the figures are in
+docs/performance.md, "What every request costs").
 
 The one seam, :func:`write`: when the logger would hand the line to nothing
 but a :class:`LineHandler` (its only handler, no filters on the logger or

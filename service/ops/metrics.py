@@ -249,8 +249,9 @@ def record_move_answer(move_type: str, response: Response) -> None:
 def _first_header(response: Response, lower_name: str) -> str | None:
     """``response.headers.get(name)``: the first value of a header named
     ``lower_name`` in any case, or ``None``. A loop over the headers: `get` of
-    a header an answer lacks raises and catches Werkzeug's `KeyError`, about
-    15,700 instructions against 6,100 (valgrind), and an applied move lacks it."""
+    a header an answer lacks raises and catches Werkzeug's `KeyError`, more
+    than twice the loop's cost (valgrind; docs/performance.md, "What every
+    request costs", has the figures), and an applied move lacks it."""
     size = len(lower_name)
     for name, value in response.headers:
         # The length first: most names differ in it, and `lower` makes a string.

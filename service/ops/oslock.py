@@ -1,9 +1,9 @@
 """Locks of the operating system's, even in a gevent-patched process.
 
 In a gevent worker `threading.Lock` and `threading.RLock` are gevent's, whose
-acquire and release run in Python (a `with` block of gevent's `RLock` counted
-about 9,500 instructions under valgrind, against a few hundred for the
-operating system's). A lock from here suits a section that never switches
+acquire and release run in Python: many times the instructions of the
+operating system's (counted under valgrind; docs/performance.md, "What every
+request costs"). A lock from here suits a section that never switches
 greenlets while held (no I/O that gevent makes cooperative, no sleep): there
 it excludes other threads, as it should, and another greenlet can never find
 it taken. The request log's handler and the hot metrics' files use them.

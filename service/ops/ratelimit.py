@@ -201,9 +201,9 @@ class RedisCounters:
         and come back without an expiry.
 
         Speed: the key is made once per window and kept on the hit (a float
-        floor division, an ``int`` and an f-string each time: about 9,000
-        instructions for a request's two keys under valgrind, about 3,000
-        kept; docs/performance.md, "What a move costs")."""
+        floor division, an ``int`` and an f-string each time cost several
+        times the kept key; valgrind: docs/performance.md, "What a move costs",
+        has the figures)."""
         prefix = self.key_prefix
         keys = []
         for hit in hits:

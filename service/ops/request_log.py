@@ -42,7 +42,7 @@ def annotate(**fields: Any) -> None:
     """Add fields (``seat=0``, ``move_type="discard"``…) to this request's log line."""
     if not fields.keys() <= ANNOTATIONS:
         raise ValueError(f"not a request log field: {sorted(fields.keys() - ANNOTATIONS)}")
-    # `request_g()` without its call (about 1,000 instructions, two a move).
+    # the request's `g` without a call (about 1,000 instructions, two a move).
     if _cv_request.get(None) is None:
         return  # called outside a request (a unit test): nothing to log
     values = _cv_app.get().g.__dict__  # `g`'s attributes, read and set without calls
@@ -76,7 +76,8 @@ _last_second: list[tuple[int, str]] = [(-1, "")]
 def timestamp() -> str:
     """Now as ``datetime.now(UTC).isoformat(timespec="milliseconds")`` gives
     it (``2026-12-02T02:48:23.123+00:00``), the date and time formatted once
-    per second: formatting a `datetime` took about 17,000 instructions a line."""
+    per second: formatting a `datetime` was a large share of a line's cost
+    (valgrind; docs/performance.md, "What every request costs", has the figures)."""
     second, nanos = divmod(time.time_ns(), 1_000_000_000)
     cached = _last_second[0]
     if cached[0] != second:

@@ -2,24 +2,25 @@
 
 Why (the measurement): every move rebuilds its state and round objects a few
 times (`service.rules.engine`), and copying them field by field through a loop
-of ``getattr`` and ``object.__setattr__`` calls was about 3 % of a move's time
-inside the app in sampling profiles (py-spy over ``bench/wsgi_calls.py --phase
-moves``). A function written out for each class (its fields read as plain
-attribute loads, no per-field ``getattr`` call or loop) does the same copy.
+of ``getattr`` and ``object.__setattr__`` calls was a noticeable share of a
+move's time inside the app in sampling profiles (py-spy over
+``bench/wsgi_calls.py --phase moves``). A function written out for each class
+(its fields read as plain attribute loads, no per-field ``getattr`` call or
+loop) does the same copy.
 It fills a *draft*: an instance of a plain class with the very same slots,
 whose fields are set by ordinary attribute stores, and then makes the draft an
 instance of the frozen class (``__class__`` assignment, which Python allows
 between classes of the same layout). A frozen class's fields can otherwise
-only be set through ``object.__setattr__``, a call of about 1,400 instructions
-per field under valgrind against about 200 for a plain store (a 17-field
-`GameState` copy: about 21,000 → 6,000). docs/performance.md, "What a move
-costs", has the figures.
+only be set through ``object.__setattr__``, a call that costs several times a
+plain store (counted under valgrind, for a field and for a whole `GameState`
+copy: docs/performance.md, "What a move costs", has the figures).
 
 The function is written per class *and set of changed fields*: each field is
 read from the object or from the changes without a test for each field
-(`field in changes`, a dict look-up per field per copy: a 17-field `GameState`
-copy about 9,600 → 7,900 instructions under valgrind, with the key's making
-and look-up; a move makes about three copies).
+(`field in changes`, a dict look-up per field per copy): a `GameState` copy
+takes a good share fewer instructions so under valgrind, the key's making and
+look-up included, and a move makes about three copies (docs/performance.md,
+"What a move costs", has the figures).
 
 The one seam: `evolve`, called by the engine wherever it makes a changed copy.
 A class whose layout a draft cannot share is copied through ``object.__setattr__``.

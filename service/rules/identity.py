@@ -7,9 +7,9 @@ move changed: one hand, the discard pile, perhaps a meld; decoding shares equal
 parts through its own caches). Keyed by value (`functools.lru_cache`), each
 lookup hashed the frozen dataclass field by field, which cost about as much as
 the encoding it saved; keyed by identity it is one dict lookup. With this and
-`service.api.lru` alone a move took 3.7 % fewer instructions in-process
-(`bench/wsgi_calls.py` under valgrind; docs/performance.md, "What a move costs",
-has the figures of all that change's parts together).
+`service.api.lru` alone a move took noticeably fewer instructions in-process
+(`bench/wsgi_calls.py --phase moves` under valgrind; docs/performance.md, "What
+a move costs", has the figures).
 
 The one seam: the `by_identity` decorator on the functions that encode a
 state's parts (`service.rules.state`) and build the view of a table meld

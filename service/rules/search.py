@@ -82,8 +82,9 @@ _PoolMeld = tuple[int, int, int, int]
 #: Melds one listing of the legal moves may try, all its checks together, when
 #: it searches how the turn can still end after a meld or a joker swap (a
 #: first-meld minimum, a concealed round's way out). Sized so that the worst
-#: allowed hand stays within the 50 ms of docs/performance.md (1,000 did not:
-#: maxima up to 72 ms); the checks of a preset's hands use a small part of it.
+#: allowed hand stays within the 50 ms of docs/performance.md (a budget of 1,000
+#: did not on a loaded machine); the checks of a preset's hands use a small part
+#: of it.
 SEARCH_NODES = 500
 
 

@@ -1,10 +1,10 @@
 """Speed: a seat's entry of the public view kept while the seat and its round's counts stay.
 
 Why (the measurement): a move's answer builds the public view of the new state,
-and most of it was the four seats' dicts (about 45,000 instructions with the
-other parts kept; docs/performance.md, "What a move costs"), yet a move changes
-one seat's hand size, flag or known cards and leaves the other seats' entries
-as they were: the engine keeps their `Seat` objects and known-card tuples.
+and most of it was the four seats' dicts (with the other parts kept; counted
+under valgrind, docs/performance.md, "What a move costs", has the figures), yet
+a move changes one seat's hand size, flag or known cards and leaves the other
+seats' entries as they were: the engine keeps their `Seat` objects and known-card tuples.
 
 The one seam: `views.public_view` looks each seat up in `SEAT_VIEWS` by the
 seat's and its known cards' identity with its index, hand size and meld flag,

@@ -271,6 +271,12 @@ def shared_view(event: dict[str, Any], viewer: int | None) -> int | None:
     deal one per seat with a hand and one for the rest)."""
     if is_public_event(event):
         return EVERYONE
+    return private_view(event, viewer)
+
+
+def private_view(event: dict[str, Any], viewer: int | None) -> int | None:
+    """`shared_view` of an event that is not `is_public_event` (the caller asked
+    that already: a stream's feed asks it once per event, not per viewer)."""
     if event.get("type") == "drew":  # from the stock: the drawer sees the card
         return viewer if viewer is not None and event.get("seat") == viewer else None
     hands = event["hands"]  # a deal's: each seat sees its own hand
@@ -281,12 +287,18 @@ def shared_view(event: dict[str, Any], viewer: int | None) -> int | None:
 
 def redact_event(event: dict[str, Any], viewer: int | None) -> dict[str, Any]:
     """The event as ``viewer`` (a seat, or ``None`` for a spectator) may see it."""
-    out = dict(event)
     if is_public_event(event):
-        return out
+        return dict(event)
+    return redact_private_event(event, viewer)
+
+
+def redact_private_event(event: dict[str, Any], viewer: int | None) -> dict[str, Any]:
+    """`redact_event` of an event that is not `is_public_event` (the caller asked
+    that already)."""
     # Copied, then the hidden key taken out: the rest keeps its order. A dict
-    # comprehension leaving it out cost some 4,000 instructions more a stock
-    # draw a stream shows (`bench.push_calls`, docs/performance.md).
+    # comprehension leaving it out cost about twice as much for every stock
+    # draw a stream shows (`bench.push_calls`; docs/performance.md has the figures).
+    out = dict(event)
     if event["type"] == "drew":
         if event.get("seat") != viewer:
             out.pop("card", None)  # only the drawer sees its card

@@ -6,8 +6,8 @@ connections, all measured with the moves benchmark (docs/performance.md,
 
 * **Balance.** Every worker accepts from the one listening socket, and
   whichever is on a CPU when a burst of connections arrives takes most of
-  them: 32 keep-alive connections split 24/8 or 25/7 between two workers, and
-  the busier worker answered its share at about three times the latency of
+  them: keep-alive connections split about three to one between two workers,
+  and the busier worker answered its share at several times the latency of
   the other. Here every worker publishes how many connections it holds on a
   `ConnectionBoard` that all workers of a master share, and stops accepting
   while it holds more than `MARGIN` connections above the least busy other
@@ -18,7 +18,8 @@ connections, all measured with the moves benchmark (docs/performance.md,
   than the event loop's callback queue (`gevent.sleep(0)`). A greenlet woken
   from that queue runs before the loop next polls its sockets, and the queue
   refills as fast as keep-alive requests finish: greenlets whose Redis reply
-  had arrived waited up to 60-80 ms behind other connections' whole requests.
+  had arrived waited behind other connections' whole requests, for tens of
+  milliseconds.
   A timer wakes the greenlet after the next poll, in turn with the replies.
 * **No admission limit.** Every request runs the app at once: a worker's store
   commands are pipelined (service/store/pipelining.py), so the requests of a
@@ -84,10 +85,10 @@ class ConnectionBoard:
 
     A header holds one past the highest slot reported in (`in_use`), and a
     look reads only the slots below it: the workers' slots are their ages, so
-    a few, until `SLOTS` workers have been started. Reading all 256 slots cost
-    some 230,000 instructions a look (valgrind callgrind), 100 looks a second
-    per worker: 12-15 ms of each worker's CPU a second (docs/performance.md,
-    "Worker set-up"). Two workers raising it at once may leave it at the lower
+    a few, until `SLOTS` workers have been started. Reading all the slots at each
+    look (100 looks a second per worker) took a noticeable share of each
+    worker's CPU (valgrind callgrind; docs/performance.md, "Worker set-up", has
+    the figures). Two workers raising it at once may leave it at the lower
     slot: the other raises it again at its next report.
     """
 
@@ -219,8 +220,9 @@ class BalancedGeventWorker(GeventWorker):  # type: ignore[misc]  # gunicorn is u
         numbers and all, for debugging tools only; the store's pipelined
         connection spawns a writer and a reader greenlet per turn of the loop
         from a request's deep stack (service/store/pipelining.py), and such a
-        spawn took about 54,000 instructions with the tracking and 35,000
-        without (valgrind callgrind; docs/performance.md, "Worker set-up").
+        spawn takes about half as much again with the tracking as without
+        (valgrind callgrind; docs/performance.md, "Worker set-up", has the
+        figures).
         """
         gevent.config.track_greenlet_tree = False
         super().init_process()

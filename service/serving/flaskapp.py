@@ -12,14 +12,13 @@ same order, with the same hooks and signals:
   `do_teardown_request` read the request context once from Flask's context
   variable instead of through the `flask.request` and `flask.request_ctx`
   proxies (each read through a proxy fails the ordinary lookup first, for
-  which Python formats an `AttributeError`: about 10,000 instructions a read;
-  see `service.api.current`).
+  which Python formats an `AttributeError`: several times a plain read; see
+  `service.api.current`).
 - Sessions: the service sets no ``SECRET_KEY``, so Flask opened no session
-  and made a new `NullSession` for every request (about 11,000 instructions
-  with the check after the answer). `NoSessions` hands every request of an
-  app without a secret key one shared `NullSession`, which refuses every
-  change as each new one did; an app given a secret key gets Flask's signed
-  cookie sessions as before.
+  and made a new `NullSession` for every request, and checked it after the
+  answer. `NoSessions` hands every request of an app without a secret key one
+  shared `NullSession`, which refuses every change as each new one did; an app
+  given a secret key gets Flask's signed cookie sessions as before.
 - `url_map_class`: a game path's route is remembered after its first match
   (`service.serving.routematch`).
 """

@@ -1,14 +1,14 @@
 """Garbage-collector settings for a serving process.
 
 A worker's loaded app (Flask, marshmallow, the OpenAPI spec, gevent, the rules'
-tables) is some 60,000 objects that live as long as the process, and every
-full collection walked all of them: 25-60 ms with the worker's requests
-waiting (moves' p99 latency rose with it). `tune_gc_for_serving` moves them
-out of the collector's sight once the app is loaded (`gc.freeze`), and lets
-more young objects pile up before a collection: a move allocates thousands of
-short-lived objects, and each collection also promotes whatever the requests
-in flight hold at that moment. Both measured in docs/performance.md, "Worker
-set-up".
+tables) is tens of thousands of objects that live as long as the process, and
+every full collection walked all of them, with the worker's requests waiting
+(moves' p99 latency rose with it). `tune_gc_for_serving` moves them out of
+the collector's sight once the app is loaded (`gc.freeze`), and lets more young
+objects pile up before a collection: a move allocates thousands of short-lived
+objects, and each collection also promotes whatever the requests in flight hold
+at that moment. Both measured in docs/performance.md, "Worker set-up", which has
+the figures.
 """
 
 from __future__ import annotations

@@ -2,9 +2,9 @@
 
 Why (the measurement): Werkzeug's state-machine matcher walks a path part by
 part and tries each dynamic part through its regular expression, then sorts
-the converter groups and converts each value; matching
-``POST /games/<id>/moves`` counted about 44,000 instructions under valgrind
-(against about 20,000 for the static ``/healthz``), some 4 % of a move. A
+the converter groups and converts each value: a few percent of a move's and
+of `/healthz`'s instructions (valgrind; docs/performance.md, "What a move
+costs", has the figures). A
 game's path is matched again on every move, view and listing of that game,
 and a static path on every request to it, with the same answer: the routes do
 not change once the app serves.

@@ -103,9 +103,9 @@ _MILLIS = tuple(f".{millis:03d}Z" for millis in range(1000))
 def _iso_of_second(seconds: int) -> str:
     """Epoch seconds as ISO-8601 UTC to the second, remembered: the saves of one
     second share it, and building the whole time through `datetime` for each
-    new millisecond took some 25,000 instructions of every save a worker with
-    streams open decodes (`bench.push_calls`, docs/performance.md, "Open event
-    streams")."""
+    new millisecond was a good share of every save a worker with streams open
+    decodes (`bench.push_calls` under valgrind; docs/performance.md, "Open
+    event streams", has the figures)."""
     return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="seconds")[:-6]
 
 
@@ -275,7 +275,7 @@ def decode_event(data: bytes) -> dict[str, Any]:
         # No object inside the body (no other brace, even in a string): only
         # its own keys to rename, in one loop. Renaming them at once by their
         # tuple's long names (`tuple`, a lookup and `update(zip(...))`) cost
-        # some 3,800 instructions more an event (`bench.push_calls`).
+        # more per event (`bench.push_calls`; docs/performance.md has the figures).
         long_names = _LONG_NAMES_BY_KEY
         for key, item in body.items():
             event[long_names[key]] = item

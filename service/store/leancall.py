@@ -13,7 +13,8 @@ command to its slot's node.
 
 With hiredis installed (the default install), a command is packed by
 `hiredis.pack_command` at once: what redis-py's own packer does, less its
-per-argument conversion pass (about 3 of 5 µs for a save's 19 arguments).
+per-argument conversion pass (most of the packing's time for a save;
+docs/performance.md, "What a move costs", has the figures).
 
 In a gevent worker (sockets patched) the commands take one shared, pipelined
 connection instead (`service.store.pipelining`), unless built with

@@ -72,7 +72,8 @@ class PipelinedConnection:
         A failed command is handed to the client's retry policy as its first
         attempt (the policy decides whether and when to send it again): the
         policy's own wrapper around every command took two Python calls and a
-        closure each time, about 3,000 instructions (valgrind).
+        closure each time (valgrind; docs/performance.md, "What a move costs",
+        has the figures).
         """
         try:
             return self._round_trip(packed)

@@ -3,10 +3,10 @@
 A move runs two scripts (the counting load and the compare-and-set), and
 `hiredis.pack_command` formats every argument anew (a ``sprintf`` each); the
 command's head repeats for every move of a game: the script's digest and the
-game's keys. Kept packed, only the arguments are packed per call (a save
-packed 40.9 k → 34.8 k instructions in isolation under valgrind;
-docs/performance.md, "What a move costs"). The bytes sent are the same as
-packing the whole command (`tests/store/test_scriptpack.py`).
+game's keys. Kept packed, only the arguments are packed per call (a save's
+packing takes a good share fewer instructions, counted in isolation under valgrind;
+docs/performance.md, "What a move costs", has the figures). The bytes sent are
+the same as packing the whole command (`tests/store/test_scriptpack.py`).
 """
 
 from __future__ import annotations

@@ -7,13 +7,14 @@ watcher and timer), the client's retry wrapper, push-notification handling
 that looks its logger up every time, and a dict of six entries: in a sampling
 profile of a worker holding 1,000 streams (``python -m bench.streams
 --pushes-only --profile DIR``, docs/performance.md, "Open event streams") a
-fifth of its CPU, more than the feeds' work. Here the subscription is one
+large share of its CPU, more than the feeds' work. Here the subscription is one
 connection made with the client's own settings (address, TLS, password,
 database) by redis-py, whose replies are then read here with hiredis's reader:
 a message is one parsed reply, a buffered one without touching the socket,
 else one ``recv`` bounded by the caller's timeout that takes every message
-already arrived (some 7,800 instructions a message; through redis-py's
-``read_response``, 14,800: ``python -m bench.push_calls --read``).
+already arrived: about half the instructions a message of redis-py's
+``read_response`` (``python -m bench.push_calls --read`` under valgrind;
+docs/performance.md, "Open event streams", has the figures).
 
 The connection speaks RESP2 whatever the client's protocol: under RESP3 a
 message is a push notification, which redis-py hands through handlers that
@@ -97,8 +98,7 @@ class PatternSubscription:
         """The next message published on a channel of the pattern, waiting up to
         `timeout` s (``None`` without one); a lost connection raises."""
         # `_read`, its first step here: a message already read and parsed, as
-        # most are, without one more Python call (some 700 instructions a
-        # message, `bench.push_calls --read`).
+        # most are, without one more Python call (`bench.push_calls --read`).
         reply = self._reader.gets()
         if reply is False:
             reply = self._receive(timeout)

@@ -50,8 +50,8 @@ def decode_wakeup(data: bytes) -> list[dict[str, Any]] | None:
         return [decode_event(line) for line in data.split(b"\n")]
     except (ValueError, KeyError, IndexError, TypeError):
         # A deletion's bare `seq` fails here too, rather than being looked for
-        # in every save's message first (some 1,200 instructions a save,
-        # `bench.push_calls`). `find`, not `in`: it tries the bytes as a number first.
+        # in every save's message first (`bench.push_calls`). `find`, not
+        # `in`: it tries the bytes as a number first.
         if data.find(b" ") >= 0:
             _log.warning("unreadable stream wake-up: %r", data[:200])
         return None
@@ -75,18 +75,6 @@ class Watch:
     def wake(self) -> None:
         """Make the current or next `wait` return ``True``."""
         self._woken.set()
-
-    def wake_with(self, events: list[dict[str, Any]]) -> None:
-        """A save appended `events`: hand them to ``deliver`` (else `wake`)."""
-        deliver = self._deliver  # read once: `Hub.watch` drops it on exit
-        if deliver is None:
-            self._woken.set()
-            return
-        try:
-            deliver(events)
-        except Exception:  # one holder's failure is not the hub's: it reads instead
-            _log.exception("stream wake-up of game %s failed", self.game_id)
-            self._woken.set()
 
 
 class Hub:
@@ -161,10 +149,16 @@ class Hub:
         watches = tuple(followed)
         events = decode_wakeup(data)
         for watch in watches:
-            if events is None:
+            deliver = watch._deliver  # read once: `Hub.watch` drops it on exit
+            if events is None or deliver is None:
                 watch.wake()
-            else:
-                watch.wake_with(events)
+                continue
+            # Here, not in a method of the watch: one Python call less a save.
+            try:
+                deliver(events)
+            except Exception:  # one holder's failure is not the hub's: it reads instead
+                _log.exception("stream wake-up of game %s failed", game_id)
+                watch.wake()
 
     def notify_all(self) -> None:
         """Wake every watch (wake-ups may have been missed)."""
@@ -188,8 +182,9 @@ class RedisHub(Hub):
     every watch once it is subscribed again (publishes in between are lost).
     Once no watch has been open for `IDLE_CLOSE` s, the reader closes the
     subscription and ends (else the process would wake for every save of every
-    game for as long as it lives: about 40 µs of a worker's CPU per move,
-    docs/performance.md, "Open event streams"); the next watch starts another.
+    game for as long as it lives, at a cost to every move's CPU:
+    docs/performance.md, "Open event streams", has the figures); the next
+    watch starts another.
     """
 
     #: Seconds `ready` waits at most for the reader's attempt to subscribe. An

@@ -134,6 +134,22 @@ def test_a_redacted_event_keeps_the_order_of_its_keys() -> None:
     assert "card" in drew and "hands" in dealt  # copies: the event is left as it was
 
 
+def test_the_private_forms_answer_as_the_general_ones_for_events_not_public() -> None:
+    from service.rules.views import private_view, redact_private_event, shared_view
+
+    drew = {"type": "drew", "seat": 1, "source": "stock", "card": "S5"}
+    dealt = {"type": "round_started", "hands": [["S5"], None, ["D2", "H3"]], "dealer": 1}
+    for event in (drew, dealt):
+        for viewer in (0, 1, 2, None):
+            assert private_view(event, viewer) == shared_view(event, viewer)
+            seen = redact_private_event(event, viewer)
+            assert seen == redact_event(event, viewer) and list(seen) == list(
+                redact_event(event, viewer)
+            )
+    assert private_view(drew, 1) == 1 and redact_private_event(drew, 1)["card"] == "S5"
+    assert "card" not in redact_private_event(drew, 0)
+
+
 def test_round_started_shows_each_viewer_only_their_own_hand() -> None:
     opts = resolve_options("standard", {}, 3)
     state, events = new_game(opts, "standard", [SeatSpec(f"P{i}") for i in range(3)], seed=5)
