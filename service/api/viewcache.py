@@ -83,9 +83,7 @@ def wire_view(view: dict[str, Any]) -> dict[str, Any]:
         round_view = wire["round"] = dict(round_view)
         part = round_view["melds"]
         found = kept.get(id(part))
-        round_view["melds"] = (
-            found[1] if found is not None and found[0] is part else fragment(part)
-        )
+        round_view["melds"] = found[1] if found is not None and found[0] is part else fragment(part)
     part = view["rounds"]
     found = kept.get(id(part))
     wire["rounds"] = found[1] if found is not None and found[0] is part else fragment(part)
