@@ -100,7 +100,14 @@ def request_body() -> Any:
     except orjson.JSONDecodeError as exc:
         raise Problem(400, "invalid_json", f"The request body is not valid JSON: {exc}") from None
     context.json_body = body
+    context.json_data = data
     return body
+
+
+def request_data() -> bytes | None:
+    """The bytes `request_body` parsed (`None` before it did, or for an empty body)."""
+    data: bytes | None = current_g().__dict__.get("json_data")
+    return data
 
 
 def install(app: Flask) -> None:

@@ -26,7 +26,8 @@ from service.api.gamestore import (
     transact,
 )
 from service.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, fingerprint, idempotency_key
-from service.api.jsonio import raw_json_response, request_body
+from service.api.jsonio import raw_json_response, request_body, request_data
+from service.api.moveparse import parsed_moves
 from service.api.paths import (
     ETAG_HEADER,
     GAME_ID_PARAMETER,
@@ -38,7 +39,6 @@ from service.api.schemas import GameViewSchema, LegalMovesSchema
 from service.api.smorest import SEAT_REQUIRED, Blueprint, common_errors, dispatch_directly
 from service.ops import request_log
 from service.rules import engine
-from service.rules.moves import parse_request
 
 blp = Blueprint("moves", __name__, url_prefix="/games", description="Moves")
 check_game_ids(blp)
@@ -157,7 +157,7 @@ def make_move(game_id: str) -> Response:
     # raises `MoveFormatError` (422, `service.api.errors`).
     key = idempotency_key()
     body = request_body()
-    moves = parse_request(body)
+    moves = parsed_moves(request_data(), body)
     token = auth.required_token()
     expected = if_match()
     # The fingerprint covers the body as sent, not as it was parsed.

@@ -246,12 +246,12 @@ def test_a_malformed_move_names_its_field(api: Api) -> None:
 def test_the_move_body_is_parsed_once_by_the_moves_parser(
     api: Api, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from service.api import moves
+    from service.api import moveparse
     from service.api.smorest import BodyParser
     from tests.api.helpers import bearer
 
     calls: list[str] = []
-    parse_request = moves.parse_request
+    parse_request = moveparse.parse_request
 
     def counting(body: Any) -> Any:
         calls.append("parse_request")
@@ -262,7 +262,8 @@ def test_the_move_body_is_parsed_once_by_the_moves_parser(
         raise AssertionError("the move endpoint reads its body and headers itself")
 
     game, ann, _ = api.scripted_game()
-    monkeypatch.setattr(moves, "parse_request", counting)
+    monkeypatch.setattr(moveparse, "parse_request", counting)
+    monkeypatch.setattr(moveparse, "_KEPT", {})  # bodies of earlier tests: parsed again
     monkeypatch.setattr(BodyParser, "parse", webargs)
     headers = {**bearer(ann), "Idempotency-Key": "k", "If-Match": '"1"'}
     path = f"/games/{game}/moves"
