@@ -94,3 +94,30 @@ def test_well_formed_game_ids_are_remembered_up_to_the_limit() -> None:
     assert codec.is_game_id("one-more")
     assert sorted(codec._WELL_FORMED) == ["one-more"]
     assert codec.is_game_id("abc_-09XY")  # checked again by the pattern
+
+
+def test_a_flat_events_form_is_kept_and_equal_values_of_other_types_are_not_mixed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(codec, "_TAILS", {})
+    drew = {"type": "drew", "seat": 1, "source": "stock", "card": "D5"}
+    first = event_tail(drew)
+    assert event_tail(dict(drew)) is first  # kept
+    assert first == codec._event_tail(drew)
+    for value in (True, 1.0):
+        other = {**drew, "seat": value}
+        assert event_tail(other) == codec._event_tail(other) != first
+        decoded = decode_event(stamp_event(1, 1, 0, event_tail(other)))["seat"]
+        assert decoded == value and type(decoded) is type(value)
+    nested = {"type": "melded", "seat": 0, "meld": {"id": 1, "cards": ["H2", "H3", "H4"]}}
+    assert event_tail(nested) == codec._event_tail(nested)
+    assert len(codec._TAILS) == 1  # only the flat one of exact str and int values
+
+
+def test_the_kept_forms_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(codec, "_TAILS", {})
+    monkeypatch.setattr(codec, "TAILS_KEPT", 2)
+    for card in ("H2", "H3", "H4"):
+        event_tail({"type": "discarded", "seat": 0, "card": card})
+    assert len(codec._TAILS) == 1  # the third emptied the table first
+    assert codec.TAILS_KEPT == 2
