@@ -190,8 +190,6 @@ class _LongKeys(dict[str, str]):
 
 #: Stored keys to their long names: a dict lookup, no Python call for a short key.
 _LONG_NAMES_BY_KEY = _LongKeys(_LONG_KEYS)
-#: A stored key's long name.
-_long_key = _LONG_NAMES_BY_KEY.__getitem__
 
 
 def _rename_keys(value: Any, rename: Callable[[str], str]) -> Any:
@@ -219,6 +217,35 @@ def _rename_into(
             item = _rename_keys(item, rename)
         renamed[rename(key)] = item
     return renamed
+
+
+def _long_named_into(renamed: dict[Any, Any], value: dict[Any, Any]) -> dict[Any, Any]:
+    """`renamed` with ``value``'s items added under their keys' long names, at any
+    depth: `_rename_into` with the long names, for what `orjson.loads` made (plain
+    dicts and lists, new: a list is renamed in place, and one of scalars is
+    left as it is). A meld's or a lay-off's event, decoded by a worker with
+    streams open for every save they follow, took about twice a flat event's
+    instructions through `_rename_into` (`bench.push_calls`; docs/performance.md
+    has the figures)."""
+    names = _LONG_NAMES_BY_KEY
+    for key, item in value.items():
+        kind = type(item)
+        if kind is dict:
+            item = _long_named_into({}, item)
+        elif kind is list:
+            _long_named_in_list(item)
+        renamed[names[key]] = item
+    return renamed
+
+
+def _long_named_in_list(items: list[Any]) -> None:
+    """The dicts inside `items` (at any depth) with their keys' long names, in place."""
+    for index, item in enumerate(items):
+        kind = type(item)
+        if kind is dict:
+            items[index] = _long_named_into({}, item)
+        elif kind is list:
+            _long_named_in_list(item)
 
 
 #: The stored form of the top-level keys a save meets most, by table: the long
@@ -280,7 +307,7 @@ def decode_event(data: bytes) -> dict[str, Any]:
         for key, item in body.items():
             event[long_names[key]] = item
     else:
-        _rename_into(event, body, _long_key)  # the caller's fields follow the store's
+        _long_named_into(event, body)  # the caller's fields follow the store's
     kind = event.get("type")
     if type(kind) is int:
         event["type"] = EVENT_TYPES[kind]

@@ -94,3 +94,15 @@ def test_well_formed_game_ids_are_remembered_up_to_the_limit() -> None:
     assert codec.is_game_id("one-more")
     assert sorted(codec._WELL_FORMED) == ["one-more"]
     assert codec.is_game_id("abc_-09XY")  # checked again by the pattern
+
+
+def test_nested_objects_read_back_with_their_long_names_at_any_depth() -> None:
+    event = {
+        "type": "laid_off",
+        "meld": {"id": 3, "type": "run", "cards": ["H3", "H4"], "jokers": {"0": "H2"}},
+        "scores": [[{"seat": 0, "points": 5}], [], None],
+        "~x": [{"T": {"card": "S5"}}],
+    }
+    decoded = decode_event(stamp_event(9, 8, 0, event_tail(event)))
+    assert decoded == {"seq": 9, "version": 8, "at": "1970-01-01T00:00:00.000Z", **event}
+    assert list(decoded["meld"]) == ["id", "type", "cards", "jokers"]
