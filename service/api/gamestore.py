@@ -359,7 +359,9 @@ def created_of(game_id: str) -> str:
 def game_view(
     game_id: str, state: GameState, version: int, last_event: int, seat: int | None
 ) -> dict[str, Any]:
-    """The docs/api.md view of a game: a seat's view, or the public view for `None`."""
+    """The docs/api.md view of a game: a seat's view, or the public view for `None`.
+
+    For orjson to serialise: a seat's view holds serialised parts (`viewcache`)."""
     view: dict[str, Any] = {"id": game_id, "version": version}
     if seat is not None:
         views.seat_view(state, seat, viewcache.public_view(state), head=view)

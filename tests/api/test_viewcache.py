@@ -5,6 +5,9 @@ from __future__ import annotations
 import time
 from datetime import datetime
 
+import orjson
+import pytest
+
 from service.api import viewcache
 from service.api.gamestore import STATES
 from service.api.viewcache import PUBLIC_VIEWS, PublicViews
@@ -60,3 +63,31 @@ def test_now_text_is_rfc3339_of_the_current_millisecond() -> None:
     moment = datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
     assert before - 0.001 <= moment <= after
     assert text[:19] == str(views.rfc3339(int(moment * 1000)))[:19]
+
+
+def test_the_shared_parts_are_serialised_once_for_every_view_that_shares_them(api: Api) -> None:
+    game, ann, _ = api.scripted_game()
+    api.move(game, ann, DRAW)
+    before, after = [s for s in STATES._states.values() if s.round is not None][-2:]
+    first, second = viewcache.public_view(before), viewcache.public_view(after)
+    plain = views.public_view(after)
+    for view in (first, second):
+        assert isinstance(view["options"], orjson.Fragment)
+        assert all(isinstance(entry, orjson.Fragment) for entry in view["seats"])
+        assert isinstance(view["round"]["melds"], orjson.Fragment)
+        assert isinstance(view["rounds"], orjson.Fragment)
+    assert second["options"] is first["options"]  # the same options: serialised once
+    mover = before.round.turn if before.round is not None else -1
+    kept = [i for i in range(len(plain["seats"])) if i != mover]
+    assert all(second["seats"][i] is first["seats"][i] for i in kept)
+    assert orjson.dumps(second) == orjson.dumps(plain)  # the very same bytes
+
+
+def test_the_serialised_parts_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(viewcache, "FRAGMENTS_KEPT", 2)
+    monkeypatch.setattr(viewcache, "_FRAGMENTS", {})
+    parts = [{"a": 1}, [2], {"b": [3]}]
+    made = [viewcache.fragment(part) for part in parts]
+    assert len(viewcache._FRAGMENTS) == 1  # the third emptied the table first
+    assert viewcache.fragment(parts[2]) is made[2]
+    assert [orjson.dumps(m) for m in made] == [orjson.dumps(p) for p in parts]

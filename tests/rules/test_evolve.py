@@ -97,3 +97,30 @@ def test_the_copiers_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
         evolve(state, **{name: 1})
     assert len(module._COPIERS) <= 2
     assert evolve(state, steps=9).steps == 9
+
+
+def test_a_move_its_round_goes_on_from_copies_the_game_state_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from service.rules import engine
+    from service.rules.moves import Discard, Draw
+
+    copies: list[type] = []
+
+    def counted(obj: object, **changes: object) -> object:
+        copies.append(type(obj))
+        return evolve(obj, **changes)
+
+    state = _state()
+    assert state.round is not None
+    monkeypatch.setattr(engine, "evolve", counted)
+    seat = state.round.turn
+    drawn, events = engine.apply(state, seat, Draw("stock"))
+    assert copies.count(GameState) == 1
+    assert (drawn.steps, drawn.event_count) == (state.steps + 1, state.event_count + len(events))
+    assert drawn.round is not None
+    copies.clear()
+    done, events = engine.apply(drawn, seat, Discard(drawn.round.hands[seat][0]))
+    assert copies.count(GameState) == 1
+    assert (done.steps, done.event_count) == (drawn.steps + 1, drawn.event_count + len(events))
+    assert done.round is not None and done.round.turn != seat
