@@ -1,11 +1,11 @@
 """Speed: a move request's parsed moves kept per body, for the bodies moves repeat.
 
 Why (the measurement): `parse_request` (the move's shape checked, its fields
-parsed, its card codes read in any accepted form, a frozen move built) cost
-about 18,000 instructions for a one-card discard under valgrind, about 2 % of a
-move (`bench/wsgi_calls.py --phase moves`; docs/performance.md, "What a move
-costs"), yet most moves are draws and discards whose bodies recur byte for
-byte: a game's 52 cards and two draws. A body's moves depend on its bytes
+parsed, its card codes read in any accepted form, a frozen move built) is a
+share of a move worth keeping (`bench/wsgi_calls.py --phase moves` under
+valgrind; docs/performance.md, "What a move costs", has the figures), yet most
+moves are draws and discards whose bodies recur byte for byte: a game's 52
+cards and two draws. A body's moves depend on its bytes
 alone (orjson reads the same bytes to the same value, and `parse_request` is
 a function of that value), and moves are frozen, so the moves of a body seen
 before are handed out again.

@@ -188,19 +188,21 @@ class _Pusher:
     (before, each stream was a listener of its own that asked and framed for
     itself: `bench.push_calls` counts the difference)."""
 
-    __slots__ = ("_feed", "_streams")
+    __slots__ = ("_clock", "_feed", "_streams")
 
-    def __init__(self, feed: Feed) -> None:
+    def __init__(self, feed: Feed, clock: Callable[[], float]) -> None:
         self._feed = feed
         #: The streams, in the order they joined (a dict: ordered, removal by key).
         self._streams: dict[PushedStream, None] = {}
+        #: The first stream's clock: the streams of a feed share one.
+        self._clock = clock
 
     @classmethod
     def join(cls, feed: Feed, stream: PushedStream) -> _Pusher:
         """Add `stream` to its feed's pusher (made and listening with the first)."""
         pusher = _pushers.get(feed)
         if pusher is None:
-            pusher = _pushers[feed] = cls(feed)
+            pusher = _pushers[feed] = cls(feed, stream._clock)
             feed.listen(pusher.push)
         pusher._streams[stream] = None
         return pusher
@@ -224,8 +226,9 @@ class _Pusher:
             for stream in streams:
                 stream._wake.set()  # each catches up and ends in its greenlet
         since = feed.since
-        # Asked and framed once per (last event, viewer and delay) in this save.
-        framed: dict[tuple[int, tuple[int | None, int]], tuple[bytes, int]] = {}
+        # Asked and framed once per (last event, viewer and delay) in this save
+        # (made when first needed: mostly `everyone` answers every stream).
+        framed: dict[tuple[int, tuple[int | None, int]], tuple[bytes, int]] | None = None
         last = (b"", b"")  # the last messages framed, and their chunk
         # The answer of the stream before, for the next one that stands at the
         # same event with the same view (as the streams of a game mostly do):
@@ -238,7 +241,7 @@ class _Pusher:
         # (`bench.push_calls --viewers 0,1,2,3,s,s`; docs/performance.md has the figures).
         everyone_asked, everyone = -1, None
         since_everyone = feed.since_everyone
-        now = next(iter(streams))._clock()  # the streams of a feed share one clock
+        now = self._clock()
         # The dict itself, not a copy: nothing in this loop switches greenlets
         # (sends that never wait, events set), so no stream joins or leaves
         # meanwhile; each line here runs per stream and save (`bench.push_calls`).
@@ -260,6 +263,8 @@ class _Pusher:
                     data, after = everyone
                 else:
                     asked = (asked_after, asked_view)
+                    if framed is None:
+                        framed = {}
                     answer = framed.get(asked)
                     if answer is None:
                         messages, after = since(asked_after, stream._seat, stream._delay)

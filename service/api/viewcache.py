@@ -17,10 +17,10 @@ The parts a state's view shares with the views of the states before it (the
 options, the seats' entries a move left as they were, the table's melds, the
 finished rounds: the rules keep those objects, `views.public_view`) are kept
 here serialised, as `orjson.Fragment`s, so an answer serialises only what its
-state changed: orjson's share of a move about 43,700 → 26,500 instructions, a
-move about 4,800 fewer with the fragments' look-ups (`bench/wsgi_calls.py`
-under valgrind; orjson writes the same bytes; docs/performance.md, "What a
-move costs").
+state changed: orjson's share of a move falls by more than a third, and a move
+costs fewer instructions even with the fragments' look-ups (`bench/wsgi_calls.py
+--phase moves` under valgrind; orjson writes the same bytes; docs/performance.md,
+"What a move costs", has the figures).
 
 The one seam: `gamestore.game_view` asks `public_view(state)` here. The views
 handed out are shared: read them, never change them; their kept parts are

@@ -176,9 +176,10 @@ def _went_on(state: GameState, new_round: RoundState, events: Sequence[Event]) -
     """``state`` after a move its round goes on from: the new round, the move's step
     and its ``events`` counted (`_counted`) in one copy of the state, not two.
 
-    Speed: a `GameState` copy is about 7,900 instructions (docs/performance.md,
-    "What a move costs"). `apply` counts the moves that end a round itself: it
-    tells them by their step, which only it and this advance."""
+    Speed: a `GameState` copy is dear enough to count (valgrind;
+    docs/performance.md, "What a move costs", has the figures). `apply` counts
+    the moves that end a round itself: it tells them by their step, which only
+    it and this advance."""
     return _counted(state, events, round=new_round, steps=state.steps + 1)
 
 

@@ -190,8 +190,6 @@ class _LongKeys(dict[str, str]):
 
 #: Stored keys to their long names: a dict lookup, no Python call for a short key.
 _LONG_NAMES_BY_KEY = _LongKeys(_LONG_KEYS)
-#: A stored key's long name.
-_long_key = _LONG_NAMES_BY_KEY.__getitem__
 
 
 def _rename_keys(value: Any, rename: Callable[[str], str]) -> Any:
@@ -221,6 +219,35 @@ def _rename_into(
     return renamed
 
 
+def _long_named_into(renamed: dict[Any, Any], value: dict[Any, Any]) -> dict[Any, Any]:
+    """`renamed` with ``value``'s items added under their keys' long names, at any
+    depth: `_rename_into` with the long names, for what `orjson.loads` made (plain
+    dicts and lists, new: a list is renamed in place, and one of scalars is
+    left as it is). A meld's or a lay-off's event, decoded by a worker with
+    streams open for every save they follow, took about twice a flat event's
+    instructions through `_rename_into` (`bench.push_calls`; docs/performance.md
+    has the figures)."""
+    names = _LONG_NAMES_BY_KEY
+    for key, item in value.items():
+        kind = type(item)
+        if kind is dict:
+            item = _long_named_into({}, item)
+        elif kind is list:
+            _long_named_in_list(item)
+        renamed[names[key]] = item
+    return renamed
+
+
+def _long_named_in_list(items: list[Any]) -> None:
+    """The dicts inside `items` (at any depth) with their keys' long names, in place."""
+    for index, item in enumerate(items):
+        kind = type(item)
+        if kind is dict:
+            items[index] = _long_named_into({}, item)
+        elif kind is list:
+            _long_named_in_list(item)
+
+
 #: The stored form of the top-level keys a save meets most, by table: the long
 #: names that have a short one, and the short names (escaped, as `_short_key` does).
 _STORED_KEYS: dict[str, str] = {**SHORT_KEYS, **{short: "~" + short for short in _LONG_KEYS}}
@@ -241,9 +268,9 @@ def event_tail(event: Mapping[str, Any]) -> bytes:
 
     Speed: the form of a flat event is kept by its items. Most of a move's
     events are a draw or a discard, whose few values recur (a seat, a source, a
-    card), and encoding one cost about 11,000-13,000 instructions under valgrind,
-    the look-up about 3,000 (docs/performance.md, "What a move costs"). Only
-    values of exactly `str` or `int` are kept: equal values of other types (``1``,
+    card), and encoding one costs about twice its look-up (valgrind;
+    docs/performance.md, "What a move costs", has the figures). Only values of
+    exactly `str` or `int` are kept: equal values of other types (``1``,
     ``True`` and ``1.0``) are stored apart. At most `TAILS_KEPT`, then all forgotten.
     """
     for value in event.values():
@@ -309,7 +336,7 @@ def decode_event(data: bytes) -> dict[str, Any]:
         for key, item in body.items():
             event[long_names[key]] = item
     else:
-        _rename_into(event, body, _long_key)  # the caller's fields follow the store's
+        _long_named_into(event, body)  # the caller's fields follow the store's
     kind = event.get("type")
     if type(kind) is int:
         event["type"] = EVENT_TYPES[kind]

@@ -121,3 +121,15 @@ def test_the_kept_forms_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
         event_tail({"type": "discarded", "seat": 0, "card": card})
     assert len(codec._TAILS) == 1  # the third emptied the table first
     assert codec.TAILS_KEPT == 2
+
+
+def test_nested_objects_read_back_with_their_long_names_at_any_depth() -> None:
+    event = {
+        "type": "laid_off",
+        "meld": {"id": 3, "type": "run", "cards": ["H3", "H4"], "jokers": {"0": "H2"}},
+        "scores": [[{"seat": 0, "points": 5}], [], None],
+        "~x": [{"T": {"card": "S5"}}],
+    }
+    decoded = decode_event(stamp_event(9, 8, 0, event_tail(event)))
+    assert decoded == {"seq": 9, "version": 8, "at": "1970-01-01T00:00:00.000Z", **event}
+    assert list(decoded["meld"]) == ["id", "type", "cards", "jokers"]
