@@ -125,10 +125,16 @@ def seat_index(seats: Sequence[Any], token: str) -> int | None:
     return None
 
 
-def seat_of(seats: Sequence[Any], token: str) -> int:
-    """The seat whose stored hash matches `token` (`seat_index`), else a 401 `Problem`."""
+def seat_of(seats: Sequence[Any], token: str, move_type: str | None = None) -> int:
+    """The seat whose stored hash matches `token` (`seat_index`), else a 401 `Problem`.
+
+    The seat goes to the request's log line, with the `move_type` of a move (one
+    `annotate` call, not two: a move's own path)."""
     index = seat_index(seats, token)
     if index is None:
         raise invalid_token()
-    request_log.annotate(seat=index)
+    if move_type is None:
+        request_log.annotate(seat=index)
+    else:
+        request_log.annotate(seat=index, move_type=move_type)
     return index

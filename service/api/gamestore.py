@@ -196,10 +196,11 @@ def play_bots(
     return state, events, next_due(state, now)
 
 
-def seated(game: LoadedGame, token: str) -> tuple[LoadedGame, int]:
+def seated(game: LoadedGame, token: str, move_type: str | None = None) -> tuple[LoadedGame, int]:
     """The caller's seat by its token (401 if none), and the game after the caller
-    came back if the seat was away (`back_if_away`)."""
-    seat = auth.seat_of(game.state.seats, token)
+    came back if the seat was away (`back_if_away`); a move's `move_type` is logged
+    with the seat (`auth.seat_of`)."""
+    seat = auth.seat_of(game.state.seats, token, move_type)
     if game.state.seats[seat].away:
         game = back_if_away(game, seat)
     return game, seat

@@ -37,7 +37,6 @@ from service.api.paths import (
 from service.api.preconditions import IF_MATCH_PARAMETER, conditional_get, etag, if_match
 from service.api.schemas import GameViewSchema, LegalMovesSchema
 from service.api.smorest import SEAT_REQUIRED, Blueprint, common_errors, dispatch_directly
-from service.ops import request_log
 from service.rules import engine
 
 blp = Blueprint("moves", __name__, url_prefix="/games", description="Moves")
@@ -164,10 +163,9 @@ def make_move(game_id: str) -> Response:
     idempotent = Idempotent(key, fingerprint(body)) if key is not None else None
 
     def mover(game: LoadedGame) -> tuple[LoadedGame, int]:
-        game, seat = seated(game, token)
-        # For the request log line and the moves metric (`seated` logged the seat).
-        request_log.annotate(move_type=body.get("type", "actions"))
-        return game, seat
+        # The move type is for the request log line and the moves metric, logged
+        # with the seat.
+        return seated(game, token, body.get("type", "actions"))
 
     def move(game: LoadedGame, seat: int | None) -> Change:
         assert seat is not None

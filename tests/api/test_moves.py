@@ -272,3 +272,23 @@ def test_the_move_body_is_parsed_once_by_the_moves_parser(
     odd = api.client.post(path, json={"type": "discard", "card": "sk"}, headers=bearer(ann))
     assert odd.status_code in (200, 409)
     assert calls == ["parse_request"] * 2
+
+
+def test_a_move_logs_its_seat_and_type_in_one_annotation(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from service.ops import request_log
+    from tests.api.helpers import bearer
+
+    game, ann, _ = api.scripted_game()
+    annotate = request_log.annotate
+    calls: list[dict[str, Any]] = []
+
+    def counting(**fields: Any) -> None:
+        calls.append(fields)
+        annotate(**fields)
+
+    monkeypatch.setattr(request_log, "annotate", counting)
+    answer = api.client.post(f"/games/{game}/moves", json=DRAW, headers=bearer(ann))
+    assert answer.status_code == 200
+    assert calls == [{"seat": 0, "move_type": "draw"}]
