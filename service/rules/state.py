@@ -168,11 +168,14 @@ _ALPHABET = string.ascii_letters
 _TO_CHAR: dict[Card, str] = {c: _ALPHABET[i] for i, c in enumerate(NATURAL_CARDS)}
 _TO_CHAR[JOKER] = "*"
 _FROM_CHAR: dict[str, Card] = {v: k for k, v in _TO_CHAR.items()}
+_CHAR_OF = _TO_CHAR.__getitem__
 
 
 def pack_cards(cards: tuple[Card, ...]) -> str:
     """Pack cards one character each."""
-    return "".join([_TO_CHAR[c] for c in cards])
+    # `map` over the table's look-up, not a comprehension: no bytecode per card
+    # (a move packs its changed hand, and its stock or discard pile).
+    return "".join(map(_CHAR_OF, cards))
 
 
 def unpack_cards(text: object) -> tuple[Card, ...]:
