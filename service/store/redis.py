@@ -958,7 +958,8 @@ class RedisStore:
             args.append(ttl_ms)
         commands = self._commands
         assert commands is not None
-        replies = commands.run_script(self._load_counting_script, keys, args)
+        # The expiries repeat with the keys (one per limit): packed with the head.
+        replies = commands.run_script(self._load_counting_script, keys, args, len(args))
         return tuple(replies[:-1]), replies[-1]  # `INCR`'s replies: integers already
 
     def events(

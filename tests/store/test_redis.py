@@ -511,3 +511,19 @@ def test_hot_keys_are_kept_per_game_up_to_the_limit(monkeypatch: pytest.MonkeyPa
     assert len(store._game_keys) == 3  # at the limit, all kept
     assert store._hot_keys("g3") == ("p:{g3}:g", "p:{g3}:el", "p:{g3}:idem:-")
     assert list(store._game_keys) == ["g3"]  # one more empties the table, then keeps it
+
+
+def test_a_counting_loads_expiries_are_packed_with_its_head(
+    store: RedisStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from service.store import scriptpack
+
+    game = warm(store)
+    counters = ((f"{store.prefix}:rl:a:1", 120_000), (f"{store.prefix}:rl:t:1", 120_000))
+    first = store.load(game, counters)
+    packed: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(scriptpack, "_hiredis_pack", lambda args: packed.append(args) or b"")
+    again = store.load(game, counters)  # the same keys and expiries: nothing left to pack
+    assert packed == []
+    assert (first.counts, again.counts) == ((1, 1), (2, 2))
+    assert again.state == first.state and again.version == first.version
