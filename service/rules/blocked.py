@@ -12,9 +12,10 @@ from collections import Counter
 from functools import lru_cache
 
 from service.rules.cards import CARD_ORDER, JOKER, NATURAL_CARDS, Card, build_deck
+from service.rules.identity import by_identity
 from service.rules.melds import MeldShape, extend_meld, swap_joker
 from service.rules.options import Options
-from service.rules.state import RoundState
+from service.rules.state import RoundState, TableMeld
 
 
 @lru_cache(maxsize=8192)
@@ -108,6 +109,19 @@ def table_outlook(
     return no_layoff, not any_meld(+outside, ace)
 
 
+@by_identity(1024)
+def _table_outlook_of(
+    melds: tuple[TableMeld, ...], ace: str, decks: int, jokers: int, joker_swap: bool
+) -> tuple[bool, bool]:
+    """`table_outlook` of the melds' shapes, kept per tuple of melds: the same
+    object from one discard to the next until a meld is made or laid off on.
+
+    Speed: `table_outlook`'s own cache hashes every shape field by field, for a
+    discard's check each (valgrind; docs/performance.md, "What a move costs",
+    has the figures)."""
+    return table_outlook(tuple(m.shape for m in melds), ace, decks, jokers, joker_swap)
+
+
 def round_blocked(r: RoundState, opts: Options) -> bool:
     """docs/rules.md §5: nobody can ever go out.
 
@@ -115,10 +129,10 @@ def round_blocked(r: RoundState, opts: Options) -> bool:
     does without it: after the draw its three cards cannot be melded and leave a
     card to discard, so with no lay-off possible it can never be emptied.
     """
-    shapes = tuple(m.shape for m in r.melds)
-    if shapes:
-        no_layoff, no_meld = table_outlook(
-            shapes, opts.ace, opts.decks, opts.jokers, opts.joker_swap
+    melds = r.melds
+    if melds:
+        no_layoff, no_meld = _table_outlook_of(
+            melds, opts.ace, opts.decks, opts.jokers, opts.joker_swap
         )
         if not no_layoff:
             return False
@@ -127,6 +141,6 @@ def round_blocked(r: RoundState, opts: Options) -> bool:
     most = 2 if opts.go_out_requires_discard else 1
     if all(len(h) <= most for i, h in enumerate(r.hands) if r.dealt[i]):
         return True
-    if not shapes:
+    if not melds:
         no_meld = table_outlook((), opts.ace, opts.decks, opts.jokers)[1]
     return no_meld
