@@ -6,11 +6,12 @@ from typing import Any
 
 import orjson
 from flask import Flask, Response
+from flask.globals import _cv_app, _cv_request
 from flask.json.provider import JSONProvider
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from service.api.bodyread import JSON_MIMETYPE, plain_json_body
-from service.api.current import current_app_object, current_g, current_request
+from service.api.current import current_g, current_request
 from service.api.leanresponse import json_answer
 from service.api.problems import Problem
 
@@ -65,12 +66,18 @@ def request_body() -> Any:
     chunked body) and 400 for
     malformed JSON (too deep nesting included). An empty body is `None`.
     """
-    context = current_g()
+    # The contexts read once, `g`'s attributes in its `__dict__` (as its
+    # `get` and `__setattr__` do), without `current.*`'s calls: a move's own path.
+    try:
+        app_context, request = _cv_app.get(), _cv_request.get().request
+    except LookupError:  # outside a request: Flask's own RuntimeError
+        current_request()
+        raise
+    context = app_context.g.__dict__
     cached = context.get("json_body", _NO_BODY)
     if cached is not _NO_BODY:
         return cached
-    request = current_request()
-    limit = current_app_object().config.get("MAX_CONTENT_LENGTH")
+    limit = app_context.app.config.get("MAX_CONTENT_LENGTH")
     plain = plain_json_body(request.environ, limit)
     if plain is not None:
         data = request._cached_data = plain  # as `get_data` keeps it, for any later reader
@@ -87,7 +94,7 @@ def request_body() -> Any:
         ):
             raise RequestEntityTooLarge()
     if not data:
-        context.json_body = None
+        context["json_body"] = None
         return None
     if plain is None and not request.is_json:
         raise Problem(
@@ -99,14 +106,18 @@ def request_body() -> Any:
         body = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         raise Problem(400, "invalid_json", f"The request body is not valid JSON: {exc}") from None
-    context.json_body = body
-    context.json_data = data
+    context["json_body"] = body
+    context["json_data"] = data
     return body
 
 
 def request_data() -> bytes | None:
     """The bytes `request_body` parsed (`None` before it did, or for an empty body)."""
-    data: bytes | None = current_g().__dict__.get("json_data")
+    try:
+        values = _cv_app.get().g.__dict__  # `g`'s attributes, without `current_g`'s call
+    except LookupError:  # outside a request: Flask's own RuntimeError
+        values = current_g().__dict__
+    data: bytes | None = values.get("json_data")
     return data
 
 

@@ -6,6 +6,7 @@ import io
 from typing import Any
 
 import orjson
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
@@ -92,3 +93,23 @@ def test_the_answers_to_bad_bodies_stay_the_same(app: Flask, client: FlaskClient
             415,
             "unsupported_media_type",
         )
+
+
+def test_the_body_is_read_from_the_contexts_without_the_proxies_calls(
+    app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from service.api import jsonio
+
+    def refused() -> Any:
+        raise AssertionError("read through `current.*`")
+
+    body = orjson.dumps(DRAW)
+    with app.test_request_context("/", method="POST", data=body, content_type="application/json"):
+        monkeypatch.setattr(jsonio, "current_g", refused)
+        monkeypatch.setattr(jsonio, "current_request", refused)
+        assert jsonio.request_body() == DRAW
+        assert jsonio.request_body() == DRAW  # kept in `g`
+        assert jsonio.request_data() == body
+    monkeypatch.undo()
+    with pytest.raises(RuntimeError):
+        jsonio.request_body()  # outside a request: Flask's own error
