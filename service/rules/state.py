@@ -241,21 +241,25 @@ def _enc_seat(s: Seat) -> list[Any]:
 
 # The tuples of seats, melds, finished rounds and known cards are mostly the very
 # tuples of the version before too: one lookup each instead of one per element.
+# The seats, melds and finished rounds are kept serialised (`orjson.Fragment`,
+# written by orjson as they are: the same bytes), so a state's encoding
+# serialises only what its move changed (valgrind; docs/performance.md, "What
+# a move costs", has the figures).
 
 
 @by_identity(1024)
-def _enc_seats(seats: tuple[Seat, ...]) -> list[Any]:
-    return [_enc_seat(s) for s in seats]
+def _enc_seats(seats: tuple[Seat, ...]) -> orjson.Fragment:
+    return orjson.Fragment(orjson.dumps([_enc_seat(s) for s in seats]))
 
 
 @by_identity(1024)
-def _enc_melds(melds: tuple[TableMeld, ...]) -> list[Any]:
-    return [_enc_meld(m) for m in melds]
+def _enc_melds(melds: tuple[TableMeld, ...]) -> orjson.Fragment:
+    return orjson.Fragment(orjson.dumps([_enc_meld(m) for m in melds]))
 
 
 @by_identity(1024)
-def _enc_records(rounds: tuple[RoundRecord, ...]) -> list[Any]:
-    return [_enc_record(r) for r in rounds]
+def _enc_records(rounds: tuple[RoundRecord, ...]) -> orjson.Fragment:
+    return orjson.Fragment(orjson.dumps([_enc_record(r) for r in rounds]))
 
 
 @by_identity(1024)

@@ -75,3 +75,18 @@ def test_kept_parts_give_what_the_functions_give() -> None:
     for packed in (state_module._PACKED_KEPT, state_module._KNOWN_KEPT):
         packed.clear()
     assert [(views.public_view(s), encode_state(s)) for s in states] == kept
+
+
+def test_the_kept_seats_melds_and_finished_rounds_are_kept_serialised() -> None:
+    import orjson
+
+    for state in _played():
+        data = encode_state(state)
+        assert state.round is not None
+        for table, part in (
+            (state_module._SEATS_KEPT, state.seats),
+            (state_module._MELDS_KEPT, state.round.melds),
+            (state_module._RECORDS_KEPT, state.rounds),
+        ):
+            assert isinstance(table[id(part)][1], orjson.Fragment)
+        assert orjson.dumps(orjson.loads(data)) == data  # the bytes plain lists give
