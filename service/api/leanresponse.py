@@ -14,7 +14,7 @@ The one seam: `service.api.jsonio.raw_json_response` calls `json_answer`. The
 answer is an ordinary `flask.Response`, with the attributes Werkzeug's own
 constructor gives it (`tests/api/test_leanresponse.py` compares the two, so a
 Werkzeug release that changes them fails there); the answer's own headers are
-added through `Headers.add`, which still refuses a value with a line break.
+added as `Headers.add` adds them, a value with a line break refused.
 """
 
 from __future__ import annotations
@@ -44,11 +44,16 @@ def json_answer(body: bytes, status: int, headers: Mapping[str, str] | None) -> 
     listed = Headers()
     # What `Response.__init__` sets: the media type (JSON takes no charset), then
     # `set_data`'s length.
-    listed._list = [("Content-Type", JSON_MIMETYPE), ("Content-Length", str(len(body)))]
+    listed._list = pairs = [("Content-Type", JSON_MIMETYPE), ("Content-Length", str(len(body)))]
     if headers:
-        add = listed.add
+        # What `Headers.add` does with a plain value (its `_str_header_value`:
+        # made a `str`, refused with a line break), appended without its calls.
         for name, value in headers.items():
-            add(name, value)
+            if type(value) is not str:
+                value = str(value)
+            if "\n" in value or "\r" in value:
+                raise ValueError("Header values must not contain newline characters.")
+            pairs.append((name, value))
     answer.headers = listed
     answer._status = status_line(status)
     answer._status_code = status

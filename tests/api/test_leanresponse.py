@@ -52,3 +52,18 @@ def test_answers_do_not_share_their_headers() -> None:
     first, second = json_answer(b"{}", 200, None), json_answer(b"{}", 200, None)
     first.headers["X-One"] = "1"
     assert "X-One" not in second.headers
+
+
+def test_own_headers_are_added_without_headers_add(monkeypatch: pytest.MonkeyPatch) -> None:
+    from werkzeug.datastructures import Headers
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise AssertionError("Headers.add called")
+
+    expected = werkzeug_answer(b"{}", 200, {"ETag": '"5"', "Vary": "Authorization"})
+    monkeypatch.setattr(Headers, "add", refused)
+    lean = json_answer(b"{}", 200, {"ETag": '"5"', "Vary": "Authorization"})
+    assert list(lean.headers.items()) == list(expected.headers.items())
+    for bad in ("a\nb", "a\rb"):
+        with pytest.raises(ValueError, match="newline"):
+            json_answer(b"{}", 200, {"ETag": bad})
