@@ -138,18 +138,19 @@ SAVE_SCRIPT = """
 -- ARGV[1..5] repeat from save to save (packed once with the keys): ARGV[1] TTL ms of
 -- the game after this save, ARGV[2] events kept, ARGV[3] idempotency TTL ms,
 -- ARGV[4] game id, ARGV[5] the game's lifecycle status ('' = unchanged);
--- ARGV[6] expected version (0: create), ARGV[7] state, ARGV[8] event time (epoch ms),
--- ARGV[9] nonce of this save, ARGV[10..14] record seat ('' = no record), key,
--- fingerprint, status, body, ARGV[15] due: '' keep, '-' unqueue, '<ms> <reason>' queue,
+-- ARGV[6..10] record seat ('' = no record), key, fingerprint, status, body (without
+-- a record, five '' packed with the head too); ARGV[11] expected version (0: create),
+-- ARGV[12] state, ARGV[13] event time (epoch ms), ARGV[14] nonce of this save,
+-- ARGV[15] due: '' keep, '-' unqueue, '<ms> <reason>' queue,
 -- ARGV[16..] event tails (the caller's fields, compact JSON, to follow seq/version/at)
 -- Returns {code, version, last_event, due changed}: code 1 saved, 0 stale, -1 not found.
 local cur = redis.call('HMGET', KEYS[1], 'version', 'last_event', 'nonce', 'due')
-local expected = tonumber(ARGV[6])
+local expected = tonumber(ARGV[11])
 local version, seq = 0, 0
 if cur[1] then
   version, seq = tonumber(cur[1]), tonumber(cur[2])
   if version ~= expected then
-    if version == expected + 1 and cur[3] == ARGV[9] then
+    if version == expected + 1 and cur[3] == ARGV[14] then
       return {1, version, seq, 1}  -- a retry of a save that already succeeded
     end
     return {0, version, seq, 0}
@@ -158,7 +159,7 @@ elseif expected ~= 0 then
   return {-1, 0, 0, 0}
 end
 version = version + 1
-local stamp = ' ' .. version .. ' ' .. ARGV[8] .. ' '
+local stamp = ' ' .. version .. ' ' .. ARGV[13] .. ' '
 local appended = {}
 for i = 16, #ARGV do
   seq = seq + 1
@@ -171,17 +172,17 @@ if #appended > 0 then
   -- no raw newline): a process's streams need no read to follow the game.
   redis.call('PUBLISH', KEYS[2], table.concat(appended, '\\n'))
 end
-redis.call('HSET', KEYS[1], 'state', ARGV[7], 'version', version,
-           'last_event', seq, 'nonce', ARGV[9])
+redis.call('HSET', KEYS[1], 'state', ARGV[12], 'version', version,
+           'last_event', seq, 'nonce', ARGV[14])
 if ARGV[5] ~= '' then
   redis.call('HSET', KEYS[1], 'status', ARGV[5])
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 redis.call('PEXPIRE', KEYS[2], ARGV[1])
-if ARGV[10] ~= '' then
+if ARGV[6] ~= '' then
   redis.call('DEL', KEYS[3])
-  redis.call('HSET', KEYS[3], 'seat', ARGV[10], 'key', ARGV[11], 'fingerprint', ARGV[12],
-             'status', ARGV[13], 'body', ARGV[14])
+  redis.call('HSET', KEYS[3], 'seat', ARGV[6], 'key', ARGV[7], 'fingerprint', ARGV[8],
+             'status', ARGV[9], 'body', ARGV[10])
   redis.call('PEXPIRE', KEYS[3], ARGV[3])
 end
 local due_changed = 0
@@ -393,6 +394,12 @@ GAME_KEYS_KEPT = 4096
 #: The save script's arguments that repeat from save to save of a game (its
 #: expiries, id and status), packed once with its keys (`leancall.Commands.run_script`).
 _SAVE_LEADING = 5
+
+#: A save without an idempotency record: its five empty record arguments follow
+#: the leading five and are packed with them, not per save (hiredis formats each
+#: argument anew; measured with valgrind in docs/performance.md, "What a move costs").
+_SAVE_LEADING_NO_RECORD = 10
+_NO_RECORD: tuple[EncodableT, ...] = ("", "", "", "", "")
 
 #: Pauses (s) before each retry of a lobby update that failed.
 _LOBBY_RETRY_PAUSES = (0.05, 0.2, 0.5)
@@ -632,30 +639,33 @@ class RedisStore:
         status, ttl = lifecycle(events, lobby, self.lifetimes)
         game_key, events_key, unused_key = self._hot_keys(game_id)
         keys = [game_key, events_key]
-        record: list[EncodableT] = ["", "", "", "", ""]
+        record: Sequence[EncodableT] = _NO_RECORD
+        leading = _SAVE_LEADING_NO_RECORD
         if idempotency is None:
             keys.append(unused_key)  # never written
         else:
             keys.append(self._idempotency_key(game_id, idempotency.seat, idempotency.key))
-            record = [
+            record = (
                 idempotency.seat,
                 idempotency.key,
                 idempotency.fingerprint,
                 idempotency.status,
                 bytes(idempotency.body),
-            ]
-        # The first five repeat from save to save (`_SAVE_LEADING`).
+            )
+            leading = _SAVE_LEADING
+        # The first five repeat from save to save (`_SAVE_LEADING`), and so does
+        # an absent record's five '' after them (`_SAVE_LEADING_NO_RECORD`).
         args: list[EncodableT] = [
             int(ttl * 1000),
             self.max_events,
             self.idempotency_ttl_ms,
             game_id,
             status,
+            *record,
             expected_version,
             bytes(state),
             now_ms(),
             save_nonce(),
-            *record,
             _due_arg(due),
             *tails,
         ]
@@ -664,9 +674,7 @@ class RedisStore:
         try:
             if self._client is None:  # the property is a call (about 1,300 instructions)
                 self.client  # noqa: B018 - builds the client and its scripts
-            code, version, last_event, due_changed = self._run(
-                self._save, keys, args, _SAVE_LEADING
-            )
+            code, version, last_event, due_changed = self._run(self._save, keys, args, leading)
         except REDIS_ERRORS as exc:
             raise StoreUnavailable(f"save failed: {exc}") from exc
         if code == 1:
