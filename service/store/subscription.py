@@ -7,7 +7,7 @@ watcher and timer), the client's retry wrapper, push-notification handling
 that looks its logger up every time, and a dict of six entries: in a sampling
 profile of a worker holding 1,000 streams (``python -m bench.streams
 --pushes-only --profile DIR``, docs/performance.md, "Open event streams") a
-large share of its CPU, more than the feeds' work. Here the subscription is one
+large share of its CPU. Here the subscription is one
 connection made with the client's own settings (address, TLS, password,
 database) by redis-py, whose replies are then read here with hiredis's reader:
 a message is one parsed reply, a buffered one without touching the socket,
