@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from flask.globals import _cv_request
@@ -54,14 +54,16 @@ def token_digest(token: str, env: dict[str, Any] | None = None) -> str:
     return digest
 
 
-def bearer_token() -> str | None:
+def bearer_token(env: Mapping[str, Any] | None = None) -> str | None:
     """The token of `Authorization: Bearer <token>`, `None` without the header.
 
     Any other form of the header is a 401: a client that sent credentials
-    must not silently get the public view.
+    must not silently get the public view. ``env``: the request's WSGI
+    environ, when the caller holds it already.
     """
-    # `Authorization`, from the environ without `current.environ`'s own call.
-    header: str | None = current_request().environ.get("HTTP_AUTHORIZATION")
+    if env is None:  # from the environ without `current.environ`'s own call
+        env = current_request().environ
+    header: str | None = env.get("HTTP_AUTHORIZATION")  # `Authorization`
     if header is None:
         return None
     scheme, _, token = header.strip().partition(" ")
@@ -71,9 +73,12 @@ def bearer_token() -> str | None:
     return token
 
 
-def required_token() -> str:
-    """The request's bearer token, which it must have (401 `missing_token` without)."""
-    token = bearer_token()
+def required_token(env: Mapping[str, Any] | None = None) -> str:
+    """The request's bearer token, which it must have (401 `missing_token` without).
+
+    ``env``: the request's WSGI environ, when the caller holds it already.
+    """
+    token = bearer_token(env)
     if token is None:
         raise missing_token()
     return token

@@ -10,6 +10,7 @@ bytes however large a view is. Refused moves (409) are not recorded.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -35,9 +36,14 @@ IDEMPOTENCY_KEY_PARAMETER = {
 }
 
 
-def idempotency_key() -> str | None:
-    """The request's `Idempotency-Key`, checked: 1 to 255 printable ASCII characters."""
-    key: str | None = environ().get("HTTP_IDEMPOTENCY_KEY")  # `Idempotency-Key`
+def idempotency_key(env: Mapping[str, Any] | None = None) -> str | None:
+    """The request's `Idempotency-Key`, checked: 1 to 255 printable ASCII characters.
+
+    ``env``: the request's WSGI environ, when the caller holds it already.
+    """
+    if env is None:
+        env = environ()
+    key: str | None = env.get("HTTP_IDEMPOTENCY_KEY")  # `Idempotency-Key`
     if key is None:
         return None
     if not 1 <= len(key) <= MAX_KEY_LENGTH or not all(" " <= ch <= "~" for ch in key):

@@ -8,7 +8,8 @@ move accepts `"17"`, `W/"17"` or `*`; any other form answers 400
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from flask import Response
 
@@ -34,10 +35,15 @@ IF_MATCH_PARAMETER = {
 }
 
 
-def if_match() -> int | str | None:
+def if_match(env: Mapping[str, Any] | None = None) -> int | str | None:
     """The version the request's `If-Match` asks for: an int, `"*"` for any,
-    `None` if absent; 400 `invalid_if_match` for any other form."""
-    value = environ().get("HTTP_IF_MATCH")  # `If-Match`
+    `None` if absent; 400 `invalid_if_match` for any other form.
+
+    ``env``: the request's WSGI environ, when the caller holds it already.
+    """
+    if env is None:
+        env = environ()
+    value = env.get("HTTP_IF_MATCH")  # `If-Match`
     if value is None:
         return None
     if value.strip() == "*":
