@@ -117,3 +117,20 @@ def test_clock_options_are_bounded() -> None:
     for bad in ({"turn_seconds": 4}, {"turn_seconds": 3601}, {"timeouts_to_away": 0}):
         with pytest.raises(OptionsError):
             resolve_options("standard", bad, 3)
+
+
+def test_a_request_stamps_the_clock_and_queues_only_a_clocked_or_stale_game() -> None:
+    from service.api.gamestore import play_bots as request_bots
+
+    # A person to move without a clock: the state as it is, nothing queued.
+    plain = _game(turn_seconds=None)
+    assert request_bots(plain, plain) == (plain, [], None)
+    # A deadline left from a clock (no longer running): cleared, nothing queued.
+    stale = dataclasses.replace(plain, turn_deadline=T0)
+    after, events, due = request_bots(stale, stale)
+    assert after.turn_deadline is None and events == [] and due is None
+    # A clocked turn going on: its deadline kept and queued for the runner.
+    clocked = _game()
+    after, _, due = request_bots(clocked, clocked)
+    assert after.turn_deadline == T0 + 30_000
+    assert due is not None and due.at == (T0 + 30_000) / 1000

@@ -191,6 +191,11 @@ def play_bots(
         )
         played = bots.play_bots(state, budget)
         state, events = played.state, played.events
+    elif state.options.turn_seconds is None and state.turn_deadline is None:
+        # No clock and a person to move (most moves): `clock.stamp` would keep
+        # the state and `next_due` answer None; their five calls skipped
+        # ("What a move costs").
+        return state, events, None
     now = time.time()
     state = clock.stamp(before, state, int(now * 1000))
     return state, events, next_due(state, now)
