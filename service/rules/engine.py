@@ -953,6 +953,10 @@ def _known(
     """``r.known`` after ``seat`` took ``gained`` in sight of all and played ``played``:
     a played card stops being known (one copy: two decks may hold two alike)."""
     # The other seats' tuples are kept as they are (the same objects).
+    if not gained and r.known and not r.known[seat]:
+        # Nothing known of the seat, nothing gained (most discards): the same
+        # tuple, not an equal copy ("What a move costs").
+        return r.known
     known: list[tuple[Card, ...]] = list(r.known) if r.known else [() for _ in r.hands]
     mine = list(known[seat])
     for card in played:
