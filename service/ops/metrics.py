@@ -121,29 +121,9 @@ def record_move(move_type: str, result: str, code: str = "") -> None:
     _MOVE_COUNTS.labels(move_type, result, code).inc()
 
 
-def record_cas_conflict() -> None:
-    """Count one save that found the game at another version."""
-    CAS_CONFLICTS.inc()
-
-
-def record_game_created() -> None:
-    """Count one created game."""
-    GAMES_CREATED.inc()
-
-
-def record_game_finished() -> None:
-    """Count one game that has just ended."""
-    GAMES_FINISHED.inc()
-
-
 def record_rate_limited(scope: str) -> None:
     """Count one request refused by the ``scope`` rate limit."""
     RATE_LIMITED.labels(scope).inc()
-
-
-def observe_store(operation: str, seconds: float) -> None:
-    """Record the duration of one store operation."""
-    STORE_DURATION.labels(operation).observe(seconds)
 
 
 T = TypeVar("T")

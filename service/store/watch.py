@@ -86,12 +86,6 @@ class Hub:
         #: When the last open watch closed (`None`: one is open, or none ever was).
         self._idle_since: float | None = None
 
-    @property
-    def open_watches(self) -> int:
-        """How many watches are open in this process."""
-        with self._lock:
-            return sum(len(watches) for watches in self._watches.values())
-
     @contextmanager
     def watch(self, game_id: str, deliver: Deliver | None = None) -> Iterator[Watch]:
         """A watch on `game_id`, registered before this returns (so a write after
