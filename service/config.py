@@ -101,6 +101,10 @@ class Config:
     #: Bot moves and seconds of one advance by the runner (then the game is queued again).
     RUNNER_BOT_MOVES: int = 2000
     RUNNER_BOT_SECONDS: float = 1.0
+    #: Seconds between two repairs of the queue of due games by a runner process
+    #: (the first at its start; 0: never): games a save meant to queue but whose
+    #: entry was missed (Redis Cluster only) are queued again.
+    RUNNER_REPAIR_SECONDS: float = 300.0
     #: With the memory store, whether the web process runs the runner as a thread.
     RUNNER_IN_PROCESS: bool = True
     #: Whether an unexpected exception is raised to the caller (tests) instead
@@ -181,7 +185,13 @@ class Config:
         for name in ("BOT_MOVES_PER_REQUEST", "RUNNER_BATCH", "RUNNER_BOT_MOVES"):
             if name in env:
                 changes[name] = max(0 if name == "BOT_MOVES_PER_REQUEST" else 1, int(env[name]))
-        seconds = ("BOT_SECONDS_PER_REQUEST", "RUNNER_LEASE", "RUNNER_IDLE", "RUNNER_BOT_SECONDS")
+        seconds = (
+            "BOT_SECONDS_PER_REQUEST",
+            "RUNNER_LEASE",
+            "RUNNER_IDLE",
+            "RUNNER_BOT_SECONDS",
+            "RUNNER_REPAIR_SECONDS",
+        )
         for name in seconds:
             if name in env:
                 changes[name] = max(0.0, float(env[name]))

@@ -28,8 +28,10 @@ How it runs:
 
 Settings (environment, see `service.config.Config`): ``RUNNER_BATCH`` games
 claimed at once, ``RUNNER_LEASE`` seconds a claim lasts, ``RUNNER_IDLE``
-seconds between two looks at an empty queue, and the bot budget of one advance
-``RUNNER_BOT_MOVES`` / ``RUNNER_BOT_SECONDS``.
+seconds between two looks at an empty queue, the bot budget of one advance
+``RUNNER_BOT_MOVES`` / ``RUNNER_BOT_SECONDS``, and ``RUNNER_REPAIR_SECONDS``
+between two repairs of the queue (`GameStore.repair_due_queue`: in a Redis
+Cluster a save writes the queue in a second step, which can be missed).
 """
 
 from __future__ import annotations
@@ -86,6 +88,9 @@ class RunnerSettings:
     idle: float = 0.5
     budget: Budget = RUNNER_BUDGET
     retries: int = 8
+    #: Seconds between two repairs of the queue (`GameStore.repair_due_queue`),
+    #: the first at start; 0: never.
+    repair_every: float = 300.0
 
 
 class Runner:
@@ -161,9 +166,19 @@ class Runner:
 
     def run(self, stop: threading.Event) -> None:
         """Advance due games until ``stop`` is set; waits ``idle`` s when none is due.
+        Repairs the queue at start and every ``repair_every`` s (a game whose
+        entry a save could not write would otherwise never be advanced).
 
         A store outage is logged and waited out."""
+        repair_at = 0.0  # `time.monotonic()` of the next repair
         while not stop.is_set():
+            every = self.settings.repair_every
+            if every > 0 and time.monotonic() >= repair_at:
+                repair_at = time.monotonic() + every
+                try:
+                    self.store.repair_due_queue()
+                except StoreUnavailable as exc:
+                    _log.warning("runner: queue repair failed: %s", exc)
             try:
                 claimed = self.run_once()
             except StoreUnavailable as exc:
@@ -251,6 +266,7 @@ def settings_from(config: Any) -> RunnerSettings:
         lease=float(get("RUNNER_LEASE")),
         idle=float(get("RUNNER_IDLE")),
         budget=Budget(moves=int(get("RUNNER_BOT_MOVES")), seconds=float(get("RUNNER_BOT_SECONDS"))),
+        repair_every=float(get("RUNNER_REPAIR_SECONDS")),
     )
 
 

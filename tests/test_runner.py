@@ -8,9 +8,11 @@ import json
 import threading
 import time
 import urllib.request
+import uuid
 from collections.abc import Iterator
 
 import pytest
+import redis
 from flask import Flask
 
 from service.app import RUNNER_EXTENSION, create_app, shutdown
@@ -22,7 +24,9 @@ from service.rules.state import GameState, decode_state, encode_state
 from service.runner import BOTS, Runner, RunnerSettings, next_due
 from service.store.base import Due, GameStore
 from service.store.memory import MemoryStore
+from service.store.redis import RedisStore
 from tests.support.gunicorn import GunicornServer
+from tests.support.redis_server import RedisCluster
 
 
 def bot_game(seed: int, strategy: str = "random", preset: str = "express") -> GameState:
@@ -116,6 +120,43 @@ def test_two_runners_on_one_store_never_apply_a_move_twice(store: GameStore) -> 
         saves += loaded.version - 1
     assert sum(r.advanced for r in runners) == saves
     assert all(r.advanced for r in runners), "both runners took part"
+
+
+def test_a_runner_process_queues_again_a_game_whose_entry_a_cluster_save_missed(
+    redis_cluster: RedisCluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # In a Redis Cluster the queue lives in another slot: a save writes it in a
+    # second step, here failing as if the queue's node were down (or the process
+    # had ended between the two). The game's own hash still says it is due.
+    url = f"redis://{redis_cluster.nodes[0].host}:{redis_cluster.nodes[0].port}"
+    store = RedisStore(url, cluster=True, prefix=f"t{uuid.uuid4().hex[:12]}")
+    try:
+        state = bot_game(7)
+        game = store.create(encode_state(state)).game_id
+
+        def unreachable(**_: object) -> None:
+            raise redis.exceptions.ConnectionError("the queue's node is down")
+
+        monkeypatch.setattr(store, "_due_update", unreachable)
+        assert store.save(game, 1, encode_state(state), due=next_due(state)).saved
+        monkeypatch.undo()
+        assert store.next_due() is None  # lost: no runner would ever claim it
+
+        runner = Runner(store, RunnerSettings(idle=0.05, repair_every=3600))
+        stop = threading.Event()
+        thread = threading.Thread(target=runner.run, args=(stop,))
+        thread.start()
+        try:
+            deadline = time.monotonic() + 60
+            while decode_state(store.load(game).state).status != "finished":
+                assert time.monotonic() < deadline, "the runner did not finish the game"
+                time.sleep(0.05)
+        finally:
+            stop.set()
+            thread.join()
+        assert runner.advanced >= 1 and store.next_due() is None
+    finally:
+        store.close()
 
 
 @pytest.fixture

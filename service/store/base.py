@@ -291,6 +291,12 @@ class GameStore(Protocol):
         """When the earliest queued game is due (epoch s), or ``None``."""
         ...
 
+    def repair_due_queue(self) -> int:
+        """Queue again every game that a save meant to queue but whose entry the
+        queue lacks (a store whose saves update game and queue in two steps can
+        miss the second); how many. 0 where a save does both at once."""
+        ...
+
     def delete(self, game_id: str, expected_version: int) -> SaveResult:
         """Compare-and-delete: if the game is at ``expected_version``, forget it
         (state, events, lobby listing; its watches are woken) and answer ``saved``;

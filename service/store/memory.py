@@ -306,6 +306,10 @@ class MemoryStore:
             del self._due[claim.game_id]
             return True
 
+    def repair_due_queue(self) -> int:
+        """Nothing to repair: a save queues its game under the same lock (0)."""
+        return 0
+
     def next_due(self) -> float | None:
         """When the earliest queued game is due (epoch s), or ``None``."""
         with self._lock:

@@ -212,17 +212,25 @@ return {1, version, seq, due_changed}
 """
 
 DUE_SCRIPT = """
--- Queue or unqueue one game (the second step of a save in a cluster).
--- KEYS[1] queue of due games (zset), KEYS[2] their reasons (hash)
--- ARGV[1] game id, ARGV[2] '-' unqueue or '<ms> <reason>' queue
+-- Queue or unqueue one game (the second step of a save in a cluster, and the
+-- queue's repair). KEYS[1] queue of due games (zset), KEYS[2] their reasons (hash)
+-- ARGV[1] game id, ARGV[2] '-' unqueue or '<ms> <reason>' queue,
+-- ARGV[3] 'nx': queue only a game not queued at all (the repair)
+-- Returns 1 if the queue changed, else 0.
 if ARGV[2] == '-' then
   redis.call('ZREM', KEYS[1], ARGV[1])
   redis.call('HDEL', KEYS[2], ARGV[1])
-else
-  local at, reason = string.match(ARGV[2], '^(%d+) (.*)$')
-  redis.call('ZADD', KEYS[1], at, ARGV[1])
-  redis.call('HSET', KEYS[2], ARGV[1], reason)
+  return 1
 end
+local at, reason = string.match(ARGV[2], '^(%d+) (.*)$')
+if ARGV[3] == 'nx' then
+  if redis.call('ZADD', KEYS[1], 'NX', at, ARGV[1]) == 0 then
+    return 0
+  end
+else
+  redis.call('ZADD', KEYS[1], at, ARGV[1])
+end
+redis.call('HSET', KEYS[2], ARGV[1], reason)
 return 1
 """
 
@@ -687,13 +695,72 @@ class RedisStore:
 
     def _queue_in_cluster(self, game_id: str, due: DueUpdate) -> None:
         # The queue is in another slot than the game: a second round trip, only
-        # when the game's entry changed. Should it fail, the save still counts
-        # (it happened) and the failure is logged, as for the lobby; the game
-        # waits for its next save to be queued again.
+        # when the game's entry changed. Should it fail (or the process end
+        # before it), the save still counts (it happened) and the game's hash
+        # still holds its entry: `repair_due_queue` queues it again.
         try:
             self._due_update(keys=self._due_keys, args=[game_id, _due_arg(due)])
         except REDIS_ERRORS as exc:
-            _log.warning("queue entry of game %s not updated: %s", game_id, exc)
+            _log.warning(
+                "queue entry of game %s not updated (the runner's repair restores it): %s",
+                game_id,
+                exc,
+            )
+
+    def repair_due_queue(self, page: int = 500) -> int:
+        """Queue again every game whose hash holds a queue entry the queue lacks;
+        how many were queued again.
+
+        Only a cluster can lack one: there the queue lives in another slot than
+        the game, and a save updates it in a second step (`_queue_in_cluster`)
+        that a failure, or the process ending between the two, can miss. On one
+        server the save script does both at once: nothing to look at (0). The
+        games are found by a ``SCAN`` of every primary, ``page`` keys a step,
+        their entries read in one pipeline per page and looked up in the queue
+        in one ``ZMSCORE``; a game missing from it is queued with ``ZADD NX``, so
+        an entry a save or a claim wrote meanwhile is never overwritten (one
+        this repair adds for a game whose entry a save just removed is claimed
+        and dropped by a runner as nothing due)."""
+        if not self.cluster:
+            return 0
+        pattern = f"{_glob_escape(self.prefix)}:{{*}}:g"
+        restored = 0
+        try:
+            client = self.client
+            keys: list[bytes] = []
+            for key in client.scan_iter(match=pattern, count=page, _type="hash"):
+                keys.append(key)
+                if len(keys) >= page:
+                    restored += self._queue_missing(client, keys)
+                    keys = []
+            if keys:
+                restored += self._queue_missing(client, keys)
+        except REDIS_ERRORS as exc:
+            raise StoreUnavailable(f"queue repair failed: {exc}") from exc
+        return restored
+
+    def _queue_missing(self, client: Client, keys: list[bytes]) -> int:
+        """`repair_due_queue` for one page of game hashes."""
+        pipe = client.pipeline(transaction=False)
+        for key in keys:
+            pipe.hget(key, "due")
+        entries = pipe.execute()
+        start, end = len(self.prefix) + 2, -len("}:g")
+        owed = [
+            (key.decode()[start:end], entry.decode())
+            for key, entry in zip(keys, entries, strict=True)
+            if entry and entry != b"-"
+        ]
+        if not owed:
+            return 0
+        scores = client.zmscore(self._due_keys[0], [game_id for game_id, _ in owed])
+        restored = 0
+        for (game_id, entry), score in zip(owed, scores, strict=True):
+            if score is None:
+                restored += int(self._due_update(keys=self._due_keys, args=[game_id, entry, "nx"]))
+        if restored:
+            _log.warning("queued again %d game(s) missing from the queue of due games", restored)
+        return restored
 
     def claim_due(self, now: float, limit: int, lease: float) -> list[DueClaim]:
         """Games due at ``now``, earliest first, each leased for ``lease`` s (one script)."""

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+import redis
+
 from service.store.base import KEEP, Due, GameStore
+from service.store.redis import RedisStore
 
 NOW = 1_900_000_000.0  # a fixed "now" (epoch seconds): the queue compares times only
 
@@ -80,3 +84,40 @@ def test_concurrent_claims_never_hand_a_game_to_two_runners(store: GameStore) ->
     for thread in threads:
         thread.join()
     assert sorted(claimed) == sorted(games)
+
+
+def test_a_repair_leaves_a_whole_queue_as_it_is(store: GameStore) -> None:
+    queued = store.create(b"s", due=Due(NOW - 5, "bots")).game_id
+    unqueued = store.create(b"s", due=Due(NOW - 1, "bots")).game_id
+    assert store.save(unqueued, 1, b"s2", due=None).saved
+    claimed = store.create(b"s", due=Due(NOW - 9, "clock")).game_id
+    assert [c.game_id for c in store.claim_due(NOW - 9, 10, 30)] == [claimed]
+
+    assert store.repair_due_queue() == 0
+    # The claimed game stays leased (until NOW - 9 + 30), the unqueued one unqueued.
+    assert [(c.game_id, c.reason) for c in store.claim_due(NOW, 10, 30)] == [(queued, "bots")]
+    assert store.claim_due(NOW + 20, 10, 30) == []
+
+
+@pytest.mark.parametrize("make_store", ["cluster"], indirect=True)
+def test_a_game_whose_queue_entry_a_cluster_save_missed_is_queued_again_by_the_repair(
+    store: GameStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # In a cluster the queue is written in a second step after the save; make it fail.
+    assert isinstance(store, RedisStore)
+    kept = store.create(b"s", due=Due(NOW - 3, "bots")).game_id
+    game = store.create(b"s").game_id
+    dropped = store.create(b"s", due=Due(NOW - 2, "bots")).game_id
+
+    def unreachable(**_: object) -> None:
+        raise redis.exceptions.ConnectionError("the queue's node is down")
+
+    monkeypatch.setattr(store, "_due_update", unreachable)
+    assert store.save(game, 1, b"s2", due=Due(NOW - 1, "clock")).saved  # the save counts
+    assert store.save(dropped, 1, b"s2", due=None).saved  # its unqueueing is missed too
+    monkeypatch.undo()
+    assert [c.game_id for c in store.claim_due(NOW, 10, 30)] == [kept, dropped]
+
+    assert store.repair_due_queue() == 1
+    assert [(c.game_id, c.reason) for c in store.claim_due(NOW, 10, 30)] == [(game, "clock")]
+    assert store.repair_due_queue() == 0  # leased entries are left as they are
