@@ -145,8 +145,8 @@ class Feed:
         #: feed's readers are greenlets of one thread, and neither switches
         #: inside the sections the lock guards (nothing there waits: sends that
         #: never block, events set), so no other reader can run in between. A
-        #: gevent lock taken and released per save cost some 4,900 instructions
-        #: (`bench.push_calls`).
+        #: gevent lock taken and released per save was a measurable share of a
+        #: save's cost (`bench.push_calls`; docs/performance.md, "Open event streams").
         self._greenlets = _greenlet_threads()
         self._cleanup = ExitStack()
         # Watching before the first read: a save between the two still wakes it.
@@ -231,8 +231,8 @@ class Feed:
         if message is None:
             # Racing streams may both encode it: the same bytes either way.
             # One encoding per view, not per viewer: a draw from the stock
-            # encoded for each of 4 seats and the spectators cost some
-            # 20,000 instructions more a draw (`bench.push_calls --viewers`).
+            # encoded for each of 4 seats and the spectators cost noticeably
+            # more a draw (`bench.push_calls --viewers`).
             # Not public (asked when kept): its view and redaction without asking
             # again, once each per viewer and view (`bench.push_calls --viewers
             # 0,1,2,3,s,s`). A spectator's view of such an event is the

@@ -335,8 +335,8 @@ class RateLimiter:
         #: Whether counts may ride with the store's loads (same Redis, see `init_app`).
         self.rides_with_loads = False
         self._failing_since = 0.0
-        #: The address hits made, by address: a hit and its key cost about
-        #: 3,300 instructions to make, and a client sends many requests.
+        #: The address hits made, by address: a hit and its key cost several
+        #: times a lookup to make, and a client sends many requests.
         #: At most `ADDRESS_HITS_KEPT`, then forgotten all at once.
         self._address_hits: dict[str, Hit] = {}
         #: The token hits made, by the token's SHA-256 (never the token itself):

@@ -119,7 +119,7 @@ class Pool:
     ``listed`` holds the candidates as `candidate_meld_points` gives them. ``melds``
     keeps, of the candidates with the same cards, one with the most points: the
     search needs no other (the same cards leave the same hand, and fewer points
-    never help); in bench/worst_case.py's hand, 1,894 of 3,350 candidates.
+    never help): in bench/worst_case.py's hand, about half the candidates.
     ``free[2 * shift + k]`` is a bitset of ``melds`` (bit i = ``melds[i]``) holding
     fewer than ``k`` copies of the card at ``shift``: those that still fit once the
     hand has only ``k - 1`` copies left (a list: faster to index than a dict).
@@ -147,8 +147,8 @@ class Pool:
 # The tables of Pool.free: for each card code of the hand and each count k, one
 # bitset over the pool. They are built column-wise from the melds' packed bytes
 # (a byte slice per code, translated to a string of 0s and 1s), not meld by meld:
-# bench/worst_case.py's 3,350-meld pool took 8 ms with a Python loop per meld and
-# card, about 1 ms this way.
+# several times faster than a Python loop per meld and card on bench/worst_case.py's
+# pool.
 _FEWER: dict[tuple[bool, int], bytes] = {
     (high, k): bytes(
         (ord("1") if ((v >> 4 if high else v) & 7) < k else ord("0")) for v in range(256)
@@ -308,15 +308,14 @@ class _Search:
     hand and the melds still to try) is known to reach is kept: the most points
     needed that it reached and the fewest it did not (needing more is never
     easier). Two decks and jokers reach the same rest of a hand by several routes,
-    and the checks of one listing reach the same rests from many melds
-    (bench/worst_case.py, first meld 100 without the budget: 14,939 melds tried with
-    outcomes kept per exact points needed, 8,433 this way and with the pool's
-    melds of the same cards tried once).
+    and the checks of one listing reach the same rests from many melds (in
+    bench/worst_case.py's first meld of 100 without the budget, this and the pool's
+    melds of the same cards tried once took the melds tried down by nearly half).
 
     With ``must_out`` every card but one goes into a meld, so the search follows the
     lowest card of the hand: it is in one of the melds holding it, or it is the card
-    kept to discard (bench/worst_case.py, concealed round without the budget: 2,852
-    melds tried in pool order, 1,639 this way).
+    kept to discard (fewer melds tried than in pool order: bench/worst_case.py's
+    concealed round without the budget).
     """
 
     __slots__ = ("run",)

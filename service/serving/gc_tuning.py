@@ -21,10 +21,10 @@ from typing import Final
 #: and a full one considered every 100 middle ones instead of 10 (it also waits,
 #: as always, until a quarter more objects than its last one kept have aged
 #: into the oldest generation). A full collection walks every live object not
-#: frozen, each open stream's some 70 among them, with every request of the
-#: worker waiting: with 10, the worker holding 1,000 streams ran 29 in a
-#: `bench.streams --rounds 4` run, 4 or 5 of them during the moves; with 100,
-#: 4, none during the moves (docs/performance.md, "Open event streams").
+#: frozen, each open stream's among them, with every request of the worker
+#: waiting: with 10, a worker holding 1,000 streams ran several times as many
+#: during the moves as with 100 (`bench.streams`; docs/performance.md, "Open
+#: event streams", has the counts).
 THRESHOLDS: Final = (2000, 20, 100)
 
 

@@ -316,7 +316,7 @@ def decode_event(data: bytes) -> dict[str, Any]:
     """A stored event back in its full form."""
     # The three numbers and the body in one parse, as a JSON array (the first
     # three spaces are the separators): splitting and `int` on each number
-    # cost some 5,700 instructions more an event (`bench.push_calls`).
+    # cost more an event (`bench.push_calls`; docs/performance.md, "Open event streams").
     seq, version, at_ms, body = orjson.loads(b"[%b]" % data.replace(b" ", b",", 3))
     if type(seq) is not int or type(version) is not int or type(at_ms) is not int:
         raise ValueError(f"a stored event's numbers are not integers: {data[:100]!r}")

@@ -680,7 +680,7 @@ class RedisStore:
         if not self.cluster:
             keys += self._due_keys
         try:
-            if self._client is None:  # the property is a call (about 1,300 instructions)
+            if self._client is None:  # the property is a Python call
                 self.client  # noqa: B018 - builds the client and its scripts
             code, version, last_event, due_changed = self._run(self._save, keys, args, leading)
         except REDIS_ERRORS as exc:
@@ -1022,7 +1022,7 @@ class RedisStore:
     def _load_counting(self, game_id: str, counters: LoadCounters) -> tuple[tuple[int, ...], Any]:
         # One script, one round trip: the counters, then the load (a script
         # costs the client less than a pipeline of five commands).
-        if self._client is None:  # the property is a call (about 1,300 instructions)
+        if self._client is None:  # the property is a Python call
             self.client  # noqa: B018 - builds the client and its scripts
         # One loop, not two list comprehensions (each a function call of its
         # own), and the script run without `_run`'s call: the client is built.

@@ -136,7 +136,7 @@ class Hub:
         # Without the lock: under the GIL a dict lookup and copying a set of
         # plain objects are each one step no other thread splits, and the
         # reader asks this for every save of every game (a gevent lock's
-        # acquire and release cost some 5,000 instructions, `bench.push_calls`).
+        # acquire and release was a measurable share of it, `bench.push_calls`).
         followed = self._watches.get(game_id)
         if not followed:
             return
