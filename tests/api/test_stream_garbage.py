@@ -18,6 +18,8 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from tests.api.helpers import DECK, DRAW
 from tests.support.under_gevent import run_under_gevent
 
@@ -126,6 +128,7 @@ def scenario_lifetime_ends() -> dict[str, int]:
     return _stream_garbage(_read_to_the_end)
 
 
+@pytest.mark.slow  # a gevent interpreter of its own running both scenarios: 2.5-5 s
 def test_ended_streams_leave_no_cyclic_garbage() -> None:
     outcomes = run_under_gevent(
         {
