@@ -190,6 +190,17 @@ def _went_on(state: GameState, new_round: RoundState, events: Sequence[Event]) -
     return _counted(state, events, round=new_round, steps=state.steps + 1)
 
 
+def _after_placing(
+    state: GameState, new_round: RoundState, seat: int, rest: tuple[Card, ...], events: list[Event]
+) -> GameState:
+    """``state`` after ``seat`` placed cards on the table (a meld, a lay-off),
+    leaving ``rest`` in hand: out when nothing is left, else the round goes on."""
+    if not rest:
+        state = evolve(state, round=new_round)
+        return _end_round(state, new_round, seat, "went_out", seat, events)
+    return _went_on(state, new_round, events)
+
+
 def _rng(state: GameState, purpose: str) -> random.Random:
     return random.Random(f"{state.seed}/{purpose}")
 
@@ -1062,10 +1073,7 @@ def _apply_meld(
         melded=tuple(melded),
     )
     events.append(vocab.melded(seat=seat, meld=meld_json(meld)))
-    if not rest:
-        state = evolve(state, round=new_round)
-        return _end_round(state, new_round, seat, "went_out", seat, events)
-    return _went_on(state, new_round, events)
+    return _after_placing(state, new_round, seat, rest, events)
 
 
 def _apply_layoff(
@@ -1091,10 +1099,7 @@ def _apply_layoff(
     events.append(
         vocab.laid_off(seat=seat, meld=move.meld, cards=move.cards, result=meld_json(new_meld))
     )
-    if not rest:
-        state = evolve(state, round=new_round)
-        return _end_round(state, new_round, seat, "went_out", seat, events)
-    return _went_on(state, new_round, events)
+    return _after_placing(state, new_round, seat, rest, events)
 
 
 def _apply_swap(
