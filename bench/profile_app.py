@@ -1,19 +1,25 @@
 """Where a request's CPU goes inside the app: cProfile of moves, views and /healthz.
 
 Usage: .venv/bin/python -m bench.profile_app [--phase moves|view|legal|hello] [--profile]
+       .venv/bin/python -m bench.profile_app --games 16 --requests 6400 --objects
 
 Runs the app in-process (Flask test client, production settings, a throwaway
 redis-server) and plays scripted 4-player games (`bench.plan`); prints the
 CPU µs per request of this process (app and Redis client, not redis-server)
-and, with ``--profile``, the top functions.
+and, with ``--profile``, the top functions. With ``--objects``, what the
+process keeps for the garbage collector once the requests are done: the app
+is frozen out of its sight first (`gc.freeze`, as a serving worker does), then
+the objects it tracks after a full collection are counted, by type.
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import gc
 import pstats
 import time
+from collections import Counter
 from collections.abc import Callable
 
 from flask.testing import FlaskClient
@@ -50,6 +56,10 @@ def main() -> None:
         default="service|marshmallow|webargs|smorest|prometheus|redis/(client|connection)",
     )
     parser.add_argument("--phase", default="moves", choices=["moves", "view", "legal", "hello"])
+    parser.add_argument("--games", type=int, default=8, help="scripted games played")
+    parser.add_argument(
+        "--objects", action="store_true", help="count the objects the collector tracks after"
+    )
     args = parser.parse_args()
     redis = RedisServer().start()
     try:
@@ -61,7 +71,11 @@ def main() -> None:
         )
         app = create_app(config)
         client = app.test_client()
-        played = games(client, 8)
+        client.get("/healthz")
+        if args.objects:
+            gc.collect()
+            gc.freeze()  # the loaded app, as `tune_gc_for_serving` does in a worker
+        played = games(client, args.games)
         sent: list[Callable[[], object]] = []
         for game_id, tokens, moves in played:
             for seat, body in moves:
@@ -100,6 +114,14 @@ def main() -> None:
             f"{cpu / len(sent) * 1e6:.0f} µs CPU of this process each"
             + (" (profiled)" if args.profile else "")
         )
+        if args.objects:
+            sent.clear()  # the requests' own closures
+            gc.collect()
+            tracked = gc.get_objects()
+            kinds = Counter(type(o).__qualname__ for o in tracked)
+            print(f"objects the collector tracks after the requests: {len(tracked)}")
+            for kind, count in kinds.most_common(8):
+                print(f"  {count:8d} {kind}")
         if args.profile:
             pstats.Stats(profiler).sort_stats("tottime").print_stats(args.top)
             pstats.Stats(profiler).sort_stats("cumulative").print_stats(args.cumulative)

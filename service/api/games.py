@@ -10,11 +10,11 @@ from flask.views import MethodView
 
 from service.api import auth
 from service.api.gamestore import (
+    STATES,
     Change,
     Delete,
     LoadedGame,
     caller_seat,
-    encode,
     game_view,
     get_store,
     load_game,
@@ -45,6 +45,7 @@ from service.api.smorest import SEAT_OPTIONAL, SEAT_REQUIRED, Blueprint, common_
 from service.ops.ratelimit import client_address
 from service.rules import engine
 from service.rules.options import resolve_options
+from service.rules.state import encode_state
 from service.store.errors import QuotaExceeded
 
 blp = Blueprint("games", __name__, url_prefix="/games", description="Games and seats")
@@ -137,9 +138,10 @@ class Games(MethodView):
         created_at = now_iso()
         store = get_store()
         owner = quota_owner()
+        data = encode_state(state)
         try:
             created = store.create(
-                encode(state),
+                data,
                 events + bot_events,
                 _lobby_for_create(state, created_at),
                 owner=owner,
@@ -149,6 +151,7 @@ class Games(MethodView):
         except QuotaExceeded as exc:
             raise quota_problem(exc.status, exc.limit) from None
         game_id = created.game_id
+        STATES.remember(game_id, data, state)  # its first load needs no decoding
         answer_seats = []
         for index, seat in enumerate(state.seats):
             entry: dict[str, Any] = {"seat": index, "name": seat.name, "kind": seat.kind}

@@ -66,39 +66,50 @@ class LoadedGame:
 
 
 class DecodedStates:
-    """The states this process encoded or decoded last, by their stored bytes (LRU).
+    """The state of each game this process encoded or decoded last, with its
+    stored bytes (LRU by game).
 
     Decoding a state costs more than the rest of a view, and the next request
     on a game usually loads the very bytes this process saved or read a
     moment ago. Encoding is an exact round trip and states are immutable, so
-    the same bytes may safely stand for the same state object. The requests
-    of a worker (greenlets, or threads under gthread) share it (`lru.Lru`).
+    the same bytes may safely stand for the same state object. One entry per
+    game: a game's older versions are never loaded again, and each kept state
+    is objects that every full garbage collection walks. The requests of a
+    worker (greenlets, or threads under gthread) share it (`lru.Lru`).
     """
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._states: Lru[bytes, GameState] = Lru(size)
+        self._states: Lru[str, tuple[bytes, GameState]] = Lru(size)
 
-    def decode(self, data: bytes) -> GameState:
-        """`decode_state(data)`, from memory when these bytes were seen lately."""
-        state = self._states.get(data)
-        if state is None:
-            state = decode_state(data)
-            self._states.put(data, state)
+    def decode(self, game_id: str, data: bytes) -> GameState:
+        """`decode_state(data)` of `game_id`, from memory when these are the bytes
+        kept for it."""
+        kept = self._states.get(game_id)
+        if kept is not None and kept[0] == data:
+            return kept[1]
+        state = decode_state(data)
+        self._states.put(game_id, (data, state))
         return state
 
-    def encode(self, state: GameState) -> bytes:
-        """`encode_state(state)`, remembered for the next `decode` of these bytes."""
+    def encode(self, game_id: str, state: GameState) -> bytes:
+        """`encode_state(state)`, remembered for the next `decode` of `game_id`."""
         data = encode_state(state)
-        self._states.put(data, state)
+        self._states.put(game_id, (data, state))
         return data
 
-    def remember(self, data: bytes, state: GameState) -> None:
-        """Keep `state` as the decoded form of `data`, forgetting the oldest past `size`."""
-        self._states.put(data, state)
+    def remember(self, game_id: str, data: bytes, state: GameState) -> None:
+        """Keep `state`, stored as `data`, for `game_id`, forgetting the oldest game
+        past `size`."""
+        self._states.put(game_id, (data, state))
+
+    def kept(self, game_id: str) -> GameState | None:
+        """The state kept for `game_id`, if any (for tests)."""
+        entry = self._states.get(game_id)
+        return None if entry is None else entry[1]
 
 
-#: Per process; about 1,000 games in play at once per worker stay decoded
+#: Per process; the last state of about 1,000 games per worker stays decoded
 #: (a few KB each).
 STATES = DecodedStates(1024)
 
@@ -155,12 +166,13 @@ def load_game(game_id: str) -> LoadedGame:
     finally:
         if limiter is not None and counters:
             limiter.settle(counts)  # the one rate-limit check of a load
-    return LoadedGame(game_id, STATES.decode(loaded.state), loaded.version, loaded.last_event)
+    state = STATES.decode(game_id, loaded.state)
+    return LoadedGame(game_id, state, loaded.version, loaded.last_event)
 
 
-def encode(state: GameState) -> bytes:
-    """The stored form of a state (remembered for the next load of these bytes)."""
-    return STATES.encode(state)
+def encode(game_id: str, state: GameState) -> bytes:
+    """The stored form of `game_id`'s state (remembered for its next load)."""
+    return STATES.encode(game_id, state)
 
 
 def busy() -> Problem:
@@ -335,7 +347,7 @@ def transact(
             result = store.save(
                 game_id,
                 game.version,
-                encode(state),
+                encode(game_id, state),
                 events,
                 idempotency=record,
                 lobby=lobby,
@@ -370,7 +382,7 @@ def game_view(
     For orjson to serialise: a seat's view holds serialised parts (`viewcache`)."""
     view: dict[str, Any] = {"id": game_id, "version": version}
     if seat is not None:
-        views.seat_view(state, seat, viewcache.public_view(state), head=view)
+        views.seat_view(state, seat, viewcache.public_view(game_id, state), head=view)
     else:
         # Spectators may lag behind (`spectator_delay`): the view and its last event.
         body, shown_count = views.spectator_view(state)

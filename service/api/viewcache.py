@@ -22,7 +22,7 @@ costs fewer instructions even with the fragments' look-ups (`bench/wsgi_calls.py
 --phase moves` under valgrind; orjson writes the same bytes; docs/performance.md,
 "What a move costs", has the figures).
 
-The one seam: `gamestore.game_view` asks `public_view(state)` here. The views
+The one seam: `gamestore.game_view` asks `public_view(game_id, state)` here. The views
 handed out are shared: read them, never change them; their kept parts are
 fragments, for orjson to serialise (the answers only serialise them).
 """
@@ -38,7 +38,7 @@ from service.api.lru import Lru
 from service.rules import views
 from service.rules.state import GameState
 
-#: States whose public view is kept, per process (as many as `gamestore.STATES`).
+#: Games whose last public view is kept, per process (as many as `gamestore.STATES`).
 SIZE: Final = 1024
 
 
@@ -91,35 +91,36 @@ def wire_view(view: dict[str, Any]) -> dict[str, Any]:
 
 
 class PublicViews:
-    """`views.public_view(state)` by state identity (LRU, `lru.Lru`), its shared
-    parts serialised (`wire_view`); each entry holds its state, so an id is never
-    reused while it is kept."""
+    """`views.public_view(state)` of each game's last state asked (LRU by game,
+    `lru.Lru`; the state known by identity), its shared parts serialised
+    (`wire_view`). One entry per game: an older state of a game is not asked
+    again, and each kept entry is objects every full garbage collection walks."""
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._views: Lru[int, tuple[GameState, dict[str, Any]]] = Lru(size)
+        self._views: Lru[str, tuple[GameState, dict[str, Any]]] = Lru(size)
         #: Public views built (misses), for tests and benchmarks.
         self.built = 0
 
-    def get(self, state: GameState) -> dict[str, Any]:
-        """The public view of `state`, built on its first request (shared: do not change it)."""
-        key = id(state)
-        found = self._views.get(key)
+    def get(self, game_id: str, state: GameState) -> dict[str, Any]:
+        """The public view of `game_id`'s `state`, built on its first request
+        (shared: do not change it)."""
+        found = self._views.get(game_id)
         if found is not None and found[0] is state:
             return found[1]
         view = wire_view(views.public_view(state))
         self.built += 1
-        self._views.put(key, (state, view))
+        self._views.put(game_id, (state, view))
         return view
 
 
 PUBLIC_VIEWS: Final = PublicViews(SIZE)
 
 
-def public_view(state: GameState) -> dict[str, Any]:
-    """`views.public_view(state)`, made once per state object, its shared parts
-    serialised (`wire_view`: for orjson; shared, do not change it)."""
-    return PUBLIC_VIEWS.get(state)
+def public_view(game_id: str, state: GameState) -> dict[str, Any]:
+    """`views.public_view(state)` of `game_id`, made once per state object, its
+    shared parts serialised (`wire_view`: for orjson; shared, do not change it)."""
+    return PUBLIC_VIEWS.get(game_id, state)
 
 
 _second: tuple[int, str] = (-1, "")

@@ -54,7 +54,7 @@ def test_an_away_seats_player_is_back_with_any_authenticated_request(any_api: Ap
         seats = list(loaded.state.seats)
         seats[1] = dataclasses.replace(seats[1], away=True, timeouts=2)
         state = dataclasses.replace(loaded.state, seats=tuple(seats))
-        assert get_store().save(game, loaded.version, encode(state), []).saved
+        assert get_store().save(game, loaded.version, encode(game, state), []).saved
     public = any_api.view(game).json
     assert public is not None and public["seats"][1]["away"] is True
     # A request without Bob's token changes nothing; one with it brings him back.

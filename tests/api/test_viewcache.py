@@ -36,7 +36,8 @@ def test_answers_hold_exactly_the_fresh_view(api: Api) -> None:
     api.move(game, ann, DRAW)
     answer = api.view(game, ann)
     assert answer.json
-    state = next(s for s in reversed(STATES._states.values()) if s.round is not None)
+    state = STATES.kept(game)
+    assert state is not None and state.round is not None
     fresh = views.seat_view(state, 0)
     added = ("id", "version", "last_event", "now")
     shown = {k: v for k, v in answer.json.items() if k not in added}
@@ -44,15 +45,23 @@ def test_answers_hold_exactly_the_fresh_view(api: Api) -> None:
     assert list(answer.json)[2:-2] == list(fresh)  # the same fields in the same order
 
 
-def test_a_state_is_known_by_identity_and_the_oldest_is_forgotten(api: Api) -> None:
+def test_a_games_state_is_known_by_identity_and_the_oldest_game_is_forgotten(
+    api: Api,
+) -> None:
     game, ann, _ = api.scripted_game()
+    before = STATES.kept(game)
     api.move(game, ann, DRAW)
-    states = [s for s in STATES._states.values() if s.round is not None][-2:]
+    after = STATES.kept(game)
+    assert before is not None and after is not None and after is not before
     cache = PublicViews(1)
-    first = cache.get(states[0])
-    assert cache.get(states[0]) is first and cache.built == 1
-    cache.get(states[1])
-    assert cache.get(states[0]) is not first and cache.built == 3  # one kept
+    first = cache.get(game, before)
+    assert cache.get(game, before) is first and cache.built == 1
+    assert cache.get(game, after) is not first and cache.built == 2  # the game's new state
+    other, _, _ = api.scripted_game()
+    other_state = STATES.kept(other)
+    assert other_state is not None
+    cache.get(other, other_state)  # one game kept: the first is forgotten
+    assert cache.get(game, after) is not first and cache.built == 4
 
 
 def test_now_text_is_rfc3339_of_the_current_millisecond() -> None:
@@ -67,9 +76,11 @@ def test_now_text_is_rfc3339_of_the_current_millisecond() -> None:
 
 def test_the_shared_parts_are_serialised_once_for_every_view_that_shares_them(api: Api) -> None:
     game, ann, _ = api.scripted_game()
+    before = STATES.kept(game)
     api.move(game, ann, DRAW)
-    before, after = [s for s in STATES._states.values() if s.round is not None][-2:]
-    first, second = viewcache.public_view(before), viewcache.public_view(after)
+    after = STATES.kept(game)
+    assert before is not None and after is not None and before.round is not None
+    first, second = viewcache.public_view(game, before), viewcache.public_view(game, after)
     plain = views.public_view(after)
     for view in (first, second):
         assert isinstance(view["options"], orjson.Fragment)
