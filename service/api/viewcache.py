@@ -36,6 +36,7 @@ import orjson
 
 from service.api.lru import Lru
 from service.rules import views
+from service.rules.identity import by_identity, kept_of
 from service.rules.state import GameState
 
 #: Games whose last public view is kept, per process (as many as `gamestore.STATES`).
@@ -46,21 +47,16 @@ SIZE: Final = 1024
 #: part, so an id is never reused while it is kept; docs/security.md).
 FRAGMENTS_KEPT: Final = 4096
 
-#: ``id(part)`` → ``(part, fragment)``: a kept JSON part of public views, serialised.
-_FRAGMENTS: dict[int, tuple[Any, orjson.Fragment]] = {}
 
-
+@by_identity(FRAGMENTS_KEPT)
 def fragment(part: Any) -> orjson.Fragment:
     """`part` (a JSON part the rules keep and share between views: never changed)
     serialised once, as a fragment orjson writes as it is."""
-    found = _FRAGMENTS.get(id(part))
-    if found is not None and found[0] is part:
-        return found[1]
-    made = orjson.Fragment(orjson.dumps(part))
-    if len(_FRAGMENTS) >= FRAGMENTS_KEPT:
-        _FRAGMENTS.clear()
-    _FRAGMENTS[id(part)] = (part, made)
-    return made
+    return orjson.Fragment(orjson.dumps(part))
+
+
+#: ``id(part)`` → ``(part, fragment)``: the kept serialised parts (`fragment`'s table).
+_FRAGMENTS = kept_of(fragment)
 
 
 def wire_view(view: dict[str, Any]) -> dict[str, Any]:

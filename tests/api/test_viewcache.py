@@ -6,7 +6,6 @@ import time
 from datetime import datetime
 
 import orjson
-import pytest
 
 from service.api import viewcache
 from service.api.gamestore import STATES
@@ -94,11 +93,10 @@ def test_the_shared_parts_are_serialised_once_for_every_view_that_shares_them(ap
     assert orjson.dumps(second) == orjson.dumps(plain)  # the very same bytes
 
 
-def test_the_serialised_parts_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(viewcache, "FRAGMENTS_KEPT", 2)
-    monkeypatch.setattr(viewcache, "_FRAGMENTS", {})
-    parts = [{"a": 1}, [2], {"b": [3]}]
+def test_the_serialised_parts_are_bounded() -> None:
+    viewcache._FRAGMENTS.clear()
+    parts = [{"a": i} for i in range(viewcache.FRAGMENTS_KEPT)] + [[2], {"b": [3]}]
     made = [viewcache.fragment(part) for part in parts]
-    assert len(viewcache._FRAGMENTS) == 1  # the third emptied the table first
-    assert viewcache.fragment(parts[2]) is made[2]
+    assert len(viewcache._FRAGMENTS) == 2  # the one past the bound emptied the table first
+    assert viewcache.fragment(parts[-1]) is made[-1]
     assert [orjson.dumps(m) for m in made] == [orjson.dumps(p) for p in parts]
