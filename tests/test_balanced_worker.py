@@ -60,6 +60,31 @@ def test_a_look_reads_the_slots_up_to_the_highest_reported_in() -> None:
     assert board.fewest_elsewhere(0, 1000.0) == 3
 
 
+def test_the_master_hands_out_the_lowest_slot_no_running_worker_holds() -> None:
+    board = ConnectionBoard(slots=4)
+    assert [board.hand_out(age) for age in (1, 2, 3)] == [0, 1, 2]
+    board.report(1, 5, 1000.0)
+    board.give_back(1)  # its worker exited: emptied and handed out again
+    assert board.fewest_elsewhere(0, 1000.0) is None
+    assert board.hand_out(4) == 1
+    assert board.hand_out(5) == 3
+    assert board.hand_out(6) == 6 % 4  # every slot held: by age, as gunicorn numbers workers
+
+
+def test_restarted_workers_keep_a_look_as_short_as_the_workers_running() -> None:
+    # Two workers, one of them restarted 300 times (more than the board's slots):
+    # the board's looks still read two slots, not all of them.
+    board = ConnectionBoard(slots=8)
+    steady = board.hand_out(1)
+    board.report(steady, 3, 1000.0)
+    for age in range(2, 302):
+        slot = board.hand_out(age)
+        board.report(slot, 1, 1000.0)
+        assert board.fewest_elsewhere(steady, 1000.0) == 1
+        board.give_back(slot)
+    assert board.in_use == 2
+
+
 def test_the_board_is_shared_with_forked_workers() -> None:
     board = ConnectionBoard(slots=4)
     pid = os.fork()
@@ -139,21 +164,24 @@ def test_a_connection_opening_steers_by_the_last_look_at_the_board() -> None:
         assert server.accepting
 
 
-def test_the_master_empties_an_exited_workers_slot_at_once() -> None:
+def test_the_master_empties_an_exited_workers_slot_at_once_and_hands_it_out_again() -> None:
     # A dead worker's last count would otherwise hold the others back until stale.
     # In a child process: the config prepares the metrics directory on import.
     script = (
         "import runpy, time\n"
         "from unittest import mock\n"
         "from service.serving.balanced_worker import BOARD, BalancedGeventWorker\n"
-        "exited = object.__new__(BalancedGeventWorker)\n"
-        "exited.slot, exited.pid = 2, 12345\n"
-        "BOARD.report(2, 0, time.monotonic())\n"
-        "before = BOARD.fewest_elsewhere(0, time.monotonic())\n"
+        "from gunicorn.config import Config\n"
+        "def start(age):  # as gunicorn's master makes a worker, before it forks\n"
+        "    return BalancedGeventWorker(age, 1, [], None, 30, Config(), mock.Mock())\n"
+        "first, exited = start(1), start(2)\n"
+        "BOARD.report(exited.slot, 0, time.monotonic())\n"
+        "before = BOARD.fewest_elsewhere(first.slot, time.monotonic())\n"
         "config = runpy.run_path('deploy/gunicorn.conf.py')\n"
         "config['child_exit'](None, exited)\n"
         "config['child_exit'](None, mock.Mock(spec=['pid'], pid=1))  # another class\n"
-        "print(before, BOARD.fewest_elsewhere(0, time.monotonic()))\n"
+        "after = BOARD.fewest_elsewhere(first.slot, time.monotonic())\n"
+        "print(first.slot, exited.slot, before, after, start(3).slot)\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", script],
@@ -164,7 +192,8 @@ def test_the_master_empties_an_exited_workers_slot_at_once() -> None:
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["0", "None"]
+    # Emptied at once, and its slot handed to the next worker the master starts.
+    assert done.stdout.split() == ["0", "1", "0", "None", "1"]
 
 
 def test_a_worker_shutting_down_leaves_the_board() -> None:

@@ -55,9 +55,8 @@ from gunicorn.workers.ggevent import GeventWorker
 
 from service.config import Config
 
-#: Workers a board has room for; a worker's slot is its age (gunicorn numbers
-#: the workers it starts) modulo this, so live workers never share one unless
-#: this many were started while the oldest still runs.
+#: Workers a board has room for: the master hands each worker it starts the
+#: lowest slot no worker of its holds until that worker has exited.
 SLOTS: Final = 256
 #: A worker stops accepting while it holds more connections than this above
 #: the least busy other worker.
@@ -84,18 +83,40 @@ class ConnectionBoard:
     corrected by the next report, 10 ms later.
 
     A header holds one past the highest slot reported in (`in_use`), and a
-    look reads only the slots below it: the workers' slots are their ages, so
-    a few, until `SLOTS` workers have been started. Reading all the slots at each
-    look (100 looks a second per worker) took a noticeable share of each
-    worker's CPU (valgrind callgrind; docs/performance.md, "Worker set-up", has
-    the figures). Two workers raising it at once may leave it at the lower
-    slot: the other raises it again at its next report.
+    look reads only the slots below it: the master hands out the lowest free
+    slots (`hand_out`), so as many as workers run at once, however many were
+    restarted. Reading all the slots at each look (100 looks a second per
+    worker) took a noticeable share of each worker's CPU (valgrind callgrind;
+    docs/performance.md, "Worker set-up", has the figures). Two workers raising
+    it at once may leave it at the lower slot: the other raises it again at its
+    next report.
     """
 
     def __init__(self, slots: int = SLOTS) -> None:
         self.slots = slots
         self._memory = mmap.mmap(-1, _IN_USE.size + slots * _RECORD.size)
         self._records = memoryview(self._memory)[_IN_USE.size :]
+        #: The master's own bookkeeping (not shared): slots of the workers it
+        #: started and has not yet seen exit.
+        self._handed: set[int] = set()
+
+    def hand_out(self, age: int) -> int:
+        """In the master, for a worker it is starting: the lowest slot not handed to
+        a worker that has not exited (`give_back`). A slot is reused only once its
+        worker has exited, so that a worker still finishing its requests never
+        writes over its successor's record. With every slot held (or no
+        `give_back`, as without the config's ``child_exit``), the worker's `age`
+        (gunicorn numbers the workers it starts) modulo the slots."""
+        for slot in range(self.slots):
+            if slot not in self._handed:
+                self._handed.add(slot)
+                return slot
+        return age % self.slots
+
+    def give_back(self, slot: int) -> None:
+        """In the master, once the worker holding `slot` has exited: empty it for the next."""
+        self.withdraw(slot)
+        self._handed.discard(slot)
 
     @property
     def in_use(self) -> int:
@@ -201,7 +222,7 @@ class BalancedGeventWorker(GeventWorker):  # type: ignore[misc]  # gunicorn is u
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.slot: int = self.age % BOARD.slots
+        self.slot: int = BOARD.hand_out(self.age)
         self.connections = 0
         #: The fewest connections of another live worker, as last read from the board.
         self.fewest_elsewhere: int | None = None
@@ -229,12 +250,13 @@ class BalancedGeventWorker(GeventWorker):  # type: ignore[misc]  # gunicorn is u
 
     @staticmethod
     def forget(worker: Any) -> None:
-        """Empty an exited worker's slot at once (gunicorn's ``child_exit``, in the master):
-        a dead worker holding few connections would otherwise hold the others back
-        until its record went stale."""
+        """Empty an exited worker's slot at once and free it for the next worker
+        (gunicorn's ``child_exit``, in the master): a dead worker holding few
+        connections would otherwise hold the others back until its record went
+        stale."""
         slot = getattr(worker, "slot", None)
         if isinstance(slot, int):
-            BOARD.withdraw(slot)
+            BOARD.give_back(slot)
 
     def run(self) -> None:
         """`GeventWorker.run` (gunicorn 27), keeping its servers for `rebalance`."""
