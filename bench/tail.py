@@ -80,7 +80,12 @@ def report(probes: list[dict[str, Any]]) -> None:
         for gen in ("0", "1", "2"):
             count = sum(line["gc"][gen]["n"] for line in lines)
             top = max((line["gc"][gen].get("max", 0.0) for line in lines), default=0.0)
-            print(f"    gen {gen} collections: {count}, longest {top:.1f} ms")
+            top_cpu = max((line["gc_cpu"][gen].get("max", 0.0) for line in lines), default=0.0)
+            total_cpu = sum(line["gc_cpu"][gen].get("total", 0.0) for line in lines)
+            print(
+                f"    gen {gen} collections: {count}, longest {top:.1f} ms "
+                f"(CPU: longest {top_cpu:.1f} ms, in all {total_cpu:.0f} ms)"
+            )
 
 
 def main(argv: list[str] | None = None) -> None:

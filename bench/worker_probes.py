@@ -7,7 +7,10 @@ log) with what it saw since the last line:
 - ``loop``: how long the event loop's iterations took, from one ``prepare``
   (just before the loop polls its sockets) to the next: a long iteration is a
   stretch in which no socket was read;
-- ``gc``: garbage collections per generation, and the longest, in ms;
+- ``gc``: garbage collections per generation, and the longest, in ms (wall
+  clock: what the worker's requests waited); ``gc_cpu`` the same in the
+  thread's CPU time (a wall time well above it is the worker taken off its
+  core while it collected);
 - ``connections``: the connections the worker holds (`BalancedGeventWorker`).
 """
 
@@ -31,7 +34,9 @@ class _Probes:
         self.iterations: list[float] = []
         self.last_prepare: float | None = None
         self.collections: dict[int, list[float]] = {0: [], 1: [], 2: []}
+        self.collections_cpu: dict[int, list[float]] = {0: [], 1: [], 2: []}
         self.collecting_since = 0.0
+        self.collecting_cpu_since = 0.0
 
     def on_prepare(self) -> None:
         now = time.perf_counter()
@@ -42,19 +47,24 @@ class _Probes:
     def on_gc(self, phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
             self.collecting_since = time.perf_counter()
+            self.collecting_cpu_since = time.thread_time()
         else:
             took = time.perf_counter() - self.collecting_since
             self.collections[info["generation"]].append(took)
+            took_cpu = time.thread_time() - self.collecting_cpu_since
+            self.collections_cpu[info["generation"]].append(took_cpu)
 
     def report(self) -> None:
         iterations, self.iterations = sorted(self.iterations), []
         collections, self.collections = self.collections, {0: [], 1: [], 2: []}
+        collections_cpu, self.collections_cpu = self.collections_cpu, {0: [], 1: [], 2: []}
         line = {
             "pid": os.getpid(),
             "t": time.time(),
             "connections": getattr(self.worker, "connections", None),
             "loop": _summary(iterations),
             "gc": {str(gen): _summary(sorted(took)) for gen, took in collections.items()},
+            "gc_cpu": {str(gen): _summary(sorted(took)) for gen, took in collections_cpu.items()},
         }
         sys.stderr.write("PROBE " + orjson.dumps(line).decode() + "\n")
 

@@ -4,11 +4,14 @@ A worker's loaded app (Flask, marshmallow, the OpenAPI spec, gevent, the rules'
 tables) is tens of thousands of objects that live as long as the process, and
 every full collection walked all of them, with the worker's requests waiting
 (moves' p99 latency rose with it). `tune_gc_for_serving` moves them out of
-the collector's sight once the app is loaded (`gc.freeze`), and lets more young
-objects pile up before a collection: a move allocates thousands of short-lived
+the collector's sight once the app is loaded (`gc.freeze`), lets more young
+objects pile up before a collection (a move allocates thousands of short-lived
 objects, and each collection also promotes whatever the requests in flight hold
-at that moment. Both measured in docs/performance.md, "Worker set-up", which has
-the figures.
+at that moment), and collects the middle generation often, in short pauses: it
+holds what the per-process caches kept since its last collection, and walking
+twenty young collections' worth of it at once stopped every request of the
+worker for up to 30 ms. All measured in docs/performance.md, "Worker set-up",
+which has the figures.
 """
 
 from __future__ import annotations
@@ -17,15 +20,17 @@ import gc
 from typing import Final
 
 #: `gc.set_threshold` for serving: young collections every 2,000 net
-#: allocations instead of 700, middle ones every 20 young ones instead of 10,
-#: and a full one considered every 100 middle ones instead of 10 (it also waits,
-#: as always, until a quarter more objects than its last one kept have aged
-#: into the oldest generation). A full collection walks every live object not
-#: frozen, each open stream's among them, with every request of the worker
-#: waiting: with 10, a worker holding 1,000 streams ran several times as many
-#: during the moves as with 100 (`bench.streams`; docs/performance.md, "Open
-#: event streams", has the counts).
-THRESHOLDS: Final = (2000, 20, 100)
+#: allocations instead of 700; a middle one every 2 young ones instead of 10
+#: (shorter pauses than with 20, a lower p99 of the moves and as many moves:
+#: `bench.tail`, docs/performance.md, "Worker set-up"); and a full one
+#: considered every 1,000 middle ones, so every 2,000 young ones (it also
+#: waits, as always, until a quarter more objects than its last one kept have
+#: aged into the oldest generation). A full collection walks every live object
+#: not frozen, each open stream's among them, with every request of the worker
+#: waiting: considered every 200 young ones, a worker holding 1,000 streams ran
+#: several times as many during the moves (`bench.streams`; docs/performance.md,
+#: "Open event streams", has the counts).
+THRESHOLDS: Final = (2000, 2, 1000)
 
 
 def tune_gc_for_serving() -> None:
