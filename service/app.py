@@ -75,6 +75,7 @@ def create_app(config: Config | None = None) -> Flask:
     for blueprint in (presets.blp, games.blp, moves.blp, events.blp, health.blp):
         api.register_blueprint(blueprint)
     moves.install(app)
+    games.install(app)
     spec_overrides.apply(api.spec, app.config["LONGPOLL_MAX"])
     errors.register(app)
     register_fallback(app)

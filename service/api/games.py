@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from flask import Response, current_app
+from flask import Flask, Response, current_app
 from flask.views import MethodView
 
 from service.api import auth
@@ -41,7 +41,13 @@ from service.api.schemas import (
     LobbyPageSchema,
     LobbyQuerySchema,
 )
-from service.api.smorest import SEAT_OPTIONAL, SEAT_REQUIRED, Blueprint, common_errors
+from service.api.smorest import (
+    SEAT_OPTIONAL,
+    SEAT_REQUIRED,
+    Blueprint,
+    common_errors,
+    dispatch_directly,
+)
 from service.ops.ratelimit import client_address
 from service.rules import engine
 from service.rules.options import resolve_options
@@ -240,6 +246,17 @@ def _lobby_for_create(state: Any, created_at: str) -> Any:
     return lobby_summary("", state, created_at)
 
 
+def view_game(game_id: str) -> Response:
+    """`GET /games/{id}`: the caller's view of the game, or `304` when unchanged."""
+    game, seat = caller_seat(load_game(game_id))
+
+    def answer(headers: dict[str, str]) -> Response:
+        view = game_view(game_id, game.state, game.version, game.last_event, seat)
+        return json_response(view, 200, headers)
+
+    return conditional_get(game.version, answer)
+
+
 @blp.route("/<string:game_id>", parameters=[GAME_ID_PARAMETER, _IF_NONE_MATCH])
 class Game(MethodView):
     """One game."""
@@ -255,13 +272,7 @@ class Game(MethodView):
         With a seat token: that seat's view (its hand included); without: the
         public view. Never another player's cards.
         """
-        game, seat = caller_seat(load_game(game_id))
-
-        def answer(headers: dict[str, str]) -> Response:
-            view = game_view(game_id, game.state, game.version, game.last_event, seat)
-            return json_response(view, 200, headers)
-
-        return conditional_get(game.version, answer)
+        return view_game(game_id)
 
     @blp.response(204)
     @blp.problem(401, "Missing token, or not a seat token of this game")
@@ -364,6 +375,16 @@ class Leave(MethodView):
 def _seat_of(token: str) -> Callable[[LoadedGame], tuple[LoadedGame, int]]:
     """The caller's seat by its token (401 if none; an away seat stays away)."""
     return lambda game: (game, auth.seat_of(game.state.seats, token))
+
+
+#: The endpoint of `Game`, whose GET is dispatched to `view_game` directly (`install`).
+GAME_ENDPOINT = "games.Game"
+
+
+def install(app: Flask) -> None:
+    """Route a game's view straight to `view_game`, past the class's dispatch and
+    flask-smorest's wrapper (`service.api.smorest.dispatch_directly`)."""
+    dispatch_directly(app, GAME_ENDPOINT, "GET", view_game)
 
 
 __all__ = ["Problem", "blp"]

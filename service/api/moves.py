@@ -75,6 +75,16 @@ _LEGAL_MOVES_LINKS = {
 }
 
 
+def legal_moves(game_id: str) -> Response:
+    """`GET /games/{id}/legal-moves`: the caller's moves now, or `304` when unchanged."""
+    token = auth.required_token()
+    game, seat = seated(load_game(game_id), token)
+    return conditional_get(
+        game.version,
+        lambda headers: raw_json_response(LEGAL_MOVES.answer(game, seat), 200, headers),
+    )
+
+
 @blp.route(
     "/<string:game_id>/legal-moves",
     parameters=[GAME_ID_PARAMETER, IF_NONE_MATCH_PARAMETER],
@@ -97,12 +107,11 @@ class LegalMoves(MethodView):
         Empty when it is not the caller's turn. A caller without a seat token
         has no moves to make: `401 missing_token`.
         """
-        token = auth.required_token()
-        game, seat = seated(load_game(game_id), token)
-        return conditional_get(
-            game.version,
-            lambda headers: raw_json_response(LEGAL_MOVES.answer(game, seat), 200, headers),
-        )
+        return legal_moves(game_id)
+
+
+#: The endpoint of `LegalMoves`, dispatched to `legal_moves` directly (`install`).
+LEGAL_MOVES_ENDPOINT = "moves.LegalMoves"
 
 
 #: The move body, documented by the `MoveRequest` component that the move classes
@@ -195,6 +204,8 @@ def make_move(game_id: str) -> Response:
 
 
 def install(app: Flask) -> None:
-    """Route a move straight to `make_move`, past the class's dispatch and
-    flask-smorest's wrapper (`service.api.smorest.dispatch_directly`)."""
+    """Route a move straight to `make_move` and a legal-moves list to
+    `legal_moves`, past the classes' dispatch and flask-smorest's wrapper
+    (`service.api.smorest.dispatch_directly`)."""
     dispatch_directly(app, MOVES_ENDPOINT, "POST", make_move)
+    dispatch_directly(app, LEGAL_MOVES_ENDPOINT, "GET", legal_moves)

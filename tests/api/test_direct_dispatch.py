@@ -1,5 +1,6 @@
-"""`dispatch_directly`: a move goes straight to `make_move`, and answers as the
-`Moves` class answers; other methods of a route keep the class's way."""
+"""`dispatch_directly`: a move goes straight to `make_move`, a view to `view_game`
+and a legal-moves list to `legal_moves`, each answering as its class answers;
+other methods of a route keep the class's way."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ import pytest
 from flask import Flask, Response
 from flask.views import MethodView
 
-from service.api import moves
-from service.api.moves import MOVES_ENDPOINT, Moves
+from service.api import games, moves
+from service.api.games import GAME_ENDPOINT, Game
+from service.api.moves import LEGAL_MOVES_ENDPOINT, MOVES_ENDPOINT, LegalMoves, Moves
 from service.api.smorest import Api, Blueprint, dispatch_directly
 from service.serving.flaskapp import ServiceFlask
 from tests.api.helpers import DRAW, problem
@@ -96,3 +98,77 @@ def test_the_class_answers_a_move_as_the_route_does(api: Client) -> None:
     assert replayed.headers["ETag"] == first.headers["ETag"]
     assert list(through_class.headers.keys()) == list(first.headers.keys())
     assert set(through_class.json) == set(first.json)  # type: ignore[arg-type]
+
+
+#: The GET routes dispatched directly: (endpoint, class, the path after the game id,
+#: whether a seat token is required).
+_DIRECT_GETS = [
+    pytest.param(GAME_ENDPOINT, Game, "", id="view"),
+    pytest.param(LEGAL_MOVES_ENDPOINT, LegalMoves, "/legal-moves", id="legal-moves"),
+]
+
+
+@pytest.mark.parametrize(("endpoint", "view_class", "suffix"), _DIRECT_GETS)
+def test_a_get_does_not_go_through_the_class(
+    api: Client, monkeypatch: pytest.MonkeyPatch, endpoint: str, view_class: type, suffix: str
+) -> None:
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("dispatched through the class")
+
+    monkeypatch.setattr(view_class, "dispatch_request", refuse)
+    game, ann, _ = api.scripted_game()
+    answer = api.client.get(f"/games/{game}{suffix}", headers={"Authorization": f"Bearer {ann}"})
+    assert answer.status_code == 200
+    unchanged = api.client.get(
+        f"/games/{game}{suffix}",
+        headers={"Authorization": f"Bearer {ann}", "If-None-Match": answer.headers["ETag"]},
+    )
+    assert unchanged.status_code == 304
+    problem(
+        api.client.get(f"/games/nosuchgame{suffix}", headers={"Authorization": f"Bearer {ann}"}),
+        404,
+        "game_not_found",
+    )
+    # HEAD keeps the class's way (Flask hands it to `get`).
+    with pytest.raises(AssertionError, match="through the class"):
+        api.client.head(f"/games/{game}{suffix}")
+
+
+@pytest.mark.parametrize(("endpoint", "view_class", "suffix"), _DIRECT_GETS)
+def test_the_class_answers_a_get_as_the_route_does(
+    api: Client, endpoint: str, view_class: type, suffix: str
+) -> None:
+    app = api.client.application
+    direct = app.view_functions[endpoint]
+    assert direct is not games.view_game and direct is not moves.legal_moves
+    assert direct.view_class is view_class  # type: ignore[attr-defined]
+    game, ann, bob = api.scripted_game()
+    asks = [
+        {"Authorization": f"Bearer {ann}"},
+        {"Authorization": f"Bearer {bob}"},
+        {"Authorization": "Bearer not-a-token"},
+        {},
+    ]
+    etag = api.client.get(f"/games/{game}{suffix}", headers=asks[0]).headers["ETag"]
+    asks.append({**asks[0], "If-None-Match": etag})
+
+    def answers() -> list[tuple[int, Any, list[tuple[str, str]]]]:
+        got = [api.client.get(f"/games/{game}{suffix}", headers=ask) for ask in asks]
+        # Only the request id and the server's clock (`now`) differ per request.
+        return [
+            (
+                a.status_code,
+                {k: v for k, v in a.json.items() if k != "now"} if a.data else None,
+                sorted((k, v) for k, v in a.headers.items() if k != "X-Request-ID"),
+            )
+            for a in got
+        ]
+
+    straight = answers()
+    app.view_functions[endpoint] = direct.through_class  # type: ignore[attr-defined]
+    try:
+        through_class = answers()
+    finally:
+        app.view_functions[endpoint] = direct
+    assert through_class == straight
+    assert [status for status, _, _ in straight][-1] == 304
