@@ -13,7 +13,9 @@ phase of `bench.http` once, and prints, next to wrk's p50/p99:
 - how the connections were split between the workers;
 - the event loop's iterations per worker (p50, p99, max): a long iteration is
   a stretch in which the worker read no socket;
-- garbage collections per generation during the phase, and the longest;
+- garbage collections per generation during the phase, and the longest (in
+  wall-clock and in the worker's CPU);
+- each worker's resident memory at the phase's first and last second;
 - the time moves spent inside the app (the request log's ``duration_ms``).
 
 docs/performance.md ("Worker set-up") explains what each figure showed.
@@ -75,7 +77,8 @@ def report(probes: list[dict[str, Any]]) -> None:
         median = sorted(line["loop"].get("p50", 0.0) for line in lines)[len(lines) // 2]
         print(
             f"  worker {pid}: loop iterations p50 {median:.2f} ms, worst second's p99 "
-            f"{worst:.1f} ms, longest {longest:.1f} ms"
+            f"{worst:.1f} ms, longest {longest:.1f} ms; resident memory "
+            f"{lines[0]['rss'] / 2**20:.1f} → {lines[-1]['rss'] / 2**20:.1f} MiB"
         )
         for gen in ("0", "1", "2"):
             count = sum(line["gc"][gen]["n"] for line in lines)

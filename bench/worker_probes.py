@@ -11,7 +11,8 @@ log) with what it saw since the last line:
   clock: what the worker's requests waited); ``gc_cpu`` the same in the
   thread's CPU time (a wall time well above it is the worker taken off its
   core while it collected);
-- ``connections``: the connections the worker holds (`BalancedGeventWorker`).
+- ``connections``: the connections the worker holds (`BalancedGeventWorker`);
+- ``rss``: the worker's resident memory, in bytes (``/proc/self/statm``).
 """
 
 from __future__ import annotations
@@ -62,11 +63,17 @@ class _Probes:
             "pid": os.getpid(),
             "t": time.time(),
             "connections": getattr(self.worker, "connections", None),
+            "rss": _resident_bytes(),
             "loop": _summary(iterations),
             "gc": {str(gen): _summary(sorted(took)) for gen, took in collections.items()},
             "gc_cpu": {str(gen): _summary(sorted(took)) for gen, took in collections_cpu.items()},
         }
         sys.stderr.write("PROBE " + orjson.dumps(line).decode() + "\n")
+
+
+def _resident_bytes() -> int:
+    with open("/proc/self/statm", "rb") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
 def _summary(sorted_seconds: list[float]) -> dict[str, float]:
