@@ -10,7 +10,7 @@ objects, and each collection also promotes whatever the requests in flight hold
 at that moment), and collects the middle generation often, in short pauses: it
 holds what the per-process caches kept since its last collection, and walking
 twenty young collections' worth of it at once stopped every request of the
-worker for up to 30 ms. All measured in docs/performance.md, "Worker set-up",
+worker long enough to set the moves' p99. All measured in docs/performance.md, "Worker set-up",
 which has the figures.
 """
 
