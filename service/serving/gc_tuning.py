@@ -21,16 +21,16 @@ from typing import Final
 
 #: `gc.set_threshold` for serving (a generation is collected once its count
 #: exceeds its threshold): young collections every 2,000 net allocations
-#: instead of 700; a middle one every third young collection instead of every
-#: eleventh (shorter pauses than every 21st, a lower p99 of the moves and as
-#: many moves: `bench.tail`, docs/performance.md, "Worker set-up"); and a full
-#: one considered every 701 middle ones, about every 2,100 young ones (it also
-#: waits, as always, until a quarter more objects than its last one kept have
-#: aged into the oldest generation). A full collection walks every live object
-#: not frozen, each open stream's among them, with every request of the worker
-#: waiting: considered every 231 young ones, a worker holding 1,000 streams ran
-#: several times as many during the moves (`bench.streams`; docs/performance.md,
-#: "Open event streams", has the counts).
+#: instead of 700; a middle one after every 3 young ones instead of every 11
+#: (shorter pauses than after every 21, a lower p99 of the moves and as many
+#: moves: `bench.tail`, docs/performance.md, "Worker set-up"); and a full one
+#: considered after every 701 middle ones, about every 2,100 young ones (it
+#: also waits, as always, until a quarter more objects than its last one kept
+#: have aged into the oldest generation). A full collection walks every live
+#: object not frozen, each open stream's among them, with every request of the
+#: worker waiting: considered every 231 young ones, a worker holding 1,000
+#: streams ran several times as many during the moves (`bench.streams`;
+#: docs/performance.md, "Open event streams", has the counts).
 THRESHOLDS: Final = (2000, 2, 700)
 
 
