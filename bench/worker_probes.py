@@ -34,8 +34,8 @@ class _Probes:
         self.worker = worker
         self.iterations: list[float] = []
         self.last_prepare: float | None = None
-        self.collections: dict[int, list[float]] = {0: [], 1: [], 2: []}
-        self.collections_cpu: dict[int, list[float]] = {0: [], 1: [], 2: []}
+        #: Per generation, each collection's (wall-clock, CPU) seconds.
+        self.collections: dict[int, list[tuple[float, float]]] = {0: [], 1: [], 2: []}
         self.collecting_since = 0.0
         self.collecting_cpu_since = 0.0
 
@@ -50,23 +50,27 @@ class _Probes:
             self.collecting_since = time.perf_counter()
             self.collecting_cpu_since = time.thread_time()
         else:
-            took = time.perf_counter() - self.collecting_since
-            self.collections[info["generation"]].append(took)
-            took_cpu = time.thread_time() - self.collecting_cpu_since
-            self.collections_cpu[info["generation"]].append(took_cpu)
+            wall = time.perf_counter() - self.collecting_since
+            cpu = time.thread_time() - self.collecting_cpu_since
+            self.collections[info["generation"]].append((wall, cpu))
 
     def report(self) -> None:
         iterations, self.iterations = sorted(self.iterations), []
         collections, self.collections = self.collections, {0: [], 1: [], 2: []}
-        collections_cpu, self.collections_cpu = self.collections_cpu, {0: [], 1: [], 2: []}
         line = {
             "pid": os.getpid(),
             "t": time.time(),
             "connections": getattr(self.worker, "connections", None),
             "rss": _resident_bytes(),
             "loop": _summary(iterations),
-            "gc": {str(gen): _summary(sorted(took)) for gen, took in collections.items()},
-            "gc_cpu": {str(gen): _summary(sorted(took)) for gen, took in collections_cpu.items()},
+            "gc": {
+                str(gen): _summary(sorted(wall for wall, _ in took))
+                for gen, took in collections.items()
+            },
+            "gc_cpu": {
+                str(gen): _summary(sorted(cpu for _, cpu in took))
+                for gen, took in collections.items()
+            },
         }
         sys.stderr.write("PROBE " + orjson.dumps(line).decode() + "\n")
 

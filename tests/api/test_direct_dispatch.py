@@ -100,8 +100,7 @@ def test_the_class_answers_a_move_as_the_route_does(api: Client) -> None:
     assert set(through_class.json) == set(first.json)  # type: ignore[arg-type]
 
 
-#: The GET routes dispatched directly: (endpoint, class, the path after the game id,
-#: whether a seat token is required).
+#: The GET routes dispatched directly: (endpoint, class, the path after the game id).
 _DIRECT_GETS = [
     pytest.param(GAME_ENDPOINT, Game, "", id="view"),
     pytest.param(LEGAL_MOVES_ENDPOINT, LegalMoves, "/legal-moves", id="legal-moves"),
