@@ -73,6 +73,10 @@ class Config:
     #: Seconds after which the server closes a stream (the client reconnects
     #: with ``Last-Event-ID``), so no connection is held for ever.
     STREAM_LIFETIME: float = 300.0
+    #: Shortest time in seconds between two writes of saved events to one
+    #: stream's connection (0 to 1): the events of a game's saves that come
+    #: sooner go out together once it has passed (docs/security.md).
+    STREAM_PUSH_INTERVAL: float = 0.05
     #: Whether a gevent worker's store commands share one pipelined Redis
     #: connection, a loop turn's commands in one write (service/store/pipelining.py).
     STORE_PIPELINING: bool = True
@@ -175,6 +179,8 @@ class Config:
         for name in ("STREAM_HEARTBEAT", "STREAM_LIFETIME"):
             if name in env:
                 changes[name] = max(0.1, float(env[name]))
+        if "STREAM_PUSH_INTERVAL" in env:
+            changes["STREAM_PUSH_INTERVAL"] = min(max(0.0, float(env["STREAM_PUSH_INTERVAL"])), 1.0)
         if "STORE_MAX_CONNECTIONS" in env or "GUNICORN_WORKER_CONNECTIONS" in env:
             connections = env.get("STORE_MAX_CONNECTIONS") or env["GUNICORN_WORKER_CONNECTIONS"]
             changes["STORE_MAX_CONNECTIONS"] = max(1, int(connections))

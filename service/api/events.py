@@ -251,6 +251,7 @@ class Stream(MethodView):
             delay=views.spectator_delay(game.state) if seat is None else 0,
             heartbeat=float(config["STREAM_HEARTBEAT"]),
             lifetime=float(config["STREAM_LIFETIME"]),
+            push_interval=float(config["STREAM_PUSH_INTERVAL"]),
         )
         sock = pushable_socket(request.environ)
         if sock is not None:  # a gevent worker: the feed writes to the socket itself

@@ -87,6 +87,9 @@ class Following:
     heartbeat: float
     #: Seconds after which the stream ends (`STREAM_LIFETIME`).
     lifetime: float
+    #: Shortest time in seconds between two writes of saved events to a pushed
+    #: stream (`STREAM_PUSH_INTERVAL`; 0: each save's at once): `pushing._Pusher`.
+    push_interval: float = 0.0
     clock: Callable[[], float] = time.monotonic
 
 

@@ -18,6 +18,10 @@ then catches up from the feed on its own, as `_follow` would, before a reader
 writes to it again). The stream's greenlet sleeps until a heartbeat is due,
 its lifetime ends, the feed ended or its socket needs it.
 
+Saves that come within `STREAM_PUSH_INTERVAL` (50 ms) of the feed's last
+write to its streams are written together once it has passed, on a timer of
+the event loop: one ``send`` per stream for all of them.
+
 The feed's pushed streams are written by one listener of the feed
 (`_Pusher`), in one loop: a save's bytes are asked of the feed and framed
 once per distinct (last event, viewer) among the streams, and each stream's
@@ -85,7 +89,8 @@ class PushedStream:
 
     __slots__ = (
         "_after", "_busy", "_clock", "_delay", "_error", "_feed", "_heartbeat",
-        "_lifetime", "_rest", "_seat", "_send", "_sent_at", "_sock", "_view", "_wake",
+        "_lifetime", "_push_interval", "_rest", "_seat", "_send", "_sent_at", "_sock", "_view",
+        "_wake",
     )  # fmt: skip
 
     def __init__(
@@ -111,6 +116,7 @@ class PushedStream:
         )
         self._heartbeat = following.heartbeat
         self._lifetime = following.lifetime
+        self._push_interval = following.push_interval
         self._clock = following.clock
         #: When something was last sent (a heartbeat is due `heartbeat` s later).
         self._sent_at = self._clock()
@@ -188,21 +194,27 @@ class _Pusher:
     (before, each stream was a listener of its own that asked and framed for
     itself: `bench.push_calls` counts the difference)."""
 
-    __slots__ = ("_clock", "_feed", "_streams")
+    __slots__ = ("_clock", "_feed", "_interval", "_pushed_at", "_streams", "_timer")
 
-    def __init__(self, feed: Feed, clock: Callable[[], float]) -> None:
+    def __init__(self, feed: Feed, clock: Callable[[], float], interval: float) -> None:
         self._feed = feed
         #: The streams, in the order they joined (a dict: ordered, removal by key).
         self._streams: dict[PushedStream, None] = {}
-        #: The first stream's clock: the streams of a feed share one.
+        #: The first stream's clock and push interval: the streams of a feed share them.
         self._clock = clock
+        self._interval = interval
+        #: When the streams were last written (by `_clock`).
+        self._pushed_at = -interval
+        #: The event loop's timer of a write put off until the interval has
+        #: passed, while one is pending.
+        self._timer: Any = None
 
     @classmethod
     def join(cls, feed: Feed, stream: PushedStream) -> _Pusher:
         """Add `stream` to its feed's pusher (made and listening with the first)."""
         pusher = _pushers.get(feed)
         if pusher is None:
-            pusher = _pushers[feed] = cls(feed, stream._clock)
+            pusher = _pushers[feed] = cls(feed, stream._clock, stream._push_interval)
             feed.listen(pusher.push)
         pusher._streams[stream] = None
         return pusher
@@ -211,13 +223,44 @@ class _Pusher:
         """Remove `stream`; the last one out stops the pusher listening."""
         self._streams.pop(stream, None)
         if not self._streams:
+            self._cancel()
             self._feed.unlisten(self.push)
             if _pushers.get(self._feed) is self:
                 del _pushers[self._feed]
 
     def push(self) -> None:
-        """Called by the reader that changed the feed: write each stream's new events
-        now, without waiting (a stream whose greenlet is writing is only woken)."""
+        """Called by the reader that changed the feed: write each stream's new
+        events now, or, within the push interval of the last write, once it has
+        passed (a timer of the event loop), together with any saved meanwhile.
+
+        Each write to a connection is a system call and a TCP segment the
+        worker pays for, whatever it carries: a game played by bots or a fast
+        table saves tens of times a second, and with a few streams on each game
+        those writes were about half of what open streams cost the moves
+        (`bench.streams`; docs/performance.md, "Open event streams"). A table
+        of people saves seconds apart: each save goes out at once."""
+        if self._timer is not None:
+            return  # the pending write takes this save's events too
+        feed = self._feed
+        if not feed.ended:
+            wait = self._pushed_at + self._interval - self._clock()
+            if wait > 0:
+                from gevent import get_hub  # only gevent workers push (`pushable_socket`)
+
+                self._timer = get_hub().loop.timer(wait)
+                self._timer.start(self._write)
+                return
+        self._write()
+
+    def _cancel(self) -> None:
+        timer, self._timer = self._timer, None
+        if timer is not None:
+            timer.close()
+
+    def _write(self) -> None:
+        """Write each stream's new events now, without waiting (a stream whose
+        greenlet is writing is only woken)."""
+        self._cancel()
         feed = self._feed
         streams = self._streams
         if not streams:
@@ -241,7 +284,7 @@ class _Pusher:
         # (`bench.push_calls --viewers 0,1,2,3,s,s`; docs/performance.md has the figures).
         everyone_asked, everyone = -1, None
         since_everyone = feed.since_everyone
-        now = self._clock()
+        now = self._pushed_at = self._clock()
         # The dict itself, not a copy: nothing in this loop switches greenlets
         # (sends that never wait, events set), so no stream joins or leaves
         # meanwhile; each line here runs per stream and save (`bench.push_calls`).

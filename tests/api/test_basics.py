@@ -171,6 +171,16 @@ def test_config_reads_the_environment() -> None:
     assert Config.from_env({}) == Config()
 
 
+@pytest.mark.parametrize(
+    ("given", "taken"), [("0", 0.0), ("0.2", 0.2), ("1", 1.0), ("1.5", 1.0), ("-1", 0.0)]
+)
+def test_stream_push_interval_is_bounded(given: str, taken: float) -> None:
+    """`STREAM_PUSH_INTERVAL` is 0 (each save written at once) to 1 s, 50 ms by default."""
+    assert Config().STREAM_PUSH_INTERVAL == 0.05
+    interval = Config.from_env({"STREAM_PUSH_INTERVAL": given}).STREAM_PUSH_INTERVAL
+    assert interval == taken
+
+
 def _app_with_failing_route(make_app: Callable[..., Flask], raise_unexpected: bool) -> Flask:
     app = make_app(replace(TestConfig(), RAISE_UNEXPECTED=raise_unexpected))
 

@@ -226,6 +226,83 @@ def scenario_streams_of_one_feed() -> dict[str, Any]:
     }
 
 
+class RecordingSend:
+    """A non-blocking send that records when each write went out and the event ids in it."""
+
+    def __init__(self, send: Callable[[bytes], int]) -> None:
+        self.send = send
+        self.writes: list[tuple[float, list[int]]] = []
+
+    def __call__(self, data: bytes) -> int:
+        import time
+
+        ids = [int(line[4:]) for line in data.split(b"\n") if line.startswith(b"id: ")]
+        self.writes.append((time.monotonic(), ids))
+        return self.send(data)
+
+
+def scenario_push_interval(interval: float) -> dict[str, Any]:
+    """Saves (one event each) pushed to a stream of a push interval of `interval`
+    seconds: one, then four more 10 ms apart, then, after a quiet spell longer
+    than the interval, one more. Returns each write's time after the save that
+    triggered the write before it (or after the first save) and its event ids."""
+    import time
+
+    import gevent
+
+    server, client = socket.socketpair()
+    feed = FakeFeed()
+    recording = RecordingSend(nonblocking_send(server))
+    stream = PushedStream(
+        feed,  # type: ignore[arg-type]
+        server,
+        Following(seat=0, after=0, delay=0, heartbeat=60.0, lifetime=60.0, push_interval=interval),
+        send=recording,
+    )
+    served = _serve(stream, server)
+    gevent.sleep(0.05)
+    started = time.monotonic()
+    feed.add()
+    for _ in range(4):
+        gevent.sleep(0.01)
+        feed.add()
+    gevent.sleep(interval + 0.2)
+    quiet_save = time.monotonic()
+    feed.add()
+    gevent.sleep(0.01)
+    feed.end()
+    reader = gevent.spawn(_read_body, client)
+    body = reader.get(timeout=30)
+    ids = [int(line[4:]) for line in body.split(b"\n") if line.startswith(b"id: ")]
+    return {
+        "writes": [(at - started, written) for at, written in recording.writes],
+        "quiet_save_written_after": [
+            at - quiet_save for at, written in recording.writes if written == [6]
+        ],
+        "ids": ids,
+        "outcome": served.get(timeout=30),
+        "listeners_left": len(feed.listeners),
+    }
+
+
+def test_saves_within_the_push_interval_go_out_together() -> None:
+    """`STREAM_PUSH_INTERVAL`: at most one write per interval to a stream; a save
+    after a quiet spell goes out at once; with 0, every save is written at once."""
+    outcomes = run_under_gevent(
+        {"interval": (scenario_push_interval, [0.3]), "none": (scenario_push_interval, [0.0])}
+    )
+    spaced = outcomes["interval"]
+    assert spaced["ids"] == [1, 2, 3, 4, 5, 6] and spaced["outcome"] == "ended", spaced
+    (first_at, first), (second_at, second), (_, third) = spaced["writes"]
+    assert (first, second, third) == ([1], [2, 3, 4, 5], [6]), spaced
+    assert first_at < 0.1 and second_at - first_at >= 0.25, spaced  # held until the interval
+    assert spaced["quiet_save_written_after"][0] < 0.1, spaced  # not held: none in the interval
+    assert spaced["listeners_left"] == 0, spaced
+    at_once = outcomes["none"]
+    assert [written for _, written in at_once["writes"]] == [[1], [2], [3], [4], [5], [6]], at_once
+    assert at_once["ids"] == [1, 2, 3, 4, 5, 6] and at_once["outcome"] == "ended", at_once
+
+
 def test_pushed_streams_under_gevent() -> None:
     outcomes = run_under_gevent(
         {
