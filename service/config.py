@@ -77,6 +77,10 @@ class Config:
     #: stream's connection (0 to 1): the events of a game's saves that come
     #: sooner go out together once it has passed (docs/security.md).
     STREAM_PUSH_INTERVAL: float = 0.05
+    #: Shortest time in seconds between two reads of a worker's subscription to
+    #: the games' wake-ups (0 to 1): the saves published meanwhile are read and
+    #: handed to the event streams together (docs/security.md).
+    WAKEUP_READ_INTERVAL: float = 0.05
     #: Whether a gevent worker's store commands share one pipelined Redis
     #: connection, a loop turn's commands in one write (service/store/pipelining.py).
     STORE_PIPELINING: bool = True
@@ -179,8 +183,9 @@ class Config:
         for name in ("STREAM_HEARTBEAT", "STREAM_LIFETIME"):
             if name in env:
                 changes[name] = max(0.1, float(env[name]))
-        if "STREAM_PUSH_INTERVAL" in env:
-            changes["STREAM_PUSH_INTERVAL"] = min(max(0.0, float(env["STREAM_PUSH_INTERVAL"])), 1.0)
+        for name in ("STREAM_PUSH_INTERVAL", "WAKEUP_READ_INTERVAL"):
+            if name in env:
+                changes[name] = min(max(0.0, float(env[name])), 1.0)
         if "STORE_MAX_CONNECTIONS" in env or "GUNICORN_WORKER_CONNECTIONS" in env:
             connections = env.get("STORE_MAX_CONNECTIONS") or env["GUNICORN_WORKER_CONNECTIONS"]
             changes["STORE_MAX_CONNECTIONS"] = max(1, int(connections))
@@ -246,6 +251,7 @@ def store_settings(values: Mapping[str, Any]) -> dict[str, Any]:
         "pool_timeout": values["STORE_POOL_TIMEOUT"],
         "password": values["STORE_PASSWORD"] or None,
         "quota_pending": values["QUOTA_PENDING"],
+        "wakeup_read_interval": values["WAKEUP_READ_INTERVAL"],
     }
 
 

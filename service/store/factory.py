@@ -21,7 +21,8 @@ def open_store(url: str | None = None, **settings: Any) -> GameStore:
     ``max_events``, ``max_wait`` (seconds or counts) for both; ``prefix``,
     ``socket_timeout``, ``connect_timeout``, ``retries``, ``max_connections``,
     ``pool_timeout``, ``password``, ``max_subscribers``, ``pipelining``,
-    ``quota_pending`` for Redis. No connection is made here: Redis may still be down.
+    ``quota_pending``, ``wakeup_read_interval`` for Redis. No connection is made
+    here: Redis may still be down.
     """
     if url is None:
         url = os.environ.get("STORE_URL") or "memory://"
@@ -38,6 +39,7 @@ def open_store(url: str | None = None, **settings: Any) -> GameStore:
             "max_connections",
             "pool_timeout",
             "password",
+            "wakeup_read_interval",
             "max_subscribers",
             "pipelining",
             "quota_pending",

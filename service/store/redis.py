@@ -483,6 +483,7 @@ class RedisStore:
         max_subscribers: int = DEFAULT_MAX_SUBSCRIBERS,
         pipelining: bool = True,
         quota_pending: float = DEFAULT_QUOTA_PENDING,
+        wakeup_read_interval: float = 0.0,
     ) -> None:
         self.url = url
         self.cluster = cluster
@@ -502,6 +503,9 @@ class RedisStore:
         #: Whether, in a gevent worker, the hot path's commands share one
         #: pipelined connection (service/store/pipelining.py).
         self.pipelining = pipelining
+        #: Shortest time in seconds between two reads of the wake-up
+        #: subscription (`PatternSubscription`; a cluster's is read at once).
+        self.wakeup_read_interval = wakeup_read_interval
         common: dict[str, Any] = {
             "socket_connect_timeout": connect_timeout,
             "retry": _retry(retries),
@@ -1113,7 +1117,10 @@ class RedisStore:
         client = self.poll_client
         if readable_leanly(client):
             return PatternSubscription(
-                cast(redis.Redis, client), self._wakeup_pattern, self.READY_TIMEOUT
+                cast(redis.Redis, client),
+                self._wakeup_pattern,
+                self.READY_TIMEOUT,
+                read_interval=self.wakeup_read_interval,
             )
         pubsub = cast(Any, client).pubsub()
         try:

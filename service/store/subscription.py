@@ -25,6 +25,7 @@ falls back to ``PubSub`` for a cluster.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import hiredis
@@ -46,9 +47,23 @@ class PatternSubscription:
     #: Most bytes one read takes off the socket: every message already there.
     READ_SIZE = 65536
 
-    def __init__(self, client: redis.Redis, pattern: str, timeout: float) -> None:
+    def __init__(
+        self, client: redis.Redis, pattern: str, timeout: float, read_interval: float = 0.0
+    ) -> None:
         """Connect and subscribe; raise a redis-py error when the server does not
-        confirm the subscription within `timeout` s."""
+        confirm the subscription within `timeout` s.
+
+        `read_interval`: once a read has taken everything that had arrived, the
+        next waits until this many seconds have passed since it, so that the
+        messages published meanwhile are taken in one read and handed on
+        together (0: each read at once). A worker holding many streams of games
+        saved tens of times a second was woken, and switched from its requests
+        to the streams' work, once per save: reading every 50 ms halved what the
+        streams cost the moves beside them (`bench.streams`; docs/performance.md,
+        "Open event streams"). A read that filled `READ_SIZE` is followed at once."""
+        self._read_interval = read_interval
+        #: When the last read took everything that had arrived (`None`: it did not).
+        self._drained_at: float | None = None
         pool = client.connection_pool
         self._conn = pool.connection_class(**{**pool.connection_kwargs, "protocol": 2})
         #: The replies read so far, parsed (hiredis's reader: a dependency).
@@ -64,6 +79,7 @@ class PatternSubscription:
             reply = self._read(timeout)
             if not (isinstance(reply, list) and reply and reply[0] == b"psubscribe"):
                 raise RedisConnectionError(f"unexpected answer to PSUBSCRIBE: {reply!r}")
+            self._drained_at = None  # the first message is read at once
         except BaseException:
             self._conn.disconnect()
             raise
@@ -85,11 +101,13 @@ class PatternSubscription:
         try:
             data = self._sock.recv(self.READ_SIZE)
         except (TimeoutError, BlockingIOError):
+            self._drained_at = None  # waited and nothing came: the next read is at once
             return None
         except OSError as error:
             raise RedisConnectionError(f"reading the subscription failed: {error}") from error
         if not data:
             raise RedisConnectionError("the server closed the subscription's connection")
+        self._drained_at = time.monotonic() if len(data) < self.READ_SIZE else None
         self._reader.feed(data)
         reply = self._reader.gets()
         return None if reply is False else reply
@@ -101,6 +119,10 @@ class PatternSubscription:
         # most are, without one more Python call (`bench.push_calls --read`).
         reply = self._reader.gets()
         if reply is False:
+            if self._drained_at is not None and self._read_interval:
+                wait = self._drained_at + self._read_interval - time.monotonic()
+                if wait > 0:
+                    time.sleep(wait)
             reply = self._receive(timeout)
         if isinstance(reply, list) and len(reply) == 4 and reply[0] == b"pmessage":
             return {"channel": reply[2], "data": reply[3]}

@@ -171,14 +171,19 @@ def test_config_reads_the_environment() -> None:
     assert Config.from_env({}) == Config()
 
 
+@pytest.mark.parametrize("name", ["STREAM_PUSH_INTERVAL", "WAKEUP_READ_INTERVAL"])
 @pytest.mark.parametrize(
     ("given", "taken"), [("0", 0.0), ("0.2", 0.2), ("1", 1.0), ("1.5", 1.0), ("-1", 0.0)]
 )
-def test_stream_push_interval_is_bounded(given: str, taken: float) -> None:
-    """`STREAM_PUSH_INTERVAL` is 0 (each save written at once) to 1 s, 50 ms by default."""
-    assert Config().STREAM_PUSH_INTERVAL == 0.05
-    interval = Config.from_env({"STREAM_PUSH_INTERVAL": given}).STREAM_PUSH_INTERVAL
+def test_stream_intervals_are_bounded(name: str, given: str, taken: float) -> None:
+    """`STREAM_PUSH_INTERVAL` and `WAKEUP_READ_INTERVAL` are 0 (each save written,
+    or read, at once) to 1 s, 50 ms by default; the store is given the read interval."""
+    assert getattr(Config(), name) == 0.05
+    config = Config.from_env({name: given})
+    interval = getattr(config, name)
     assert interval == taken
+    settings = store_settings(config.flask_settings())
+    assert settings["wakeup_read_interval"] == config.WAKEUP_READ_INTERVAL
 
 
 def _app_with_failing_route(make_app: Callable[..., Flask], raise_unexpected: bool) -> Flask:
