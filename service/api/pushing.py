@@ -236,9 +236,9 @@ class _Pusher:
         Each write to a connection is a system call and a TCP segment the
         worker pays for, whatever it carries: a game played by bots or a fast
         table saves tens of times a second, and with a few streams on each game
-        those writes were about half of what open streams cost the moves
-        (`bench.streams`; docs/performance.md, "Open event streams"). A table
-        of people saves seconds apart: each save goes out at once."""
+        a write per save was most of what pushing cost the worker (`bench.streams
+        --pushes-only`; docs/performance.md, "Open event streams"). A table of
+        people saves seconds apart: each save goes out at once."""
         if self._timer is not None:
             return  # the pending write takes this save's events too
         feed = self._feed
