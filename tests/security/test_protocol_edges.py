@@ -73,8 +73,11 @@ def _assert_problem(raw: bytes, status: int, *codes: str) -> dict[str, object]:
             "headers_too_large",
         ),
         # One field past gunicorn's limit_request_field_size (8,190 bytes).
-        (b"GET /healthz HTTP/1.1\r\nHost: t\r\nX-Big: " + b"b" * 9000 + b"\r\n\r\n", 431,
-         "headers_too_large"),  # fmt: skip
+        (
+            b"GET /healthz HTTP/1.1\r\nHost: t\r\nX-Big: " + b"b" * 9000 + b"\r\n\r\n",
+            431,
+            "headers_too_large",
+        ),  # fmt: skip
         (b"GET /healthz HTTP/1.1\r\nHost: t\r\nBad Name: v\r\n\r\n", 400, "bad_request"),
     ],
     ids=["request-line", "tls-hello", "414", "431-fields", "431-field-size", "header-name"],
@@ -88,7 +91,13 @@ def test_gunicorns_own_errors_are_problems(
 
 @pytest.mark.parametrize(
     "path",
-    ["/games//x", "//games/x", "/games//x/legal-moves", "/docs//static/x.css", "/play//assets/a.js"],
+    [
+        "/games//x",
+        "//games/x",
+        "/games//x/legal-moves",
+        "/docs//static/x.css",
+        "/play//assets/a.js",
+    ],
 )
 def test_no_redirect_is_built_from_the_host_header(hardened: GunicornServer, path: str) -> None:
     """Werkzeug once answered ``/games//x`` with a 308 to ``http://<Host>/games/x``."""
@@ -101,9 +110,7 @@ def test_no_redirect_is_built_from_the_host_header(hardened: GunicornServer, pat
 
 
 def test_the_services_own_redirect_is_relative(hardened: GunicornServer) -> None:
-    raw = _exchange(
-        hardened, b"GET / HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n"
-    )
+    raw = _exchange(hardened, b"GET / HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n")
     status, headers, _ = _answer(raw)
     assert status == 302
     assert headers["location"] == "/docs"

@@ -29,9 +29,10 @@ def _tcp_entry(local_port: int, remote_port: int) -> tuple[str, int] | None:
     for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
         fields = line.split()
         local, remote = fields[1], fields[2]
-        if int(local.rsplit(":", 1)[1], 16) == local_port and int(
-            remote.rsplit(":", 1)[1], 16
-        ) == remote_port:
+        if (
+            int(local.rsplit(":", 1)[1], 16) == local_port
+            and int(remote.rsplit(":", 1)[1], 16) == remote_port
+        ):
             return fields[3], int(fields[4].split(":")[0], 16)
     return None
 
