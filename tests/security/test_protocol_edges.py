@@ -77,7 +77,7 @@ def _assert_problem(raw: bytes, status: int, *codes: str) -> dict[str, object]:
             b"GET /healthz HTTP/1.1\r\nHost: t\r\nX-Big: " + b"b" * 9000 + b"\r\n\r\n",
             431,
             "headers_too_large",
-        ),  # fmt: skip
+        ),
         (b"GET /healthz HTTP/1.1\r\nHost: t\r\nBad Name: v\r\n\r\n", 400, "bad_request"),
     ],
     ids=["request-line", "tls-hello", "414", "431-fields", "431-field-size", "header-name"],
