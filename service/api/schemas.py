@@ -287,6 +287,19 @@ class ViewSeatSchema(_Response):
     score = fields.Integer(required=True)
     has_melded = fields.Boolean()
     eliminated = fields.Boolean()
+    deciding = fields.Boolean(
+        metadata={
+            "description": "eliminated by the round's end, this seat is to decide whether to "
+            "re-engage before the next deal (see the view's `reengage`)"
+        }
+    )
+    reengaged = fields.Integer(metadata={"description": "times this seat has re-engaged"})
+    chips_in = fields.Integer(
+        metadata={"description": "chips this seat put in the pot (option `stake`; 0 without)"}
+    )
+    chips_out = fields.Integer(
+        metadata={"description": "chips this seat took out of the pot at the game's end"}
+    )
     away = fields.Boolean(
         metadata={"description": "the server plays this seat until its player is back"}
     )
@@ -296,6 +309,39 @@ class ViewSeatSchema(_Response):
         metadata={
             "description": "cards everybody saw this seat take this round (from the discard "
             "pile, or a joker swapped off the table) and not yet played"
+        },
+    )
+
+
+class ReengageOfferSchema(_Response):
+    """The re-engage decision the next deal waits for (elimination games)."""
+
+    seats = fields.List(
+        fields.Integer(),
+        required=True,
+        metadata={"description": "the seats still to decide: `reengage` or `decline_reengage`"},
+    )
+    score = fields.Integer(
+        required=True,
+        metadata={
+            "description": "the total a seat that re-engages comes back with: the highest "
+            "among the players still in"
+        },
+    )
+    chips = fields.Integer(
+        allow_none=True,
+        required=True,
+        metadata={
+            "description": "chips re-engaging puts in the pot (half the stake); null "
+            "without a stake"
+        },
+    )
+    deadline = fields.String(
+        allow_none=True,
+        required=True,
+        metadata={
+            "format": "date-time",
+            "description": "when an undecided player declines (turn clock); null without one",
         },
     )
 
@@ -333,6 +379,18 @@ class GameViewSchema(_Response):
     )
     now = fields.String(
         metadata={"format": "date-time", "description": "the server's time of this answer"}
+    )
+    pot = fields.Integer(
+        allow_none=True,
+        metadata={"description": "chips in the pot now (option `stake`); null without a stake"},
+    )
+    reengage = fields.Nested(
+        ReengageOfferSchema,
+        allow_none=True,
+        metadata={
+            "description": "between rounds, the re-engage decision the next deal "
+            "waits for; null otherwise"
+        },
     )
 
 
