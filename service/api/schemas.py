@@ -19,7 +19,7 @@ from service.bots.strategies import SEAT_STRATEGIES
 from service.rules.cards import CARD_PATTERN
 from service.rules.events import EVENTS
 from service.rules.fairness import CLIENT_SEED_PATTERN
-from service.rules.moves import MAX_CARDS
+from service.rules.moves import ERROR_CODES, MAX_CARDS, MOVE_TYPES
 from service.rules.options import PRESETS
 from service.rules.state import DEALS, PHASES, REASONS, STATUSES
 
@@ -405,12 +405,41 @@ class JoinedSchema(_Response):
 # --- moves ------------------------------------------------------------------
 
 
+class UnavailableSchema(_Response):
+    """Why no move of one kind is legal now."""
+
+    code = fields.String(
+        required=True,
+        metadata={
+            "enum": list(ERROR_CODES),
+            "description": "the code a move of this kind would be refused with now",
+        },
+    )
+    detail = fields.String(required=True)
+    needed = fields.Integer(
+        metadata={
+            "description": "the points needed (a first-meld minimum), when a figure is "
+            "behind the code"
+        }
+    )
+    have = fields.Integer(metadata={"description": "the points the seat has towards them"})
+
+
 class LegalMovesSchema(_Response):
-    """Every move the caller may make now."""
+    """Every move the caller may make now, and why each other kind is not legal."""
 
     version = fields.Integer(required=True)
     # Items: the `Move` component (see spec_overrides).
     moves = fields.List(fields.Dict(), required=True)
+    unavailable = fields.Dict(
+        keys=fields.String(metadata={"enum": list(MOVE_TYPES)}),
+        values=fields.Nested(UnavailableSchema),
+        metadata={
+            "description": "per move type with no move listed, why none is legal now (the "
+            "refusal code, its words and any figures), so a client can say why a control "
+            "is disabled"
+        },
+    )
 
 
 # --- events -----------------------------------------------------------------

@@ -188,6 +188,20 @@ SEAT_VIEW_EXAMPLE: dict[str, Any] = {
 LEGAL_MOVES_EXAMPLE: dict[str, Any] = {
     "version": 1,
     "moves": [{"type": "draw", "source": "discard"}, {"type": "draw", "source": "stock"}],
+    "unavailable": {
+        kind: {"code": "must_draw_first", "detail": "draw a card first"}
+        for kind in ("meld", "layoff", "swap_joker", "discard")
+    }
+    | {
+        "reengage": {
+            "code": "cannot_reengage",
+            "detail": "there is no re-engage decision for you now",
+        },
+        "decline_reengage": {
+            "code": "no_reengage_decision",
+            "detail": "there is no re-engage decision for you now",
+        },
+    },
 }
 CONFLICT_EXAMPLE: dict[str, Any] = {
     "type": "https://rummy.example/problems/must_draw_first",

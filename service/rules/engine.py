@@ -89,6 +89,7 @@ from service.rules.melds import (
     swap_joker,
 )
 from service.rules.moves import (
+    MOVE_CLASSES,
     DeclineReengage,
     Discard,
     Draw,
@@ -98,6 +99,7 @@ from service.rules.moves import (
     Move,
     Reengage,
     SwapJoker,
+    Unavailable,
     move_sort_key,
 )
 from service.rules.options import Options, OptionsError, check_options
@@ -619,6 +621,76 @@ def legal_moves(state: GameState, seat: int) -> list[Move]:
     # Melds come first in that order; theirs is known without building each key.
     listed.sort()
     return [*map(Meld, [cards for _, cards in listed]), *out]
+
+
+def unavailable(state: GameState, seat: int, listed: Sequence[Move]) -> dict[str, Unavailable]:
+    """Why each kind of move with none in ``listed`` (``legal_moves(state, seat)``) is
+    not legal now, by move type: the code a move of that kind would be refused
+    with, and the figures behind a first-meld minimum. A client can say why a
+    control is disabled without trying the move."""
+    present = {type(m).TYPE for m in listed}
+    return {
+        cls.TYPE: _unavailable(state, seat, cls.TYPE)
+        for cls in MOVE_CLASSES
+        if cls.TYPE not in present
+    }
+
+
+def _unavailable(state: GameState, seat: int, kind: str) -> Unavailable:
+    if kind == Reengage.TYPE:
+        return Unavailable("cannot_reengage", "there is no re-engage decision for you now")
+    if kind == DeclineReengage.TYPE:
+        return Unavailable("no_reengage_decision", "there is no re-engage decision for you now")
+    try:
+        r = _turn_seat_check(state, seat)
+    except IllegalMove as refused:
+        return Unavailable(refused.code, refused.detail)
+    opts = state.options
+    first_turn = opts.first_turn_no_draw and r.turns == 0
+    if kind == Draw.TYPE:
+        if first_turn and r.phase == "play":
+            return Unavailable("no_draw_first_turn", "the first player does not draw this turn")
+        return Unavailable("already_drew", "you have already drawn this turn")
+    if r.phase == "draw":
+        return Unavailable("must_draw_first", "draw a card first")
+    minimum = opts.first_meld_min_points
+    short = minimum > 0 and not has_opened(opts, r, seat)
+    opening = Unavailable(
+        "first_meld_minimum",
+        f"your first melds this round must total {minimum} points",
+        needed=minimum,
+        have=r.opening or 0,
+    )
+    if kind == Meld.TYPE:
+        gate = _meld_gate(opts, r)
+        if gate is not None:
+            return Unavailable(gate, _MELD_TEXTS[gate].format(cards=[]))
+        if short:
+            return opening
+        if is_concealed(opts, r):
+            return Unavailable("concealed_round", "in a concealed round you meld to go out")
+        return Unavailable("nothing_to_meld", "no meld can be made from your hand")
+    if kind == LayOff.TYPE:
+        gate = _layoff_gate(opts, r, seat)
+        if gate == "first_meld_minimum":
+            return opening
+        if gate is not None:
+            return Unavailable(gate, _LAYOFF_TEXTS[gate].format(minimum=minimum))
+        return Unavailable("nothing_to_lay_off", "none of your cards fits a meld on the table")
+    if kind == SwapJoker.TYPE:
+        if not opts.joker_swap:
+            return Unavailable("joker_swap_not_allowed", _SWAP_TEXTS["joker_swap_not_allowed"])
+        return Unavailable("nothing_to_swap", "you hold no card a melded joker stands for")
+    hand = r.hands[seat]
+    gate = _discard_gate(opts, r, is_concealed(opts, r), len(hand))
+    if gate == "first_meld_minimum":
+        return opening
+    if gate is not None:
+        return Unavailable(gate, _DISCARD_TEXTS[gate].format(minimum=minimum))
+    return Unavailable(
+        "cannot_discard_taken_card",
+        _DISCARD_TEXTS["cannot_discard_taken_card"].format(card=r.taken),
+    )
 
 
 def _searched_melds(
@@ -1347,4 +1419,5 @@ __all__ = [
     "new_game",
     "seat_to_move",
     "take_seat",
+    "unavailable",
 ]

@@ -63,6 +63,9 @@ ERROR_CODES: Mapping[str, str] = {
     "no_reengage_decision": "the seat has no re-engage decision to decline now",
     "reengage_pending": "the next round is dealt once every eliminated seat has decided whether "
     "to re-engage",
+    "nothing_to_meld": "no meld can be made from the seat's hand now",
+    "nothing_to_lay_off": "none of the seat's cards can be laid off on a meld on the table now",
+    "nothing_to_swap": "the seat holds no card a melded joker stands for",
     "seat_taken": "the seat is already taken",
     "no_open_seat": "no seat is open",
     "invalid_seat": "no such seat",
@@ -77,6 +80,27 @@ class IllegalMove(Exception):
         self.code = code
         self.detail = detail
         super().__init__(f"{code}: {detail}")
+
+
+@dataclass(frozen=True, slots=True)
+class Unavailable:
+    """Why no move of one kind is legal now: a code of :data:`ERROR_CODES` (the one
+    a move of that kind would be refused with), its words, and where a figure is
+    behind it the points ``needed`` and those the seat ``have`` (a first-meld
+    minimum: needed 40, have 9)."""
+
+    code: str
+    detail: str
+    needed: int | None = None
+    have: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"code", "detail"}``, with ``needed`` and ``have`` when set."""
+        out: dict[str, Any] = {"code": self.code, "detail": self.detail}
+        if self.needed is not None:
+            out["needed"] = self.needed
+            out["have"] = self.have
+        return out
 
 
 class MoveFormatError(ValueError):
