@@ -521,7 +521,15 @@ class _Sim:
                 hand.append(top)
         if self.taken is None and not self._draw_stock(seat, rules, rng):
             return -1
-        return self._play(seat, rules, rng)
+        winner = self._play(seat, rules, rng)
+        if (
+            winner is None
+            and rules.options.last_stock == "when_empty"
+            and not self.stock
+            and not rules.options.may_refill(self.refills)
+        ):
+            return -1  # the last card of the last stock was drawn: the round is a draw
+        return winner
 
     def _draw_stock(self, seat: int, rules: _Rules, rng: random.Random) -> bool:
         """Draw from the stock (refilling it as the rules say); False: the round is over."""
