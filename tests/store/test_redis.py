@@ -504,12 +504,22 @@ def test_hot_keys_are_kept_per_game_up_to_the_limit(monkeypatch: pytest.MonkeyPa
     assert redis_store.GAME_KEYS_KEPT == 4096
     monkeypatch.setattr(redis_store, "GAME_KEYS_KEPT", 3)
     store = RedisStore("redis://127.0.0.1:1/0", prefix="p")  # never connects
-    assert store._hot_keys("g0") == ("p:{g0}:g", "p:{g0}:el", "p:{g0}:idem:-")
+    assert store._hot_keys("g0") == (
+        "p:{g0}:g",
+        "p:{g0}:el",
+        "p:{g0}:idem:-",
+        "p:{g0}:il",
+    )
     assert store._hot_keys("g0")[0] == store._game_key("g0")
     for game in ("g1", "g2", "g0"):
         store._hot_keys(game)
     assert len(store._game_keys) == 3  # at the limit, all kept
-    assert store._hot_keys("g3") == ("p:{g3}:g", "p:{g3}:el", "p:{g3}:idem:-")
+    assert store._hot_keys("g3") == (
+        "p:{g3}:g",
+        "p:{g3}:el",
+        "p:{g3}:idem:-",
+        "p:{g3}:il",
+    )
     assert list(store._game_keys) == ["g3"]  # one more empties the table, then keeps it
 
 
