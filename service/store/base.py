@@ -167,8 +167,11 @@ RECORD_OVERHEAD = 64
 def record_bytes(record: IdempotencyRecord) -> int:
     """What an idempotency record counts against its game's byte budget (the
     save script counts the same)."""
-    return len(record.key.encode()) + len(record.fingerprint.encode()) + len(record.body) + (
-        RECORD_OVERHEAD
+    return (
+        len(record.key.encode())
+        + len(record.fingerprint.encode())
+        + len(record.body)
+        + (RECORD_OVERHEAD)
     )
 
 

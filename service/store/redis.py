@@ -1074,9 +1074,7 @@ class RedisStore:
         if expected_version < 1:
             # No game is ever at version 0 (and 0 would mean "create" to the script).
             return self._stale(game_id)
-        result = self._cas(
-            game_id, expected_version, state, events, idempotency, lobby, due, owner
-        )
+        result = self._cas(game_id, expected_version, state, events, idempotency, lobby, due, owner)
         if result.saved:
             self._set_listing(game_id, result.version, lobby)
         return result
