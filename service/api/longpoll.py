@@ -33,6 +33,7 @@ from service.store.base import GameStore
 __all__ = [
     "DISCONNECT_CHECK",
     "LONGPOLL_RETRY_AFTER",
+    "WAIT_SLOTS_EXTENSION",
     "WaitSlots",
     "client_gone",
     "init_long_polls",
