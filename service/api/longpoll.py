@@ -17,6 +17,7 @@ a worker, and other requests (``/healthz`` included) are still served.
 
 from __future__ import annotations
 
+import _socket
 import socket
 import threading
 import time
@@ -131,8 +132,12 @@ def client_gone(environ: dict[str, Any]) -> bool:
     as gone, data or nothing yet as still there). ``False`` where it cannot be
     told (no plain socket, as under the test client or TLS)."""
     sock = environ.get("gunicorn.socket")
-    raw = getattr(sock, "_sock", sock)  # gevent's socket wraps a plain one
-    if type(raw) is not socket.socket:
+    if sock is None or hasattr(sock, "getpeercert"):  # none, or TLS (its records)
+        return False
+    # gevent's socket wraps a plain one (of a subclass of `_socket.socket`; the
+    # name `socket.socket` is gevent's own class once patched).
+    raw = getattr(sock, "_sock", sock)
+    if not isinstance(raw, _socket.socket):
         return False
     try:
         return raw.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""

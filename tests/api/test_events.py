@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -10,7 +11,7 @@ from typing import Any
 
 from flask import Flask
 
-from service.api.longpoll import WAIT_SLOTS_EXTENSION, WaitSlots
+from service.api.longpoll import WAIT_SLOTS_EXTENSION, WaitSlots, client_gone
 from service.config import TestConfig
 from tests.api.helpers import DRAW, Api, problem
 
@@ -145,3 +146,23 @@ def test_long_polls_past_a_workers_places_answer_503(make_app: Callable[..., Fla
     api.move(game, ann, DRAW)
     waiter.join(10)
     assert not waiter.is_alive()
+
+
+def test_a_hung_up_client_is_told_from_one_still_there() -> None:
+    import gevent.socket
+
+    ours, theirs = socket.socketpair()
+    wrapped, other = (gevent.socket.socket(fileno=s.detach()) for s in socket.socketpair())
+    try:
+        for sock, peer in ((ours, theirs), (wrapped, other)):
+            environ = {"gunicorn.socket": sock}
+            assert not client_gone(environ)  # nothing sent yet
+            peer.sendall(b"GET / HTTP/1.1\r\n")  # a pipelined request: still there
+            assert not client_gone(environ)
+            sock.recv(100)
+            peer.close()
+            assert client_gone(environ)
+        assert not client_gone({})  # no socket (the test client): never told
+    finally:
+        for sock in (ours, wrapped):
+            sock.close()
