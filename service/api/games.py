@@ -254,10 +254,11 @@ def quota_problem(count: str, quota: int) -> Problem:
 def _reserve_seat(owner: str | None, game_id: str) -> None:
     """Count the game a client joins among its unfinished games, within
     `QUOTA_ACTIVE_GAMES` (once: a game it created or joined counts already)."""
-    if owner is None:
+    limit = int(current_app.config["QUOTA_ACTIVE_GAMES"])
+    if owner is None or not limit:
         return
     try:
-        get_store().reserve(owner, game_id, int(current_app.config["QUOTA_ACTIVE_GAMES"]))
+        get_store().reserve(owner, game_id, limit)
     except QuotaExceeded as exc:
         raise quota_problem(exc.count, exc.limit) from None
 

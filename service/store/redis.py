@@ -13,7 +13,23 @@ script can touch all of it:
   stream's nodes and preallocation cost several KB per game; games saved
   before kept a stream under ``P:{id}:ev``, left to expire: their clients see
   a gap in the events and reload the view);
-- ``P:{id}:idem:<seat>:<sha256(key)>`` hash: an idempotency record.
+- ``P:{id}:idem:<seat>:<sha256(key)>`` hash: an idempotency record;
+- ``P:{id}:il`` list of the game's records (``<bytes> <key>``, oldest first),
+  their total in the game hash's ``idem_bytes``: past the byte budget the save
+  script drops the oldest, so a long game's records stay a few KB.
+
+Each owner (a client of the API) has an index in a slot of its own,
+``P:{owner:<sha256(owner)>}:open``, ``…:waiting`` and ``…:bots`` (sorted sets:
+game id, scored by the epoch ms it counts until), counted with ``ZCARD``
+after dropping the entries past their time, never by reading its games.
+`OWNER_NOTE_SCRIPT` adds a game within the owner's quotas (a create, a join's
+`RedisStore.reserve`) for ``quota_pending``; the save that stores or joins it
+names the owner (the game hash's ``owners`` field lists every owner's key base)
+and gives its entries the game's expiry. A save that changes the game's status
+updates every owner's entries (in play: no longer waiting; finished: gone), as
+does a deletion: on a single server in the same script (by the key bases the
+hash names), in a cluster with `OWNER_TOUCH_SCRIPT` after it. An ordinary move
+changes no status and does no owner work.
 
 The queue of due games (`service.runner`): ``P:{due}:q`` (sorted set, game id
 scored by the epoch ms it is due at) and ``P:{due}:why`` (hash, game id ->
