@@ -160,6 +160,8 @@ class MemoryStore:
                     del entries[game_id]
                 else:
                     entries[game_id] = game.expires
+            if not any(index.values()):
+                del self._owned[owner]
 
     def _index(self, owner: str) -> dict[str, dict[str, float]]:
         """``owner``'s index, its entries past their time dropped (an index only
@@ -196,6 +198,9 @@ class MemoryStore:
         for game_id in [g for g, game in self._games.items() if game.expires <= now]:
             self._drop(game_id)
         self._counters = {k: v for k, v in self._counters.items() if v[1] > now}
+        for owner in list(self._owned):
+            if not any(self._index(owner).values()):
+                del self._owned[owner]
 
     def _write(
         self,
@@ -207,7 +212,9 @@ class MemoryStore:
         lobby: LobbyUpdate,
         events: Sequence[Mapping[str, Any]] = (),
         due: DueUpdate = KEEP,
-    ) -> None:
+    ) -> str:
+        """Apply a create's or save's write (under the lock); the status it gave
+        the game (``""``: unchanged)."""
         status, ttl = lifecycle(events, lobby, self.lifetimes)
         if status:
             game.status = status
@@ -236,6 +243,7 @@ class MemoryStore:
         self._changed.notify_all()
         if tails:
             self._hub.notify(game_id)
+        return status
 
     def _queued(self, due: DueUpdate) -> None:
         """After a write (outside the lock): wake the runner if a game was queued."""
@@ -342,12 +350,11 @@ class MemoryStore:
                 return SaveResult("not_found", 0, 0)
             if game.version != expected_version:
                 return SaveResult("stale", game.version, game.last_event)
-            before = game.status
-            self._write(game_id, game, bytes(state), tails, idempotency, lobby, events, due)
+            said = self._write(game_id, game, bytes(state), tails, idempotency, lobby, events, due)
             joined = owner is not None and owner not in game.owners
             if joined and owner is not None:
                 game.owners.append(owner)
-            if joined or game.status != before:
+            if joined or said:  # as the save script: an ordinary move touches no owner
                 self._touch_owners(game_id, game, game.status)
             result = SaveResult("saved", game.version, game.last_event)
         self._queued(due)

@@ -282,16 +282,17 @@ if ARGV[16] ~= '' then
     end
   end
 end
--- The owners' indexes learn of a new owner or a new status only (a move changes
--- neither: no work for it here). On a single server they are updated here, by
--- the key bases the hash names (not declared: a cluster would refuse them, so
--- there the caller updates them after, from this reply).
+-- The owners' indexes learn of a new owner, or of a save that says what the
+-- game is (a create, a join, its start, its end: an ordinary move says nothing,
+-- and does no work here). On a single server they are updated here, by the key
+-- bases the hash names (not declared: a cluster would refuse them, so there the
+-- caller updates them after, from this reply).
 local owners = cur[5] or ''
 local status = ARGV[5]
-if status == '' then
+local changed = status ~= ''
+if not changed then
   status = cur[6] or 'active'
 end
-local changed = status ~= (cur[6] or '')
 if ARGV[17] ~= '' and not string.find(' ' .. owners .. ' ', ' ' .. ARGV[17] .. ' ', 1, true) then
   owners = (owners == '' and ARGV[17]) or (owners .. ' ' .. ARGV[17])
   redis.call('HSET', KEYS[1], 'owners', owners)
