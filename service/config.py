@@ -12,7 +12,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from service.store.base import DEFAULT_MAX_EVENTS, DEFAULT_MAX_SUBSCRIBERS, DEFAULT_QUOTA_PENDING
+from service.store.base import (
+    DEFAULT_IDEMPOTENCY_BYTES,
+    DEFAULT_MAX_EVENTS,
+    DEFAULT_MAX_SUBSCRIBERS,
+    DEFAULT_QUOTA_PENDING,
+)
 
 
 def _flag(text: str) -> bool:
@@ -57,15 +62,28 @@ class Config:
     #: Seconds a finished game is kept (to read its result).
     FINISHED_TTL: int = 24 * 3600
     #: Games waiting for players that one client (address, as the rate limiter
-    #: sees it) may have created and not seen joined at once (0: no quota).
+    #: sees it; an IPv6 one by its /64) may have created and not seen joined at
+    #: once (0: no quota).
     QUOTA_WAITING_GAMES: int = 20
-    #: Games in play (not finished) that one client may have created (0: no quota).
+    #: Games not finished, waiting or in play, that one client created or
+    #: joined, checked on every create and join (0: no quota).
     QUOTA_ACTIVE_GAMES: int = 100
+    #: Games not finished with bot seats only that one client created (0: no
+    #: quota): each keeps the runner busy without a human's pace.
+    QUOTA_BOT_GAMES: int = 10
     #: Seconds a game counted against its creator's quota but not stored yet
     #: (Redis: a create that failed between the two) keeps counting.
     QUOTA_PENDING: float = DEFAULT_QUOTA_PENDING
     #: Longest ``wait`` a client may ask of the events long-poll, in seconds.
     LONGPOLL_MAX: float = 30.0
+    #: Long-polls one worker process holds waiting at once; one more answers
+    #: 503 ``too_many_long_polls`` (docs/security.md).
+    LONGPOLL_WAITING_MAX: int = 200
+    #: Long-polls one client (address, an IPv6 one by its /64) may hold waiting
+    #: in one worker process; one more answers 429 ``too_many_long_polls``.
+    LONGPOLL_PER_ADDRESS: int = 20
+    #: Bytes of idempotency records one game keeps (the oldest dropped past it).
+    IDEMPOTENCY_BYTES: int = DEFAULT_IDEMPOTENCY_BYTES
     #: How many of a game's latest events the store keeps (a client further
     #: behind gets the ones left and reloads the view; see README.md).
     MAX_EVENTS: int = DEFAULT_MAX_EVENTS
@@ -178,13 +196,23 @@ class Config:
             changes["CORS_ORIGINS"] = _split_origins(env["CORS_ORIGINS"])
         if "IDLE_TTL" in env:
             changes["IDLE_TTL"] = int(env["IDLE_TTL"])
-        for name in ("WAITING_TTL", "FINISHED_TTL", "QUOTA_WAITING_GAMES", "QUOTA_ACTIVE_GAMES"):
+        for name in (
+            "WAITING_TTL",
+            "FINISHED_TTL",
+            "QUOTA_WAITING_GAMES",
+            "QUOTA_ACTIVE_GAMES",
+            "QUOTA_BOT_GAMES",
+            "LONGPOLL_WAITING_MAX",
+            "LONGPOLL_PER_ADDRESS",
+        ):
             if name in env:
                 changes[name] = max(0, int(env[name]))
         if "QUOTA_PENDING" in env:
             changes["QUOTA_PENDING"] = max(0.0, float(env["QUOTA_PENDING"]))
         if "LONGPOLL_MAX" in env:
             changes["LONGPOLL_MAX"] = min(float(env["LONGPOLL_MAX"]), 30.0)
+        if "IDEMPOTENCY_BYTES" in env:
+            changes["IDEMPOTENCY_BYTES"] = max(1, int(env["IDEMPOTENCY_BYTES"]))
         if "MAX_EVENTS" in env:
             changes["MAX_EVENTS"] = max(1, int(env["MAX_EVENTS"]))
         if "LONGPOLL_SUBSCRIBERS" in env:
@@ -262,6 +290,7 @@ def store_settings(values: Mapping[str, Any]) -> dict[str, Any]:
         "pool_timeout": values["STORE_POOL_TIMEOUT"],
         "password": values["STORE_PASSWORD"] or None,
         "quota_pending": values["QUOTA_PENDING"],
+        "idempotency_bytes": values["IDEMPOTENCY_BYTES"],
         "wakeup_read_interval": values["WAKEUP_READ_INTERVAL"],
     }
 

@@ -56,7 +56,7 @@ def test_the_records_of_a_move_have_it() -> None:
     for cls in (Loaded, SaveResult, LoadedGame, Change, Outcome):
         assert cls.__init__.__code__.co_filename == "<string>", cls  # written by quick_init
     assert Loaded(b"s", 2, 1).counts == ()
-    assert Change.__init__.__defaults__ == (None,)
+    assert Change.__init__.__defaults__ == (None, None)
 
 
 def test_classes_it_cannot_serve_are_refused() -> None:

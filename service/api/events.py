@@ -21,6 +21,7 @@ from flask.views import MethodView
 from service.api.feeds import HEARTBEAT, RETRY, Feed, Feeds, Following
 from service.api.gamestore import caller_seat, get_store, load_game
 from service.api.jsonio import json_response
+from service.api.longpoll import init_long_polls, wait_for_events, waiting_place
 from service.api.paths import GAME_ID_PARAMETER, check_game_ids
 from service.api.problems import Problem
 from service.api.pushing import PushedStream, pushable_socket
@@ -71,7 +72,18 @@ class Events(MethodView):
     @blp.response(200, EventsSchema)
     @blp.problem(401, "The token is not a seat token of this game")
     @blp.problem(422, "`after` or `wait` out of range (wait: 0 to 30 s)")
-    @common_errors(blp, 400, 404, 429, 503)
+    @blp.problem(
+        429,
+        "Rate limited (`rate_limited`), or this client holds its most waiting "
+        "long-polls (`long_poll_quota_exceeded`); see Retry-After",
+    )
+    @blp.problem(
+        503,
+        "Store unavailable (`store_unavailable`), requests cannot be counted "
+        "(`rate_limit_unavailable`), or this server holds its most waiting "
+        "long-polls (`too_many_long_polls`); see Retry-After",
+    )
+    @common_errors(blp, 400, 404)
     @blp.doc(operationId="getEvents", security=SEAT_OPTIONAL)
     def get(self, query: dict[str, Any], game_id: str) -> Response:
         """List events after `after`, long-polling up to `wait` seconds
@@ -81,7 +93,10 @@ class Events(MethodView):
         them (docs/fairness.md). Only a game's latest
         events are kept (`MAX_EVENTS`, 24 by default): when the first event
         answered has a `seq` above `after + 1`, the events between are gone;
-        reload the game's view, then follow the events from there.
+        reload the game's view, then follow the events from there. A client
+        that hangs up while its long-poll waits frees its place at once; one
+        client may hold `LONGPOLL_PER_ADDRESS` waiting long-polls per server
+        process (then 429), a process `LONGPOLL_WAITING_MAX` (then 503).
         """
         wait = float(query["wait"])
         longest = float(current_app.config["LONGPOLL_MAX"])
@@ -100,8 +115,15 @@ class Events(MethodView):
         if game.last_event - delay > after:
             wait = 0.0  # already something to answer: no need to wait
         store = get_store()
-        # Wait for the event that makes the next one visible, then read.
-        events = store.events(game_id, after + delay, wait=wait)
+        if wait > 0:
+            # Wait for the event that makes the next one visible, then read.
+            with waiting_place():
+                found = wait_for_events(store, game_id, after + delay, wait, request.environ)
+            if found is None:  # the client hung up: nobody reads the answer
+                return json_response({"events": [], "last": after}, 200)
+            events = found
+        else:
+            events = store.events(game_id, after + delay)
         if delay:
             newest = max([game.last_event, *(event["seq"] for event in events)])
             events = store.events(game_id, after)
@@ -138,6 +160,7 @@ def init_streams(app: Flask) -> None:
     """Give the app its per-process stream slots and game feeds."""
     app.extensions[SLOTS_EXTENSION] = StreamSlots(int(app.config["STREAM_MAX"]))
     app.extensions[FEEDS_EXTENSION] = Feeds(keep=int(app.config["MAX_EVENTS"]))
+    init_long_polls(app)
 
 
 def _too_many_streams(limit: int) -> Problem:

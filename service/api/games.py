@@ -48,7 +48,7 @@ from service.api.smorest import (
     common_errors,
     dispatch_directly,
 )
-from service.ops.ratelimit import client_address
+from service.ops.ratelimit import client_address, client_key
 from service.rules import engine
 from service.rules.options import resolve_options
 from service.rules.state import encode_state
@@ -153,9 +153,10 @@ class Games(MethodView):
                 owner=owner,
                 due=due,
                 quota=game_quotas() if owner is not None else None,
+                bots=all(seat.kind == "bot" for seat in state.seats),
             )
         except QuotaExceeded as exc:
-            raise quota_problem(exc.status, exc.limit) from None
+            raise quota_problem(exc.count, exc.limit) from None
         game_id = created.game_id
         STATES.remember(game_id, data, state)  # its first load needs no decoding
         answer_seats = []
@@ -209,36 +210,57 @@ def _lobby_filter(query: dict[str, Any]) -> Callable[[Mapping[str, Any]], bool] 
     return accepts
 
 
+#: The setting of each count of a client's games (`game_quotas`), and what it counts.
+_QUOTA_SETTINGS = {
+    "open": ("QUOTA_ACTIVE_GAMES", "unfinished games (waiting or in play, created or joined)"),
+    "waiting": ("QUOTA_WAITING_GAMES", "games waiting for players"),
+    "bots": ("QUOTA_BOT_GAMES", "unfinished games of bots only"),
+}
+
+
 def quota_owner() -> str | None:
-    """Whom a new game counts against: the client's address as the rate
-    limiter sees it; ``None`` when quotas do not apply (both 0, or the rate
-    limiter off: a deployment that limits clients at its ingress instead)."""
+    """Whom a new or joined game counts against: the client's address as the
+    rate limiter sees it (an IPv6 one by its /64); ``None`` when quotas do not
+    apply (all 0, or the rate limiter off: a deployment that limits clients at
+    its ingress instead)."""
     config = current_app.config
     if not config["RATELIMIT_ENABLED"]:
         return None
-    if not (config["QUOTA_WAITING_GAMES"] or config["QUOTA_ACTIVE_GAMES"]):
+    if not any(config[setting] for setting, _ in _QUOTA_SETTINGS.values()):
         return None
-    return "a:" + client_address(int(config["RATELIMIT_PROXY_HOPS"]))
+    return "a:" + client_key(client_address(int(config["RATELIMIT_PROXY_HOPS"])))
 
 
 def game_quotas() -> dict[str, int]:
-    """The most games of each status one client may have (0: no limit); the
-    store checks them atomically with the create."""
+    """The most games of each count one client may have (0: no limit); the
+    store checks them atomically with the create (`GameStore.create`)."""
     config = current_app.config
-    return {"waiting": config["QUOTA_WAITING_GAMES"], "active": config["QUOTA_ACTIVE_GAMES"]}
+    return {count: int(config[setting]) for count, (setting, _) in _QUOTA_SETTINGS.items()}
 
 
-def quota_problem(status: str, quota: int) -> Problem:
-    """The 429 ``game_quota_exceeded`` of a game whose status the client already
-    has its quota of."""
-    setting = "QUOTA_WAITING_GAMES" if status == "waiting" else "QUOTA_ACTIVE_GAMES"
+def quota_problem(count: str, quota: int) -> Problem:
+    """The 429 ``game_quota_exceeded`` of a create or join past one of the
+    client's counts."""
+    setting, what = _QUOTA_SETTINGS[count]
     return Problem(
         429,
         "game_quota_exceeded",
-        f"This client already has {quota} {status} games ({setting}); finish or "
-        "join those first (unjoined games expire after WAITING_TTL).",
+        f"This client already has {quota} {what} ({setting}); finish or leave "
+        "some first (unjoined games expire after WAITING_TTL).",
         headers={"Retry-After": "60"},
     )
+
+
+def _reserve_seat(owner: str | None, game_id: str) -> None:
+    """Count the game a client joins among its unfinished games, within
+    `QUOTA_ACTIVE_GAMES` (once: a game it created or joined counts already)."""
+    limit = int(current_app.config["QUOTA_ACTIVE_GAMES"])
+    if owner is None or not limit:
+        return
+    try:
+        get_store().reserve(owner, game_id, limit)
+    except QuotaExceeded as exc:
+        raise quota_problem(exc.count, exc.limit) from None
 
 
 def _lobby_for_create(state: Any, created_at: str) -> Any:
@@ -325,6 +347,7 @@ class Join(MethodView):
         """
         held = auth.bearer_token()
         token, token_hash = auth.new_token()
+        owner = quota_owner()
 
         def join(game: LoadedGame, _seat: int | None) -> Change:
             if held is not None and auth.holds_seat(game.state.seats, held):
@@ -334,7 +357,10 @@ class Join(MethodView):
             state, events = engine.take_seat(
                 game.state, body.get("seat"), body["name"], token_hash, body.get("client_seed")
             )
-            return Change(state, events, auth.seat_of(state.seats, token))
+            # Counted before the save, so joins sent at once cannot pass the
+            # quota together; a join refused after it frees its place soon.
+            _reserve_seat(owner, game_id)
+            return Change(state, events, auth.seat_of(state.seats, token), owner)
 
         done = transact(game_id, join)
         game = done.game

@@ -256,11 +256,13 @@ def back_if_away(game: LoadedGame, seat: int) -> LoadedGame:
 class Change:
     """What a write step makes of a game: the state after it and its events (the
     bot turns that follow are played by `transact`); `seat` is whose view the
-    answer shows (`None`: the public view)."""
+    answer shows (`None`: the public view); `owner`: a client the game counts
+    for from this save on (a join's, after its `GameStore.reserve`)."""
 
     state: GameState
     events: list[dict[str, Any]]
     seat: int | None = None
+    owner: str | None = None
 
 
 class Delete:
@@ -360,6 +362,7 @@ def transact(
                 idempotency=record,
                 lobby=lobby,
                 due=due,
+                owner=change.owner,
             )
             after = LoadedGame(game_id, state, result.version, result.last_event)
             who = change.seat

@@ -97,7 +97,13 @@ API_PROBLEM_CODES: dict[str, ProblemCode] = {
     ),
     "game_quota_exceeded": ProblemCode(
         429,
-        "this client already has as many unfinished games as it may create; see Retry-After",
+        "this client already has as many unfinished games (or waiting ones, or ones of "
+        "bots only) as it may create or join; see Retry-After",
+    ),
+    "long_poll_quota_exceeded": ProblemCode(
+        429,
+        "this client already holds as many waiting long-polls on this server as it may; "
+        "see Retry-After",
     ),
     "headers_too_large": ProblemCode(431, "the request headers are too large", generic=True),
     "internal_error": ProblemCode(500, "the service failed (a bug: it is logged)", generic=True),
@@ -113,6 +119,9 @@ API_PROBLEM_CODES: dict[str, ProblemCode] = {
     "too_many_streams": ProblemCode(
         503,
         "this server holds as many event streams as it may; long-poll meanwhile, see Retry-After",
+    ),
+    "too_many_long_polls": ProblemCode(
+        503, "this server holds as many waiting long-polls as it may; see Retry-After"
     ),
     "service_unavailable": ProblemCode(
         503, "the service cannot answer now; see Retry-After", generic=True

@@ -132,7 +132,7 @@ COMMON_ERRORS: dict[int, str] = {
     415: "Body is not JSON (`unsupported_media_type`)",
     429: (
         "Rate limited (`rate_limited`), or a per-client game quota reached "
-        "(`game_quota_exceeded`, creating a game); see Retry-After"
+        "(`game_quota_exceeded`, creating or joining a game); see Retry-After"
     ),
     503: (
         "Store unavailable (`store_unavailable`) or requests cannot be counted "

@@ -1,8 +1,9 @@
 """Rate limits per seat token and per client address (fixed windows).
 
 Every request except the probes and ``/metrics`` counts against its client
-address; a request with ``Authorization: Bearer <token>`` also counts against
-that token (by its hash: the token itself is never stored). Past a limit the
+address (an IPv6 one by its /64: `client_key`); a request with
+``Authorization: Bearer <token>`` also counts against that token (by its hash:
+the token itself is never stored). Past a limit the
 answer is ``429`` (problem ``rate_limited``) with ``Retry-After``: the seconds
 until the window that refused it ends.
 
@@ -28,6 +29,7 @@ Settings (see deploy/README.md): ``RATELIMIT_ENABLED``,
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import math
 import threading
@@ -227,6 +229,22 @@ class RedisCounters:
         return [int(reply) for reply in replies[1::2]]
 
 
+def client_key(address: str) -> str:
+    """The client an address counts as, for the limits and quotas: an IPv6
+    address by its /64 (one subscriber's network, in which a client may pick
+    any of 2**64 addresses), an IPv4-mapped one as its IPv4 address, any
+    other as it is."""
+    if ":" not in address:
+        return address
+    try:
+        ip = ipaddress.IPv6Address(address.partition("%")[0])
+    except ValueError:
+        return address
+    if ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
+    return str(ipaddress.IPv6Network((ip, 64), strict=False))
+
+
 def client_address(proxy_hops: int, current: Request | None = None) -> str:
     """The current request's client address (or ``current``'s): the connection's
     peer, or with ``proxy_hops`` trusted proxies in front, the address the
@@ -359,7 +377,7 @@ class RateLimiter:
             address = client_address(hops, current) if hops else current.remote_addr or "unknown"
             hit = self._address_hits.get(address)
             if hit is None or hit.limit is not limit:
-                hit = Hit("address", "a:" + address, limit)
+                hit = Hit("address", "a:" + client_key(address), limit)
                 _keep(self._address_hits, ADDRESS_HITS_KEPT, address, hit)
             hits.append(hit)
         limit = self.per_token

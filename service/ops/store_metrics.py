@@ -69,11 +69,12 @@ class InstrumentedStore:
         owner: str | None = None,
         due: Due | None = None,
         quota: Mapping[str, int] | None = None,
+        bots: bool = False,
     ) -> Created:
         """`GameStore.create`, measured; counts the game."""
         start = time.perf_counter()
         try:
-            created = self.inner.create(state, events, lobby, owner, due, quota)
+            created = self.inner.create(state, events, lobby, owner, due, quota, bots)
         except QuotaExceeded:
             raise  # a refusal, not a store error
         except Exception:
@@ -84,6 +85,10 @@ class InstrumentedStore:
         GAMES_CREATED.inc()
         _count_finished(events)  # bots may have played a short game to its end
         return created
+
+    def reserve(self, owner: str, game_id: str, limit: int) -> None:
+        """`GameStore.reserve` (once per join: not measured)."""
+        self.inner.reserve(owner, game_id, limit)
 
     def open_games(self, owner: str) -> dict[str, int]:
         """`GameStore.open_games`."""
@@ -109,12 +114,13 @@ class InstrumentedStore:
         idempotency: IdempotencyRecord | None = None,
         lobby: LobbyUpdate = KEEP,
         due: DueUpdate = KEEP,
+        owner: str | None = None,
     ) -> SaveResult:
         """`GameStore.save`, measured; counts a stale answer as a CAS conflict."""
         start = time.perf_counter()
         try:
             result = self.inner.save(
-                game_id, expected_version, state, events, idempotency, lobby, due
+                game_id, expected_version, state, events, idempotency, lobby, due, owner
             )
         except Exception:
             _ERRORS["save"].inc()

@@ -10,9 +10,17 @@ for players) keeps it `Lifetimes.waiting` seconds (1 h: an unjoined game
 does not hold storage for a week); a save carrying the ``game_ended`` event
 keeps it `Lifetimes.finished` seconds (24 h, to read the result); any other
 save `Lifetimes.idle` seconds (7 days). Each game also records that status
-(``waiting``, ``active``, ``finished``), and games created for an ``owner``
-(a client) are counted per owner while not finished (`GameStore.open_games`),
-for the API's per-client quotas (`GameStore.create` checks one atomically).
+(``waiting``, ``active``, ``finished``).
+
+Owners (the API's clients) have games counted against them while not finished
+and not forgotten (`GameStore.open_games`), for the per-client quotas: each
+owner's index holds ``open`` (its games waiting or in play: created, or joined
+with `GameStore.reserve`), ``waiting`` (those it created still waiting for
+players) and ``bots`` (those it created with bot seats only). An index is only
+added to under its quota and read as a count (never a scan of the owner's
+games): a save that changes a game's status, or counts it for a new owner,
+updates the entries of every owner of the game, each counted until the game's
+expiry as of that save.
 """
 
 from __future__ import annotations
@@ -28,6 +36,7 @@ from service.store.watch import Deliver, Watch
 
 __all__ = [
     "DEFAULT_FINISHED_TTL",
+    "DEFAULT_IDEMPOTENCY_BYTES",
     "DEFAULT_IDEMPOTENCY_TTL",
     "DEFAULT_IDLE_TTL",
     "DEFAULT_LOBBY_LIMIT",
@@ -38,6 +47,8 @@ __all__ = [
     "DEFAULT_WAITING_TTL",
     "GAME_ENDED",
     "KEEP",
+    "OWNER_COUNTS",
+    "RECORD_OVERHEAD",
     "Created",
     "Due",
     "DueClaim",
@@ -52,6 +63,8 @@ __all__ = [
     "SaveResult",
     "SaveStatus",
     "lifecycle",
+    "owner_counts",
+    "record_bytes",
 ]
 
 #: Seconds after its last write that an idle game may be forgotten (7 days).
@@ -68,6 +81,12 @@ DEFAULT_QUOTA_PENDING = 30.0
 GAME_ENDED = "game_ended"
 #: Seconds an idempotency record is kept (docs/api.md: at least 24 h).
 DEFAULT_IDEMPOTENCY_TTL = 24 * 3600
+#: Bytes of idempotency records (key, fingerprint and answer) one game keeps:
+#: past it the oldest are dropped, so a long game's records stay a few KB
+#: (a retry comes seconds after its request, not hundreds of moves later).
+DEFAULT_IDEMPOTENCY_BYTES = 8192
+#: The counts of an owner's index (`GameStore.open_games`, a create's ``quota``).
+OWNER_COUNTS = ("open", "waiting", "bots")
 #: This many of a game's latest events are kept (older ones are dropped): sized
 #: so that a 4-player game in progress stays within about 3.5 KB in Redis
 #: (docs/performance.md). A client further behind reloads the view.
@@ -126,6 +145,34 @@ def lifecycle(
     if lobby is KEEP:
         return "", lifetimes.idle
     return "waiting", lifetimes.waiting
+
+
+def owner_counts(status: str, bots: bool) -> tuple[str, ...]:
+    """The counts of its owner's index a new game of ``status`` joins (none once
+    finished: bots may play a game to its end within its create)."""
+    if status == "finished":
+        return ()
+    counts = ["open"]
+    if status == "waiting":
+        counts.append("waiting")
+    if bots:
+        counts.append("bots")
+    return tuple(counts)
+
+
+#: Bytes a stored idempotency record costs beyond its key, fingerprint and answer.
+RECORD_OVERHEAD = 64
+
+
+def record_bytes(record: IdempotencyRecord) -> int:
+    """What an idempotency record counts against its game's byte budget (the
+    save script counts the same)."""
+    return (
+        len(record.key.encode())
+        + len(record.fingerprint.encode())
+        + len(record.body)
+        + (RECORD_OVERHEAD)
+    )
 
 
 @dataclass(frozen=True)
@@ -232,21 +279,32 @@ class GameStore(Protocol):
         owner: str | None = None,
         due: Due | None = None,
         quota: Mapping[str, int] | None = None,
+        bots: bool = False,
     ) -> Created:
         """Store a new game under a fresh random id (128 bits, URL-safe), version 1;
-        with an ``owner``, count it among that owner's `open_games`; queued as
-        ``due`` when given.
+        with an ``owner``, count it among that owner's `open_games` (``open``,
+        ``waiting`` if it is listed, ``bots`` if ``bots``: it has bot seats only);
+        queued as ``due`` when given.
 
-        ``quota`` (with an ``owner``): the most games of each status (``waiting``,
-        ``active``; 0 or absent: no limit) the owner may have, this one included.
-        Counting the owner's games and noting the new one are one atomic step, so
+        ``quota`` (with an ``owner``): the most games of each of the counts the
+        new game joins (`OWNER_COUNTS`; 0 or absent: no limit) the owner may
+        have, this one included. Counting and noting are one atomic step, so
         creates sent at once never pass it together; past it, raises
         `QuotaExceeded` and stores nothing."""
         ...
 
+    def reserve(self, owner: str, game_id: str, limit: int) -> None:
+        """Count the existing game ``game_id`` among ``owner``'s ``open`` games
+        (a join), if the owner has fewer than ``limit`` (0: no limit) or already
+        counts it; else raise `QuotaExceeded` (``open``). The place is held for
+        the store's pending time (Redis: ``quota_pending``), then kept only if a
+        `save` with this ``owner`` confirmed it meanwhile (the join was made)."""
+        ...
+
     def open_games(self, owner: str) -> dict[str, int]:
-        """How many games created for ``owner`` are ``waiting`` and ``active``
-        (games finished or forgotten no longer count)."""
+        """``owner``'s counts (`OWNER_COUNTS`): games ``open`` (waiting or in play),
+        ``waiting`` (created, waiting for players) and ``bots`` (created with bot
+        seats only). Games finished, deleted or forgotten no longer count."""
         ...
 
     def load(self, game_id: str, counters: LoadCounters = ()) -> Loaded:
@@ -268,12 +326,15 @@ class GameStore(Protocol):
         idempotency: IdempotencyRecord | None = None,
         lobby: LobbyUpdate = KEEP,
         due: DueUpdate = KEEP,
+        owner: str | None = None,
     ) -> SaveResult:
         """Compare-and-set: if the game is at ``expected_version``, store ``state``
-        as version + 1, append ``events``, store ``idempotency``, queue or unqueue
-        the game (``due``) and refresh the idle TTL, all at once; else change
-        nothing and answer ``stale`` (or ``not_found``). ``lobby`` is applied
-        only when the save succeeded."""
+        as version + 1, append ``events``, store ``idempotency`` (the game's
+        oldest records dropped past its byte budget), queue or unqueue the game
+        (``due``) and refresh the idle TTL, all at once; else change nothing and
+        answer ``stale`` (or ``not_found``). ``lobby`` is applied only when the
+        save succeeded. ``owner``: confirm its `reserve` of this game (the game
+        counts for it from now on, like for its creator)."""
         ...
 
     def claim_due(self, now: float, limit: int, lease: float) -> list[DueClaim]:

@@ -26,10 +26,11 @@ class StoreUnavailable(StoreError):
 
 
 class QuotaExceeded(StoreError):
-    """A create refused: its owner already has ``limit`` games of the new game's
-    ``status`` (`GameStore.create`'s ``quota``). Nothing was stored."""
+    """A create or join refused: its owner already has ``limit`` games of the
+    ``count`` named (``open``, ``waiting`` or ``bots``: `GameStore.create`'s
+    ``quota``, `GameStore.reserve`). Nothing was stored."""
 
-    def __init__(self, status: str, limit: int) -> None:
-        super().__init__(f"the owner already has {limit} {status} games")
-        self.status = status
+    def __init__(self, count: str, limit: int) -> None:
+        super().__init__(f"the owner already has {limit} {count} games")
+        self.count = count
         self.limit = limit

@@ -18,10 +18,11 @@ def open_store(url: str | None = None, **settings: Any) -> GameStore:
     Schemes: ``memory://`` · ``redis://host:port/db`` · ``rediss://…`` (TLS) ·
     ``redis+cluster://host:port`` and ``rediss+cluster://…`` (Redis Cluster, any
     node). ``settings`` go to the store: ``idle_ttl``, ``idempotency_ttl``,
-    ``max_events``, ``max_wait`` (seconds or counts) for both; ``prefix``,
+    ``idempotency_bytes``, ``max_events``, ``max_wait``, ``quota_pending``
+    (seconds, bytes or counts) for both; ``prefix``,
     ``socket_timeout``, ``connect_timeout``, ``retries``, ``max_connections``,
     ``pool_timeout``, ``password``, ``max_subscribers``, ``pipelining``,
-    ``quota_pending``, ``wakeup_read_interval`` for Redis. No connection is made
+    ``wakeup_read_interval`` for Redis. No connection is made
     here: Redis may still be down.
     """
     if url is None:
@@ -42,7 +43,6 @@ def open_store(url: str | None = None, **settings: Any) -> GameStore:
             "wakeup_read_interval",
             "max_subscribers",
             "pipelining",
-            "quota_pending",
         }
         return MemoryStore(**{k: v for k, v in settings.items() if k not in redis_only})
     if scheme in ("redis", "rediss", "unix"):

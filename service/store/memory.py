@@ -18,13 +18,16 @@ import orjson
 
 from service.store.base import (
     DEFAULT_FINISHED_TTL,
+    DEFAULT_IDEMPOTENCY_BYTES,
     DEFAULT_IDEMPOTENCY_TTL,
     DEFAULT_IDLE_TTL,
     DEFAULT_LOBBY_LIMIT,
     DEFAULT_MAX_EVENTS,
     DEFAULT_MAX_WAIT,
+    DEFAULT_QUOTA_PENDING,
     DEFAULT_WAITING_TTL,
     KEEP,
+    OWNER_COUNTS,
     Created,
     Due,
     DueClaim,
@@ -36,6 +39,8 @@ from service.store.base import (
     LobbyUpdate,
     SaveResult,
     lifecycle,
+    owner_counts,
+    record_bytes,
 )
 from service.store.codec import (
     decode_cursor,
@@ -66,6 +71,10 @@ class _Game:
     idempotency: dict[tuple[int, str], tuple[IdempotencyRecord, float]] = field(
         default_factory=dict
     )
+    #: Bytes of the records in `idempotency` (`record_bytes`).
+    idempotency_bytes: int = 0
+    #: The owners the game counts for (its creator, then who joined it).
+    owners: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -84,15 +93,22 @@ class MemoryStore:
         waiting_ttl: float = DEFAULT_WAITING_TTL,
         finished_ttl: float = DEFAULT_FINISHED_TTL,
         idempotency_ttl: float = DEFAULT_IDEMPOTENCY_TTL,
+        idempotency_bytes: int = DEFAULT_IDEMPOTENCY_BYTES,
         max_events: int = DEFAULT_MAX_EVENTS,
         max_wait: float = DEFAULT_MAX_WAIT,
+        quota_pending: float = DEFAULT_QUOTA_PENDING,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.idle_ttl = float(idle_ttl)
         #: TTLs by what a save says of its game (`service.store.base.lifecycle`).
         self.lifetimes = Lifetimes.capped(idle_ttl, waiting_ttl, finished_ttl)
-        self._owned: dict[str, list[str]] = {}
+        #: Each owner's index: count (`OWNER_COUNTS`) -> game id -> when it stops
+        #: counting (the game's expiry as of its last status change; a `reserve`
+        #: not confirmed by a save: `quota_pending` after it).
+        self._owned: dict[str, dict[str, dict[str, float]]] = {}
+        self.quota_pending = float(quota_pending)
         self.idempotency_ttl = float(idempotency_ttl)
+        self.idempotency_bytes = int(idempotency_bytes)
         self.max_events = max_events
         self.max_wait = max_wait
         self._clock = clock
@@ -123,9 +139,56 @@ class MemoryStore:
         return game
 
     def _drop(self, game_id: str) -> None:
-        self._games.pop(game_id, None)
+        game = self._games.pop(game_id, None)
         self._lobby.pop(game_id, None)
         self._due.pop(game_id, None)
+        if game is not None:
+            self._touch_owners(game_id, game, "gone")
+
+    def _touch_owners(self, game_id: str, game: _Game, status: str) -> None:
+        """After a change of the game's status (or owners): each owner's entries
+        of it count until its expiry, or no more once it is finished or gone;
+        it no longer waits once it is in play."""
+        for owner in game.owners:
+            index = self._owned.get(owner)
+            if index is None:
+                continue
+            for name, entries in index.items():
+                if game_id not in entries:
+                    continue
+                if status in ("finished", "gone") or (name == "waiting" and status != "waiting"):
+                    del entries[game_id]
+                else:
+                    entries[game_id] = game.expires
+            if not any(index.values()):
+                del self._owned[owner]
+
+    def _index(self, owner: str) -> dict[str, dict[str, float]]:
+        """``owner``'s index, its entries past their time dropped (an index only
+        grows under its quotas, so this is bounded by them)."""
+        index = self._owned.setdefault(owner, {name: {} for name in OWNER_COUNTS})
+        now = self._clock()
+        for entries in index.values():
+            for game_id in [g for g, until in entries.items() if until <= now]:
+                del entries[game_id]
+        return index
+
+    def _record(self, game: _Game, record: IdempotencyRecord, now: float) -> None:
+        """Keep ``record`` in the game's records, the oldest (and expired) ones
+        dropped past the byte budget (the newest is always kept)."""
+        slot = (record.seat, record.key)
+        old = game.idempotency.pop(slot, None)
+        if old is not None:
+            game.idempotency_bytes -= record_bytes(old[0])
+        game.idempotency[slot] = (record, now + self.idempotency_ttl)
+        game.idempotency_bytes += record_bytes(record)
+        for other, (kept, until) in list(game.idempotency.items()):
+            if game.idempotency_bytes <= self.idempotency_bytes and until > now:
+                break
+            if other == slot:
+                continue
+            del game.idempotency[other]
+            game.idempotency_bytes -= record_bytes(kept)
 
     def _sweep(self) -> None:
         now = self._clock()
@@ -135,6 +198,9 @@ class MemoryStore:
         for game_id in [g for g, game in self._games.items() if game.expires <= now]:
             self._drop(game_id)
         self._counters = {k: v for k, v in self._counters.items() if v[1] > now}
+        for owner in list(self._owned):
+            if not any(self._index(owner).values()):
+                del self._owned[owner]
 
     def _write(
         self,
@@ -146,7 +212,9 @@ class MemoryStore:
         lobby: LobbyUpdate,
         events: Sequence[Mapping[str, Any]] = (),
         due: DueUpdate = KEEP,
-    ) -> None:
+    ) -> str:
+        """Apply a create's or save's write (under the lock); the status it gave
+        the game (``""``: unchanged)."""
         status, ttl = lifecycle(events, lobby, self.lifetimes)
         if status:
             game.status = status
@@ -160,12 +228,7 @@ class MemoryStore:
         now = self._clock()
         game.expires = now + ttl
         if idempotency is not None:
-            if len(game.idempotency) >= 64:  # bound a long game's records
-                for slot, (_, until) in list(game.idempotency.items()):
-                    if until <= now:
-                        del game.idempotency[slot]
-            slot = (idempotency.seat, idempotency.key)
-            game.idempotency[slot] = (idempotency, now + self.idempotency_ttl)
+            self._record(game, idempotency, now)
         if lobby is None:
             self._lobby.pop(game_id, None)
         elif lobby is not KEEP:
@@ -180,6 +243,7 @@ class MemoryStore:
         self._changed.notify_all()
         if tails:
             self._hub.notify(game_id)
+        return status
 
     def _queued(self, due: DueUpdate) -> None:
         """After a write (outside the lock): wake the runner if a game was queued."""
@@ -197,47 +261,55 @@ class MemoryStore:
         owner: str | None = None,
         due: Due | None = None,
         quota: Mapping[str, int] | None = None,
+        bots: bool = False,
     ) -> Created:
         """Store a new game under a fresh random id, version 1 (the owner's
         ``quota`` checked under the store's lock, with the create)."""
         tails = [event_tail(e) for e in events]
         status = lifecycle(events, lobby, self.lifetimes)[0]
-        limit = quota.get(status, 0) if owner is not None and quota else 0
+        counts = owner_counts(status, bots) if owner is not None else ()
         with self._lock:
             self._sweep()
-            if limit and owner is not None and self._open_counts(owner)[status] >= limit:
-                raise QuotaExceeded(status, limit)
+            index = self._index(owner) if owner is not None and counts else None
+            if index is not None:
+                for name in counts:
+                    limit = (quota or {}).get(name, 0)
+                    if limit and len(index[name]) >= limit:
+                        raise QuotaExceeded(name, limit)
             game_id = new_game_id()
             while game_id in self._games:  # pragma: no cover - 128 random bits
                 game_id = new_game_id()
             game = _Game(b"", 0, 0, 0.0, deque(maxlen=self.max_events))
             self._games[game_id] = game
             self._write(game_id, game, bytes(state), tails, None, lobby, events, due)
-            if owner is not None:
-                self._owned.setdefault(owner, []).append(game_id)
+            if index is not None and owner is not None:
+                game.owners.append(owner)
+                for name in counts:
+                    index[name][game_id] = game.expires
             created = Created(game_id, game.version, game.last_event)
         self._queued(due)
         return created
 
-    def open_games(self, owner: str) -> dict[str, int]:
-        """Waiting and active games of ``owner`` (finished or expired ones are forgotten)."""
+    def reserve(self, owner: str, game_id: str, limit: int) -> None:
+        """Count ``game_id`` among ``owner``'s open games for `quota_pending`
+        seconds (a `save` with this ``owner`` confirms it), unless the owner has
+        ``limit`` of them already (see `GameStore.reserve`)."""
         with self._lock:
-            return self._open_counts(owner)
+            entries = self._index(owner)["open"]
+            if game_id in entries:
+                return
+            if limit and len(entries) >= limit:
+                raise QuotaExceeded("open", limit)
+            entries[game_id] = self._clock() + self.quota_pending
 
-    def _open_counts(self, owner: str) -> dict[str, int]:
-        """`open_games`, under the lock."""
-        counts = {"waiting": 0, "active": 0}
-        kept = []
-        for game_id in self._owned.get(owner, ()):
-            game = self._live(game_id)
-            if game is not None and game.status in counts:
-                counts[game.status] += 1
-                kept.append(game_id)
-        if kept:
-            self._owned[owner] = kept
-        else:
-            self._owned.pop(owner, None)
-        return counts
+    def open_games(self, owner: str) -> dict[str, int]:
+        """``owner``'s counts (`OWNER_COUNTS`): a length per count, no scan of games."""
+        with self._lock:
+            index = self._index(owner)
+            counts = {name: len(entries) for name, entries in index.items()}
+            if not any(counts.values()):
+                del self._owned[owner]
+            return counts
 
     def load(self, game_id: str, counters: LoadCounters = ()) -> Loaded:
         """The stored state and version, and ``counters`` counted; raises `GameNotFound`."""
@@ -268,6 +340,7 @@ class MemoryStore:
         idempotency: IdempotencyRecord | None = None,
         lobby: LobbyUpdate = KEEP,
         due: DueUpdate = KEEP,
+        owner: str | None = None,
     ) -> SaveResult:
         """Compare-and-set on the version (see `GameStore.save`)."""
         tails = [event_tail(e) for e in events]
@@ -277,7 +350,12 @@ class MemoryStore:
                 return SaveResult("not_found", 0, 0)
             if game.version != expected_version:
                 return SaveResult("stale", game.version, game.last_event)
-            self._write(game_id, game, bytes(state), tails, idempotency, lobby, events, due)
+            said = self._write(game_id, game, bytes(state), tails, idempotency, lobby, events, due)
+            joined = owner is not None and owner not in game.owners
+            if joined and owner is not None:
+                game.owners.append(owner)
+            if joined or said:  # as the save script: an ordinary move touches no owner
+                self._touch_owners(game_id, game, game.status)
             result = SaveResult("saved", game.version, game.last_event)
         self._queued(due)
         return result

@@ -13,7 +13,23 @@ script can touch all of it:
   stream's nodes and preallocation cost several KB per game; games saved
   before kept a stream under ``P:{id}:ev``, left to expire: their clients see
   a gap in the events and reload the view);
-- ``P:{id}:idem:<seat>:<sha256(key)>`` hash: an idempotency record.
+- ``P:{id}:idem:<seat>:<sha256(key)>`` hash: an idempotency record;
+- ``P:{id}:il`` list of the game's records (``<bytes> <key>``, oldest first),
+  their total in the game hash's ``idem_bytes``: past the byte budget the save
+  script drops the oldest, so a long game's records stay a few KB.
+
+Each owner (a client of the API) has an index in a slot of its own,
+``P:{owner:<sha256(owner)>}:open``, ``…:waiting`` and ``…:bots`` (sorted sets:
+game id, scored by the epoch ms it counts until), counted with ``ZCARD``
+after dropping the entries past their time, never by reading its games.
+`OWNER_NOTE_SCRIPT` adds a game within the owner's quotas (a create, a join's
+`RedisStore.reserve`) for ``quota_pending``; the save that stores or joins it
+names the owner (the game hash's ``owners`` field lists every owner's key base)
+and gives its entries the game's expiry. A save that changes the game's status
+updates every owner's entries (in play: no longer waiting; finished: gone), as
+does a deletion: on a single server in the same script (by the key bases the
+hash names), in a cluster with `OWNER_TOUCH_SCRIPT` after it. An ordinary move
+changes no status and does no owner work.
 
 The queue of due games (`service.runner`): ``P:{due}:q`` (sorted set, game id
 scored by the epoch ms it is due at) and ``P:{due}:why`` (hash, game id ->
@@ -79,6 +95,7 @@ from redis.typing import EncodableT
 from service.store import leancall
 from service.store.base import (
     DEFAULT_FINISHED_TTL,
+    DEFAULT_IDEMPOTENCY_BYTES,
     DEFAULT_IDEMPOTENCY_TTL,
     DEFAULT_IDLE_TTL,
     DEFAULT_LOBBY_LIMIT,
@@ -88,6 +105,7 @@ from service.store.base import (
     DEFAULT_QUOTA_PENDING,
     DEFAULT_WAITING_TTL,
     KEEP,
+    OWNER_COUNTS,
     Created,
     Due,
     DueClaim,
@@ -99,6 +117,7 @@ from service.store.base import (
     LobbyUpdate,
     SaveResult,
     lifecycle,
+    owner_counts,
 )
 from service.store.codec import (
     LobbyRow,
@@ -124,44 +143,82 @@ __all__ = [
     "LOAD_COUNTING_SCRIPT",
     "LOBBY_READ_SCRIPT",
     "LOBBY_SCRIPT",
+    "OWNER_NOTE_SCRIPT",
+    "OWNER_TOUCH_SCRIPT",
     "SAVE_SCRIPT",
     "RedisStore",
 ]
 
 Client: TypeAlias = "redis.Redis | redis.cluster.RedisCluster"
 
-SAVE_SCRIPT = """
+#: Lua shared by the scripts that change a game's standing in its owners'
+#: indexes (`SAVE_SCRIPT` and `DELETE_SCRIPT` on a single server, `OWNER_TOUCH_SCRIPT`
+#: in a cluster): the game's entries count until ``untl`` (ms), or are removed
+#: once it is finished or gone; it no longer waits once in play. ``ZADD XX``: only
+#: entries a note made (`OWNER_NOTE_SCRIPT`) are kept up to date.
+_OWNER_TOUCH_LUA = """
+local function touch_owner(open_key, waiting_key, bots_key, id, status, untl)
+  if status == 'finished' or status == 'gone' then
+    redis.call('ZREM', open_key, id)
+    redis.call('ZREM', waiting_key, id)
+    redis.call('ZREM', bots_key, id)
+    return
+  end
+  redis.call('ZADD', open_key, 'XX', untl, id)
+  redis.call('ZADD', bots_key, 'XX', untl, id)
+  if status == 'waiting' then
+    redis.call('ZADD', waiting_key, 'XX', untl, id)
+  else
+    redis.call('ZREM', waiting_key, id)
+  end
+end
+local function touch_owners(owners, id, status, untl)
+  for base in string.gmatch(owners, '%S+') do
+    touch_owner(base .. ':open', base .. ':waiting', base .. ':bots', id, status, untl)
+  end
+end
+"""
+
+SAVE_SCRIPT = (
+    _OWNER_TOUCH_LUA
+    + """
 -- Compare-and-set of one game: all or nothing.
 -- KEYS[1] game hash, KEYS[2] event list, KEYS[3] idempotency record (or an unused key
--- of the game), KEYS[4] queue of due games (zset), KEYS[5] their reasons (hash);
--- KEYS[4..5] only on a single server (in a cluster they live in another slot).
--- ARGV[1..5] repeat from save to save (packed once with the keys): ARGV[1] TTL ms of
+-- of the game), KEYS[4] the game's records (list of '<bytes> <key>', oldest first),
+-- KEYS[5] queue of due games (zset), KEYS[6] their reasons (hash);
+-- KEYS[5..6] only on a single server (in a cluster they live in another slot).
+-- ARGV[1..6] repeat from save to save (packed once with the keys): ARGV[1] TTL ms of
 -- the game after this save, ARGV[2] events kept, ARGV[3] idempotency TTL ms,
--- ARGV[4] game id, ARGV[5] the game's lifecycle status ('' = unchanged);
--- ARGV[6..10] record seat ('' = no record), key, fingerprint, status, body (without
--- a record, five '' packed with the head too); ARGV[11] expected version (0: create),
--- ARGV[12] state, ARGV[13] event time (epoch ms), ARGV[14] nonce of this save,
--- ARGV[15] due: '' keep, '-' unqueue, '<ms> <reason>' queue,
--- ARGV[16..] event tails (the caller's fields, compact JSON, to follow seq/version/at)
--- Returns {code, version, last_event, due changed}: code 1 saved, 0 stale, -1 not found.
-local cur = redis.call('HMGET', KEYS[1], 'version', 'last_event', 'nonce', 'due')
-local expected = tonumber(ARGV[11])
+-- ARGV[4] game id, ARGV[5] the game's lifecycle status ('' = unchanged),
+-- ARGV[6] the game's idempotency byte budget;
+-- ARGV[7..11] record seat ('' = no record), key, fingerprint, status, body (without
+-- a record, five '' packed with the head too); ARGV[12] expected version (0: create),
+-- ARGV[13] state, ARGV[14] event time (epoch ms), ARGV[15] nonce of this save,
+-- ARGV[16] due: '' keep, '-' unqueue, '<ms> <reason>' queue,
+-- ARGV[17] key base of an owner the game counts for from now on ('' = none),
+-- ARGV[18..] event tails (the caller's fields, compact JSON, to follow seq/version/at)
+-- Returns {code, version, last_event, due changed, owners, status, until}: code 1
+-- saved, 0 stale, -1 not found; owners (with the status and until to give their
+-- entries) is '' unless the caller must update the owners' indexes itself.
+local cur = redis.call('HMGET', KEYS[1], 'version', 'last_event', 'nonce', 'due', 'owners',
+                       'status')
+local expected = tonumber(ARGV[12])
 local version, seq = 0, 0
 if cur[1] then
   version, seq = tonumber(cur[1]), tonumber(cur[2])
   if version ~= expected then
-    if version == expected + 1 and cur[3] == ARGV[14] then
-      return {1, version, seq, 1}  -- a retry of a save that already succeeded
+    if version == expected + 1 and cur[3] == ARGV[15] then
+      return {1, version, seq, 1, '', '', 0}  -- a retry of a save that already succeeded
     end
-    return {0, version, seq, 0}
+    return {0, version, seq, 0, '', '', 0}
   end
 elseif expected ~= 0 then
-  return {-1, 0, 0, 0}
+  return {-1, 0, 0, 0, '', '', 0}
 end
 version = version + 1
-local stamp = ' ' .. version .. ' ' .. ARGV[13] .. ' '
+local stamp = ' ' .. version .. ' ' .. ARGV[14] .. ' '
 local appended = {}
-for i = 16, #ARGV do
+for i = 18, #ARGV do
   seq = seq + 1
   appended[#appended + 1] = seq .. stamp .. ARGV[i]
   redis.call('RPUSH', KEYS[2], appended[#appended])
@@ -172,44 +229,85 @@ if #appended > 0 then
   -- no raw newline): a process's streams need no read to follow the game.
   redis.call('PUBLISH', KEYS[2], table.concat(appended, '\\n'))
 end
-redis.call('HSET', KEYS[1], 'state', ARGV[12], 'version', version,
-           'last_event', seq, 'nonce', ARGV[14])
+redis.call('HSET', KEYS[1], 'state', ARGV[13], 'version', version,
+           'last_event', seq, 'nonce', ARGV[15])
 if ARGV[5] ~= '' then
   redis.call('HSET', KEYS[1], 'status', ARGV[5])
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 redis.call('PEXPIRE', KEYS[2], ARGV[1])
-if ARGV[6] ~= '' then
+if ARGV[7] ~= '' then
   redis.call('DEL', KEYS[3])
-  redis.call('HSET', KEYS[3], 'seat', ARGV[6], 'key', ARGV[7], 'fingerprint', ARGV[8],
-             'status', ARGV[9], 'body', ARGV[10])
+  redis.call('HSET', KEYS[3], 'seat', ARGV[7], 'key', ARGV[8], 'fingerprint', ARGV[9],
+             'status', ARGV[10], 'body', ARGV[11])
   redis.call('PEXPIRE', KEYS[3], ARGV[3])
+  -- The game's records within its byte budget: the oldest go first (the newest
+  -- stays). A list that expired took its records' count with it: start again.
+  local size = #ARGV[8] + #ARGV[9] + #ARGV[11] + 64
+  local total = size
+  if redis.call('RPUSH', KEYS[4], size .. ' ' .. KEYS[3]) == 1 then
+    redis.call('HSET', KEYS[1], 'idem_bytes', size)
+  else
+    total = redis.call('HINCRBY', KEYS[1], 'idem_bytes', size)
+  end
+  while total > tonumber(ARGV[6]) and redis.call('LLEN', KEYS[4]) > 1 do
+    local bytes, key = string.match(redis.call('LPOP', KEYS[4]), '^(%d+) (.*)$')
+    if key ~= KEYS[3] then
+      redis.call('DEL', key)
+    end
+    total = redis.call('HINCRBY', KEYS[1], 'idem_bytes', -tonumber(bytes))
+  end
+  redis.call('PEXPIRE', KEYS[4], math.max(tonumber(ARGV[1]), tonumber(ARGV[3])))
 end
 local due_changed = 0
-if ARGV[15] ~= '' then
+if ARGV[16] ~= '' then
   -- The game hash remembers its entry, so that in a cluster the caller updates
   -- the queue (another slot) only when the entry changes.
-  if ARGV[15] ~= (cur[4] or '-') then
+  if ARGV[16] ~= (cur[4] or '-') then
     due_changed = 1
-    if ARGV[15] == '-' then
+    if ARGV[16] == '-' then
       redis.call('HDEL', KEYS[1], 'due')
     else
-      redis.call('HSET', KEYS[1], 'due', ARGV[15])
+      redis.call('HSET', KEYS[1], 'due', ARGV[16])
     end
   end
-  if KEYS[4] then
-    if ARGV[15] == '-' then
-      redis.call('ZREM', KEYS[4], ARGV[4])
-      redis.call('HDEL', KEYS[5], ARGV[4])
+  if KEYS[5] then
+    if ARGV[16] == '-' then
+      redis.call('ZREM', KEYS[5], ARGV[4])
+      redis.call('HDEL', KEYS[6], ARGV[4])
     else
-      local at, reason = string.match(ARGV[15], '^(%d+) (.*)$')
-      redis.call('ZADD', KEYS[4], at, ARGV[4])
-      redis.call('HSET', KEYS[5], ARGV[4], reason)
+      local at, reason = string.match(ARGV[16], '^(%d+) (.*)$')
+      redis.call('ZADD', KEYS[5], at, ARGV[4])
+      redis.call('HSET', KEYS[6], ARGV[4], reason)
     end
   end
 end
-return {1, version, seq, due_changed}
+-- The owners' indexes learn of a new owner, or of a save that says what the
+-- game is (a create, a join, its start, its end: an ordinary move says nothing,
+-- and does no work here). On a single server they are updated here, by the key
+-- bases the hash names (not declared: a cluster would refuse them, so there the
+-- caller updates them after, from this reply).
+local owners = cur[5] or ''
+local status = ARGV[5]
+local changed = status ~= ''
+if not changed then
+  status = cur[6] or 'active'
+end
+if ARGV[17] ~= '' and not string.find(' ' .. owners .. ' ', ' ' .. ARGV[17] .. ' ', 1, true) then
+  owners = (owners == '' and ARGV[17]) or (owners .. ' ' .. ARGV[17])
+  redis.call('HSET', KEYS[1], 'owners', owners)
+  changed = true
+end
+local untl = tonumber(ARGV[14]) + tonumber(ARGV[1])
+if not changed or owners == '' then
+  owners = ''
+elseif KEYS[5] then
+  touch_owners(owners, ARGV[4], status, untl)
+  owners = ''
+end
+return {1, version, seq, due_changed, owners, status, untl}
 """
+)
 
 DUE_SCRIPT = """
 -- Queue or unqueue one game (the second step of a save in a cluster, and the
@@ -262,33 +360,76 @@ end
 return 0
 """
 
-DELETE_SCRIPT = """
+DELETE_SCRIPT = (
+    _OWNER_TOUCH_LUA
+    + """
 -- Delete one game if it is at the expected version.
--- KEYS[1] game hash, KEYS[2] event list; ARGV[1] expected version
--- Returns {code, version, last_event}: code 1 deleted, 0 stale, -1 not found.
-local cur = redis.call('HMGET', KEYS[1], 'version', 'last_event')
-if not cur[1] then return {-1, 0, 0} end
+-- KEYS[1] game hash, KEYS[2] event list, KEYS[3] its idempotency records' list;
+-- ARGV[1] expected version, ARGV[2] '1' on a single server (the owners' indexes
+-- are updated here, else by the caller from the reply), ARGV[3] game id
+-- Returns {code, version, last_event, owners}: code 1 deleted, 0 stale, -1 not found.
+local cur = redis.call('HMGET', KEYS[1], 'version', 'last_event', 'owners')
+if not cur[1] then return {-1, 0, 0, ''} end
 local version, seq = tonumber(cur[1]), tonumber(cur[2])
-if version ~= tonumber(ARGV[1]) then return {0, version, seq} end
+if version ~= tonumber(ARGV[1]) then return {0, version, seq, ''} end
 redis.call('DEL', KEYS[1], KEYS[2])
+for _, entry in ipairs(redis.call('LRANGE', KEYS[3], 0, -1)) do
+  redis.call('DEL', string.match(entry, '^%d+ (.*)$'))
+end
+redis.call('DEL', KEYS[3])
 redis.call('PUBLISH', KEYS[2], seq)  -- its streams read again and find it gone
-return {1, version + 1, seq}
+local owners = cur[3] or ''
+if ARGV[2] == '1' then
+  touch_owners(owners, ARGV[3], 'gone', 0)
+  owners = ''
+end
+return {1, version + 1, seq, owners}
+"""
+)
+
+OWNER_NOTE_SCRIPT = """
+-- Count a game for its owner, within the owner's quotas: one atomic step.
+-- KEYS[1..3] the owner's open, waiting and bot games (sorted sets: game id, scored
+-- by the ms it counts until; one slot: the owner's hash tag)
+-- ARGV[1] now ms, ARGV[2] game id, ARGV[3] ms the note counts until unless a save
+-- confirms it, ARGV[4..6] the limits of the three (0: none), ARGV[7..9] '1' where
+-- the game joins that count, ARGV[10] the keys' expiry ms
+-- Returns '' (counted, or counted already) or the name of the count at its limit.
+local names = {'open', 'waiting', 'bots'}
+for i = 1, 3 do
+  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', ARGV[1])
+end
+if redis.call('ZSCORE', KEYS[1], ARGV[2]) then
+  return ''
+end
+for i = 1, 3 do
+  local limit = tonumber(ARGV[3 + i])
+  if ARGV[6 + i] == '1' and limit > 0 and redis.call('ZCARD', KEYS[i]) >= limit then
+    return names[i]
+  end
+end
+for i = 1, 3 do
+  if ARGV[6 + i] == '1' then
+    redis.call('ZADD', KEYS[i], ARGV[3], ARGV[2])
+    redis.call('PEXPIRE', KEYS[i], ARGV[10])
+  end
+end
+return ''
 """
 
-NOTE_OWNER_SCRIPT = """
--- Note a game under its owner, if nobody noted one since the caller counted.
--- KEYS[1] the owner's games (sorted set), KEYS[2] its version (one slot: the
--- owner's hash tag); ARGV[1] the version the caller counted at ('' = any),
--- ARGV[2] the member, ARGV[3] now (ms, its score), ARGV[4] expiry ms.
--- Returns 1 noted, 0 the version moved on (count again).
-local version = redis.call('GET', KEYS[2]) or '0'
-if ARGV[1] ~= '' and version ~= ARGV[1] then return 0 end
-redis.call('ZADD', KEYS[1], ARGV[3], ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-redis.call('INCR', KEYS[2])
-redis.call('PEXPIRE', KEYS[2], ARGV[4])
+OWNER_TOUCH_SCRIPT = (
+    _OWNER_TOUCH_LUA
+    + """
+-- A game's standing in one owner's index (in a cluster, after the save script).
+-- KEYS[1..3] the owner's open, waiting and bot games; ARGV[1] game id, ARGV[2] its
+-- status ('gone': deleted), ARGV[3] ms its entries count until, ARGV[4] the keys' expiry ms
+touch_owner(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], ARGV[3])
+for i = 1, 3 do
+  redis.call('PEXPIRE', KEYS[i], ARGV[4])
+end
 return 1
 """
+)
 
 LOAD_COUNTING_SCRIPT = """
 -- A load with counters riding along (the rate limiter's, on a single server).
@@ -401,12 +542,12 @@ GAME_KEYS_KEPT = 4096
 
 #: The save script's arguments that repeat from save to save of a game (its
 #: expiries, id and status), packed once with its keys (`leancall.Commands.run_script`).
-_SAVE_LEADING = 5
+_SAVE_LEADING = 6
 
 #: A save without an idempotency record: its five empty record arguments follow
-#: the leading five and are packed with them, not per save (hiredis formats each
+#: the leading six and are packed with them, not per save (hiredis formats each
 #: argument anew; measured with valgrind in docs/performance.md, "What a move costs").
-_SAVE_LEADING_NO_RECORD = 10
+_SAVE_LEADING_NO_RECORD = 11
 _NO_RECORD: tuple[EncodableT, ...] = ("", "", "", "", "")
 
 #: Pauses (s) before each retry of a lobby update that failed.
@@ -472,6 +613,7 @@ class RedisStore:
         waiting_ttl: float = DEFAULT_WAITING_TTL,
         finished_ttl: float = DEFAULT_FINISHED_TTL,
         idempotency_ttl: float = DEFAULT_IDEMPOTENCY_TTL,
+        idempotency_bytes: int = DEFAULT_IDEMPOTENCY_BYTES,
         max_events: int = DEFAULT_MAX_EVENTS,
         max_wait: float = DEFAULT_MAX_WAIT,
         socket_timeout: float = 1.0,
@@ -495,9 +637,14 @@ class RedisStore:
         # save of a waiting game, which gives it the waiting TTL.
         self._listing_ttl_ms = int(min(waiting_ttl, idle_ttl) * 1000)
         self.idempotency_ttl_ms = int(idempotency_ttl * 1000)
+        #: Bytes of idempotency records one game keeps (the oldest dropped past it).
+        self.idempotency_bytes = int(idempotency_bytes)
         #: How long a game noted under its owner before it is stored (`create`
         #: with a quota) counts against the owner without being there (ms).
         self.quota_pending_ms = int(quota_pending * 1000)
+        # An owner's index outlives its newest entry: each counts until its
+        # game's expiry, at most the idle TTL after the last change of its status.
+        self._owner_keys_ttl_ms = 2 * self.idle_ttl_ms + self.quota_pending_ms
         self.max_events = max_events
         self.max_wait = max_wait
         #: Whether, in a gevent worker, the hot path's commands share one
@@ -539,6 +686,8 @@ class RedisStore:
         self._claim_due: Script
         self._drop_due: Script
         self._delete: Script
+        self._owner_note: Script
+        self._owner_touch: Script
         self._poll_client: Client | None = None
         #: How the hot path's commands are sent, picked when the client is built:
         #: lean connections, or a cluster client's own routing (see leancall).
@@ -549,7 +698,7 @@ class RedisStore:
         self._wakeup_channel = re.compile(rb"^" + re.escape(prefix.encode()) + rb":\{(.+)\}:el$")
         self._hub = RedisHub(self._subscribe_wakeups, self._game_of_channel, REDIS_ERRORS)
         self._probe_key = f"{prefix}:{{probe}}:ready"
-        self._game_keys: dict[str, tuple[str, str, str]] = {}
+        self._game_keys: dict[str, tuple[str, str, str, str]] = {}
         #: The queue of due games (zset: game id by due time, ms) and their reasons (hash).
         self._due_keys = [f"{prefix}:{{due}}:q", f"{prefix}:{{due}}:why"]
 
@@ -586,7 +735,8 @@ class RedisStore:
                     self._claim_due = client.register_script(CLAIM_SCRIPT)
                     self._drop_due = client.register_script(DROP_DUE_SCRIPT)
                     self._delete = client.register_script(DELETE_SCRIPT)
-                    self._note_owner_script = client.register_script(NOTE_OWNER_SCRIPT)
+                    self._owner_note = client.register_script(OWNER_NOTE_SCRIPT)
+                    self._owner_touch = client.register_script(OWNER_TOUCH_SCRIPT)
                     self._commands = (
                         leancall.LeanConnections(client, pipelining=self.pipelining)
                         if isinstance(client, redis.Redis)
@@ -612,9 +762,10 @@ class RedisStore:
     def _events_key(self, game_id: str) -> str:
         return f"{self.prefix}:{{{game_id}}}:el"
 
-    def _hot_keys(self, game_id: str) -> tuple[str, str, str]:
-        """The game's hash, its event list and a key of the game never written
-        (the save's idempotency key without a record), kept per game id.
+    def _hot_keys(self, game_id: str) -> tuple[str, str, str, str]:
+        """The game's hash, its event list, a key of the game never written
+        (the save's idempotency key without a record) and the list of its
+        idempotency records, kept per game id.
 
         Speed: a move's load and save formatted them anew (three f-strings and
         two calls; measured with valgrind in docs/performance.md, "What a move
@@ -626,6 +777,7 @@ class RedisStore:
                 self._game_key(game_id),
                 self._events_key(game_id),
                 f"{self.prefix}:{{{game_id}}}:idem:-",
+                f"{self.prefix}:{{{game_id}}}:il",
             )
             if len(self._game_keys) >= GAME_KEYS_KEPT:
                 self._game_keys.clear()
@@ -646,10 +798,11 @@ class RedisStore:
         idempotency: IdempotencyRecord | None,
         lobby: LobbyUpdate,
         due: DueUpdate = KEEP,
+        owner: str | None = None,
     ) -> SaveResult:
         tails = [event_tail(e) for e in events]
         status, ttl = lifecycle(events, lobby, self.lifetimes)
-        game_key, events_key, unused_key = self._hot_keys(game_id)
+        game_key, events_key, unused_key, records_key = self._hot_keys(game_id)
         keys = [game_key, events_key]
         record: Sequence[EncodableT] = _NO_RECORD
         leading = _SAVE_LEADING_NO_RECORD
@@ -665,7 +818,8 @@ class RedisStore:
                 bytes(idempotency.body),
             )
             leading = _SAVE_LEADING
-        # The first five repeat from save to save (`_SAVE_LEADING`), and so does
+        keys.append(records_key)
+        # The first six repeat from save to save (`_SAVE_LEADING`), and so does
         # an absent record's five '' after them (`_SAVE_LEADING_NO_RECORD`).
         args: list[EncodableT] = [
             int(ttl * 1000),
@@ -673,12 +827,14 @@ class RedisStore:
             self.idempotency_ttl_ms,
             game_id,
             status,
+            self.idempotency_bytes,
             *record,
             expected_version,
             bytes(state),
             now_ms(),
             save_nonce(),
             _due_arg(due),
+            "" if owner is None else self._owner_base(owner),
             *tails,
         ]
         if not self.cluster:
@@ -686,12 +842,15 @@ class RedisStore:
         try:
             if self._client is None:  # the property is a Python call
                 self.client  # noqa: B018 - builds the client and its scripts
-            code, version, last_event, due_changed = self._run(self._save, keys, args, leading)
+            reply = self._run(self._save, keys, args, leading)
         except REDIS_ERRORS as exc:
             raise StoreUnavailable(f"save failed: {exc}") from exc
+        code, version, last_event, due_changed, owners = reply[:5]
         if code == 1:
             if self.cluster and due_changed and due is not KEEP:
                 self._queue_in_cluster(game_id, due)
+            if owners:  # a cluster: the owners' indexes live in other slots
+                self._touch_owners(game_id, owners, reply[5], int(reply[6]))
             return SaveResult("saved", int(version), int(last_event))
         if code == 0:
             return SaveResult("stale", int(version), int(last_event))
@@ -832,113 +991,88 @@ class RedisStore:
         owner: str | None = None,
         due: Due | None = None,
         quota: Mapping[str, int] | None = None,
+        bots: bool = False,
     ) -> Created:
-        """Store a new game under a fresh random id, version 1, and note it under
-        its owner (one more round trip). With a ``quota`` for the new game's
-        status, the id is noted first, only if no other game was noted since the
-        owner's games were counted (`NOTE_OWNER_SCRIPT`; else they are counted
-        again), and the game is stored under it after."""
+        """Store a new game under a fresh random id, version 1. With an ``owner``,
+        the id is first noted in the owner's index within its ``quota``
+        (`OWNER_NOTE_SCRIPT`: one atomic step in the owner's slot, counting the
+        index's entries, never reading its games) for ``quota_pending`` seconds;
+        the save that stores the game under it makes the note count until the
+        game's expiry (on a single server in the same script; in a cluster with
+        `OWNER_TOUCH_SCRIPT` after it)."""
         status = lifecycle(events, lobby, self.lifetimes)[0]
-        limit = quota.get(status, 0) if owner is not None and quota else 0
-        noted = False
-        if limit and owner is not None:
-            game_id = self._reserve(owner, status, limit)
-            noted = True
+        counts = owner_counts(status, bots) if owner is not None else ()
+        game_id = new_game_id()
+        if owner is not None and counts:
+            self._note(owner, game_id, counts, quota or {})
         else:
-            game_id = new_game_id()
-        while True:
-            result = self._cas(game_id, 0, state, events, None, lobby, KEEP if due is None else due)
-            if result.saved:
-                break
-            if noted:  # pragma: no cover - 128 random bits
-                raise StoreUnavailable(f"game id {game_id} already taken")
-            game_id = new_game_id()
+            owner = None  # finished within its create: counts for nobody
+        result = self._cas(
+            game_id, 0, state, events, None, lobby, KEEP if due is None else due, owner
+        )
+        if not result.saved:  # pragma: no cover - 128 random bits
+            raise StoreUnavailable(f"game id {game_id} already taken")
         if lobby is not None:
             self._set_listing(game_id, result.version, lobby)
-        if owner is not None and not noted:
-            try:
-                self._note(owner, game_id, status, None)
-            except REDIS_ERRORS as exc:
-                # The game is made; only its count against the owner's quota is lost.
-                _log.warning("game %s not counted for its owner: %s", game_id, exc)
         return Created(game_id, result.version, result.last_event)
 
-    def _owner_keys(self, owner: str) -> list[str]:
-        """The owner's games (sorted set: member ``id:status``, score the time
-        noted) and their version, in one slot."""
-        base = f"{self.prefix}:{{owner:{key_digest(owner)}}}"
-        return [f"{base}:games", f"{base}:version"]
+    def reserve(self, owner: str, game_id: str, limit: int) -> None:
+        """Note ``game_id`` among ``owner``'s open games within ``limit`` (one
+        script in the owner's slot; see `GameStore.reserve`)."""
+        self._note(owner, game_id, ("open",), {"open": limit})
 
-    def _note(self, owner: str, game_id: str, status: str, version: int | None) -> bool:
-        """Note ``game_id`` (created with ``status``) under ``owner`` if the owner's
-        games are still at ``version`` (``None``: whatever it is)."""
-        args: list[EncodableT] = [
-            "" if version is None else str(version),
-            f"{game_id}:{status}",
-            now_ms(),
-            self.idle_ttl_ms,
-        ]
-        return bool(self._note_owner_script(keys=self._owner_keys(owner), args=args))
+    def _owner_base(self, owner: str) -> str:
+        """The key base of ``owner``'s index (its hash tag: one slot)."""
+        return f"{self.prefix}:{{owner:{key_digest(owner)}}}"
 
-    def _reserve(self, owner: str, status: str, limit: int) -> str:
-        """A fresh game id noted under ``owner`` as a game of ``status``, if the
-        owner has fewer than ``limit`` of them; else raises `QuotaExceeded`. A
-        note that lost to another (its version moved on) counts again: each
-        loss is another game noted, so at most ``limit`` of them."""
-        for _ in range(limit + 2):
-            counts, version = self._owner_counts(owner)
-            if counts[status] >= limit:
-                raise QuotaExceeded(status, limit)
-            game_id = new_game_id()
+    def _owner_keys(self, base: str) -> list[str]:
+        """The three sorted sets of an owner's index (`OWNER_COUNTS`)."""
+        return [f"{base}:{name}" for name in OWNER_COUNTS]
+
+    def _note(
+        self, owner: str, game_id: str, counts: Sequence[str], quota: Mapping[str, int]
+    ) -> None:
+        """Note ``game_id`` in the ``counts`` of ``owner``'s index, each within its
+        ``quota``; else raise `QuotaExceeded`."""
+        now = now_ms()
+        args: list[EncodableT] = [now, game_id, now + self.quota_pending_ms]
+        args += [int(quota.get(name, 0) or 0) for name in OWNER_COUNTS]
+        args += ["1" if name in counts else "" for name in OWNER_COUNTS]
+        args.append(self._owner_keys_ttl_ms)
+        try:
+            self.client  # noqa: B018 - builds the client and its scripts
+            refused = self._owner_note(keys=self._owner_keys(self._owner_base(owner)), args=args)
+        except REDIS_ERRORS as exc:
+            raise StoreUnavailable(f"owner's game not noted: {exc}") from exc
+        if refused:
+            name = refused.decode()
+            raise QuotaExceeded(name, int(quota[name]))
+
+    def _touch_owners(self, game_id: str, owners: bytes, status: bytes, until: int) -> None:
+        """In a cluster, after a save or delete that changed the game's standing:
+        each owner's index learns it (one script per owner, in its slot). Should
+        one fail, that owner's entry counts until it passes (a note's
+        ``quota_pending`` at most, once the game finished or was deleted: until
+        its expiry)."""
+        for base in owners.decode().split():
+            args: list[EncodableT] = [game_id, status, until, self._owner_keys_ttl_ms]
             try:
-                if self._note(owner, game_id, status, version):
-                    return game_id
+                self._owner_touch(keys=self._owner_keys(base), args=args)
             except REDIS_ERRORS as exc:
-                raise StoreUnavailable(f"owner's game not noted: {exc}") from exc
-        raise StoreUnavailable("the owner's games kept changing")  # pragma: no cover
+                _log.warning("owner index %s not updated for game %s: %s", base, game_id, exc)
 
     def open_games(self, owner: str) -> dict[str, int]:
-        """Waiting and active games of ``owner`` (two round trips; games
-        finished or expired are dropped from the owner's index on the way)."""
-        return self._owner_counts(owner)[0]
-
-    def _owner_counts(self, owner: str) -> tuple[dict[str, int], int]:
-        """`open_games` and the version of the owner's games it counted. A game
-        noted but not stored yet (`_reserve`) counts as the status it was noted
-        with for ``quota_pending`` seconds."""
-        games_key, version_key = self._owner_keys(owner)
-        counts = {"waiting": 0, "active": 0}
+        """``owner``'s counts (one pipeline: a ``ZCOUNT`` of the entries still
+        counting per count; the index is never scanned)."""
+        keys = self._owner_keys(self._owner_base(owner))
         try:
-            client = self.client
-            # The version is read first: a game noted in between makes the note
-            # after this count fail (counted again), never pass with it unseen.
-            pipe = client.pipeline(transaction=False)
-            pipe.get(version_key)
-            pipe.zrange(games_key, 0, -1, withscores=True)
-            raw_version, members = pipe.execute()
-            version = int(raw_version or 0)
-            if not members:
-                return counts, version
-            noted = [(member.decode(), score) for member, score in members]
-            pipe = client.pipeline(transaction=False)
-            for member, _ in noted:
-                pipe.hget(self._game_key(member.partition(":")[0]), "status")
-            statuses = pipe.execute()
-            pending_since = now_ms() - self.quota_pending_ms
-            closed = []
-            for (member, score), status in zip(noted, statuses, strict=True):
-                name = status.decode() if status is not None else "gone"
-                if status is None and score >= pending_since:
-                    name = member.partition(":")[2]  # noted, being created
-                if name in counts:
-                    counts[name] += 1
-                else:
-                    closed.append(member)
-            if closed:
-                client.zrem(games_key, *closed)
+            pipe = self.client.pipeline(transaction=False)
+            for key in keys:
+                pipe.zcount(key, f"({now_ms()}", "+inf")
+            counted = pipe.execute()
         except REDIS_ERRORS as exc:
             raise StoreUnavailable(f"open games read failed: {exc}") from exc
-        return counts, version
+        return {name: int(n) for name, n in zip(OWNER_COUNTS, counted, strict=True)}
 
     def save(
         self,
@@ -949,6 +1083,7 @@ class RedisStore:
         idempotency: IdempotencyRecord | None = None,
         lobby: LobbyUpdate = KEEP,
         due: DueUpdate = KEEP,
+        owner: str | None = None,
     ) -> SaveResult:
         """Compare-and-set on the version (see `GameStore.save`)."""
         if not is_game_id(game_id):
@@ -956,7 +1091,7 @@ class RedisStore:
         if expected_version < 1:
             # No game is ever at version 0 (and 0 would mean "create" to the script).
             return self._stale(game_id)
-        result = self._cas(game_id, expected_version, state, events, idempotency, lobby, due)
+        result = self._cas(game_id, expected_version, state, events, idempotency, lobby, due, owner)
         if result.saved:
             self._set_listing(game_id, result.version, lobby)
         return result
@@ -965,16 +1100,20 @@ class RedisStore:
         """Delete the game if it is at ``expected_version`` (see `GameStore.delete`)."""
         if not is_game_id(game_id):
             return SaveResult("not_found", 0, 0)
-        keys = [self._game_key(game_id), self._events_key(game_id)]
+        keys = list(self._hot_keys(game_id))
+        del keys[2]  # the unused record key
+        args: list[EncodableT] = [expected_version, "" if self.cluster else "1", game_id]
         try:
             self.client  # noqa: B018 - builds the client and its scripts
-            code, version, last_event = self._delete(keys=keys, args=[expected_version])
+            code, version, last_event, owners = self._delete(keys=keys, args=args)
         except REDIS_ERRORS as exc:
             raise StoreUnavailable(f"delete failed: {exc}") from exc
         if code == -1:
             return SaveResult("not_found", 0, 0)
         if code == 0:
             return SaveResult("stale", int(version), int(last_event))
+        if owners:
+            self._touch_owners(game_id, owners, b"gone", 0)
         self._set_listing(game_id, int(version), None)
         return SaveResult("saved", int(version), int(last_event))
 

@@ -171,6 +171,24 @@ def test_config_reads_the_environment() -> None:
     assert Config.from_env({}) == Config()
 
 
+def test_config_reads_the_abuse_limits() -> None:
+    config = Config.from_env(
+        {
+            "QUOTA_BOT_GAMES": "4",
+            "LONGPOLL_WAITING_MAX": "50",
+            "LONGPOLL_PER_ADDRESS": "-3",
+            "IDEMPOTENCY_BYTES": "2048",
+        }
+    )
+    assert (config.QUOTA_BOT_GAMES, config.LONGPOLL_WAITING_MAX) == (4, 50)
+    assert config.LONGPOLL_PER_ADDRESS == 0  # no limit, never a negative one
+    assert store_settings(config.flask_settings())["idempotency_bytes"] == 2048
+    defaults = Config()
+    assert (defaults.QUOTA_BOT_GAMES, defaults.QUOTA_ACTIVE_GAMES) == (10, 100)
+    assert (defaults.LONGPOLL_WAITING_MAX, defaults.LONGPOLL_PER_ADDRESS) == (200, 20)
+    assert defaults.IDEMPOTENCY_BYTES == 8192
+
+
 @pytest.mark.parametrize("name", ["STREAM_PUSH_INTERVAL", "WAKEUP_READ_INTERVAL"])
 @pytest.mark.parametrize(
     ("given", "taken"), [("0", 0.0), ("0.2", 0.2), ("1", 1.0), ("1.5", 1.0), ("-1", 0.0)]

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import socket
 import threading
+import time
+from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
+from flask import Flask
+
+from service.api.longpoll import WAIT_SLOTS_EXTENSION, WaitSlots, client_gone
+from service.config import TestConfig
 from tests.api.helpers import DRAW, Api, problem
 
 
@@ -79,3 +87,82 @@ def test_long_poll_without_news_answers_empty(api: Api) -> None:
     game, _, _ = api.scripted_game()
     last = _events(api, game, None)["last"]
     assert _events(api, game, None, after=last, wait=0.2) == {"events": [], "last": last}
+
+
+def test_waiting_places_are_capped_per_client_and_per_worker() -> None:
+    slots = WaitSlots(limit=3, per_client=2)
+    assert [slots.take("a"), slots.take("a"), slots.take("a")] == ["", "", "client"]
+    assert [slots.take("b"), slots.take("c")] == ["", "worker"]
+    slots.give_back("a")
+    assert slots.take("c") == ""
+    for client in ("a", "b", "c"):
+        slots.give_back(client)
+    assert (slots.waiting, slots.by_client) == (0, {})  # nothing kept for gone clients
+
+
+def test_long_polls_past_a_clients_places_are_refused_with_retry_after(
+    make_app: Callable[..., Flask],
+) -> None:
+    api = Api(make_app(replace(TestConfig(), LONGPOLL_PER_ADDRESS=2)).test_client())
+    game, ann, _ = api.scripted_game()
+    last = _events(api, game, None)["last"]
+    found: list[dict[str, Any]] = []
+    waiters = [
+        threading.Thread(target=lambda: found.append(_events(api, game, None, after=last, wait=20)))
+        for _ in range(2)
+    ]
+    for waiter in waiters:
+        waiter.start()
+    slots = api.client.application.extensions[WAIT_SLOTS_EXTENSION]
+    deadline = time.monotonic() + 5
+    while slots.waiting < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    refused = api.events(game, after=last, wait=20)
+    problem(refused, 429, "long_poll_quota_exceeded")
+    assert refused.headers["Retry-After"] == "2"
+    # Answering at once needs no place: a read without `wait`, or with news.
+    assert _events(api, game, None, after=last) == {"events": [], "last": last}
+    assert _events(api, game, None, after=0, wait=20)["events"]
+    api.move(game, ann, DRAW)
+    for waiter in waiters:
+        waiter.join(10)
+    assert len(found) == 2 and all(answer["events"] for answer in found)
+    assert slots.waiting == 0
+
+
+def test_long_polls_past_a_workers_places_answer_503(make_app: Callable[..., Flask]) -> None:
+    api = Api(make_app(replace(TestConfig(), LONGPOLL_WAITING_MAX=1)).test_client())
+    game, ann, _ = api.scripted_game()
+    last = _events(api, game, None)["last"]
+    waiter = threading.Thread(target=lambda: _events(api, game, None, after=last, wait=20))
+    waiter.start()
+    slots = api.client.application.extensions[WAIT_SLOTS_EXTENSION]
+    deadline = time.monotonic() + 5
+    while slots.waiting < 1 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    refused = api.events(game, after=last, wait=20)
+    problem(refused, 503, "too_many_long_polls")
+    assert refused.headers["Retry-After"] == "2"
+    api.move(game, ann, DRAW)
+    waiter.join(10)
+    assert not waiter.is_alive()
+
+
+def test_a_hung_up_client_is_told_from_one_still_there() -> None:
+    import gevent.socket
+
+    ours, theirs = socket.socketpair()
+    wrapped, other = (gevent.socket.socket(fileno=s.detach()) for s in socket.socketpair())
+    try:
+        for sock, peer in ((ours, theirs), (wrapped, other)):
+            environ = {"gunicorn.socket": sock}
+            assert not client_gone(environ)  # nothing sent yet
+            peer.sendall(b"GET / HTTP/1.1\r\n")  # a pipelined request: still there
+            assert not client_gone(environ)
+            sock.recv(100)
+            peer.close()
+            assert client_gone(environ)
+        assert not client_gone({})  # no socket (the test client): never told
+    finally:
+        for sock in (ours, wrapped):
+            sock.close()

@@ -14,7 +14,7 @@ from flask import Flask
 from werkzeug.test import TestResponse
 
 from service.ops import metrics, ratelimit
-from service.ops.ratelimit import Limit
+from service.ops.ratelimit import Limit, client_key
 from tests.support.redis_server import RedisServer, find_free_port
 
 
@@ -294,3 +294,32 @@ def test_the_address_counter_is_the_peer_without_proxies_and_the_forwarded_one_w
     forwarded = {"REMOTE_ADDR": "10.1.2.3", "HTTP_X_FORWARDED_FOR": "203.0.113.9"}
     assert keys(forwarded) == ["a:203.0.113.9"]
     assert keys({"REMOTE_ADDR": "10.1.2.3"}) == ["a:10.1.2.3"]  # no header: the peer
+
+
+@pytest.mark.parametrize(
+    ("address", "key"),
+    [
+        ("10.1.2.3", "10.1.2.3"),
+        ("2001:db8:1:2:aaaa::1", "2001:db8:1:2::/64"),
+        ("2001:db8:1:2:ffff:ffff:ffff:ffff", "2001:db8:1:2::/64"),
+        ("2001:db8:1:3::1", "2001:db8:1:3::/64"),
+        ("fe80::1%eth0", "fe80::/64"),
+        ("::ffff:192.0.2.7", "192.0.2.7"),
+        ("unknown", "unknown"),
+        ("not:an:address", "not:an:address"),
+    ],
+)
+def test_an_ipv6_client_is_its_64(address: str, key: str) -> None:
+    assert client_key(address) == key
+
+
+def test_addresses_of_one_ipv6_64_share_one_count() -> None:
+    # A client given a /64 picks any of 2**64 addresses: each one its own count
+    # would make the per-address limit (and the game quotas) no limit at all.
+    client = make_app(RATELIMIT_PER_ADDRESS="3/60", RATELIMIT_PER_TOKEN="0").test_client()
+    statuses = [
+        client.get("/thing", environ_base={"REMOTE_ADDR": f"2001:db8:5:6::{n:x}"}).status_code
+        for n in range(1, 5)
+    ]
+    assert statuses == [200, 200, 200, 429]
+    assert client.get("/thing", environ_base={"REMOTE_ADDR": "2001:db8:5:7::1"}).status_code == 200

@@ -95,7 +95,7 @@ def test_per_client_quotas_refuse_at_the_edge(
 ) -> None:
     server = serve(
         redis_factory(),
-        env={"QUOTA_WAITING_GAMES": "3", "QUOTA_ACTIVE_GAMES": "2", "RATELIMIT_PROXY_HOPS": "1"},
+        env={"QUOTA_WAITING_GAMES": "3", "QUOTA_ACTIVE_GAMES": "5", "RATELIMIT_PROXY_HOPS": "1"},
     )
     url = server.url
     waiting = [_create(url, WAITING, "10.0.0.1") for _ in range(3)]
@@ -105,17 +105,17 @@ def test_per_client_quotas_refuse_at_the_edge(
     assert problem["code"] == "game_quota_exceeded"
     assert "QUOTA_WAITING_GAMES" in problem["detail"]
     assert headers["Retry-After"]
-    # Games in play have their own quota.
-    assert [_create(url, ACTIVE, "10.0.0.1")[0] for _ in range(2)] == [201, 201]
-    status, _, problem = _create(url, ACTIVE, "10.0.0.1")
-    assert (status, problem["code"]) == (429, "game_quota_exceeded")
-    assert "QUOTA_ACTIVE_GAMES" in problem["detail"]
     # Another client is not held back by the first one's games.
     assert _create(url, WAITING, "10.0.0.2")[0] == 201
     # A waiting game that someone joins is in play: its waiting slot frees.
     mine = waiting[0][2]["id"]
     assert call(url + f"/games/{mine}/join", "POST", {"name": "Cy"})[0] == 201
     assert _create(url, WAITING, "10.0.0.1")[0] == 201
+    # Games in play count with the waiting ones against QUOTA_ACTIVE_GAMES.
+    assert _create(url, ACTIVE, "10.0.0.1")[0] == 201
+    status, _, problem = _create(url, ACTIVE, "10.0.0.1")
+    assert (status, problem["code"]) == (429, "game_quota_exceeded")
+    assert "QUOTA_ACTIVE_GAMES" in problem["detail"]
 
 
 def test_a_quota_holds_for_creates_sent_at_once(

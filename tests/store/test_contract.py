@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from service.store.base import KEEP, GameStore, IdempotencyRecord
-from service.store.errors import GameNotFound
+from service.store.base import KEEP, GameStore, IdempotencyRecord, record_bytes
+from service.store.errors import GameNotFound, QuotaExceeded
 from service.store.memory import MemoryStore
 from tests.store.conftest import StoreFactory
 
@@ -251,6 +251,51 @@ def test_save_stores_the_idempotency_record_per_seat_and_key(store: GameStore) -
     assert store.save(game, 2, b"u", [], second).saved
     assert store.get_idempotency(game, 1, long_key) == second
     assert store.get_idempotency(game, 1, "retry-me") == first
+
+
+def test_a_games_idempotency_records_stay_within_its_byte_budget(
+    make_store: StoreFactory,
+) -> None:
+    # Each record costs its key, fingerprint and answer plus RECORD_OVERHEAD:
+    # 10 records of about 100 bytes in a budget of 350 keep the newest three.
+    store = make_store(idempotency_bytes=350)
+    game = store.create(b"s").game_id
+    records = [record(key=f"key-{i:02}") for i in range(10)]
+    assert record_bytes(records[0]) * 3 <= 350 < record_bytes(records[0]) * 4
+    for version, made in enumerate(records, start=1):
+        assert store.save(game, version, b"t", [], made).saved
+    kept = [made for made in records if store.get_idempotency(game, 0, made.key) == made]
+    assert kept == records[-3:]
+    # One record larger than the whole budget is still kept (the newest always is).
+    big = IdempotencyRecord(1, "big", "fp", 200, b"x" * 1000)
+    assert store.save(game, 11, b"u", [], big).saved
+    assert store.get_idempotency(game, 1, "big") == big
+    assert store.get_idempotency(game, 0, records[-1].key) is None
+
+
+# -- owners' counts ------------------------------------------------------------------
+
+
+def test_an_owners_counter_counts_creates_and_joins_whatever_the_status(
+    store: GameStore,
+) -> None:
+    # The create-and-join-yourself loop: each game counts against its creator's
+    # open games from its create to its end, whether it waits or is in play.
+    listed = {"seats": []}
+    quota = {"open": 3, "waiting": 3}
+    for _ in range(3):
+        game = store.create(b"w", [{"type": "game_created"}], listed, "ann", quota=quota).game_id
+        store.reserve("ann", game, 3)  # ann joins it herself
+        assert store.save(game, 1, b"a", [{"type": "round_started"}], lobby=None, owner="ann").saved
+    assert store.open_games("ann") == {"open": 3, "waiting": 0, "bots": 0}
+    with pytest.raises(QuotaExceeded) as refused:
+        store.create(b"w", [{"type": "game_created"}], listed, "ann", quota=quota)
+    assert (refused.value.count, refused.value.limit) == ("open", 3)
+    with pytest.raises(QuotaExceeded):
+        store.reserve("ann", store.create(b"b", [], listed, "bob").game_id, 3)
+    assert store.save(game, 2, b"e", [{"type": "game_ended"}]).saved
+    assert store.open_games("ann") == {"open": 2, "waiting": 0, "bots": 0}
+    store.create(b"w", [{"type": "game_created"}], listed, "ann", quota=quota)
 
 
 # -- lobby ---------------------------------------------------------------------------

@@ -40,21 +40,88 @@ def test_unjoined_and_finished_games_expire_sooner(make_store: StoreFactory) -> 
     assert waiting not in [item["id"] for item in store.lobby(100)[0]]
 
 
+def counts(open_: int, waiting: int = 0, bots: int = 0) -> dict[str, int]:
+    """An owner's counts (`GameStore.open_games`)."""
+    return {"open": open_, "waiting": waiting, "bots": bots}
+
+
+CREATED = [{"type": "game_created"}]
+LISTED = {"seats": []}
+
+
 def test_open_games_count_per_owner_until_finished(make_store: StoreFactory) -> None:
     store = make_store()
-    listed = {"seats": []}
-    first = store.create(b"1", [{"type": "game_created"}], lobby=listed, owner="ann").game_id
-    store.create(b"2", [{"type": "game_created"}], lobby=listed, owner="ann")
-    third = store.create(b"3", [{"type": "game_created"}], lobby=None, owner="ann").game_id
-    store.create(b"4", [{"type": "game_created"}], lobby=listed, owner="bob")
-    store.create(b"5", [{"type": "game_created"}], lobby=listed)
-    assert store.open_games("ann") == {"waiting": 2, "active": 1}
-    assert store.open_games("bob") == {"waiting": 1, "active": 0}
-    assert store.open_games("cy") == {"waiting": 0, "active": 0}
-    # Joined: active. Ended: no longer counted.
+    first = store.create(b"1", CREATED, lobby=LISTED, owner="ann").game_id
+    store.create(b"2", CREATED, lobby=LISTED, owner="ann")
+    third = store.create(b"3", CREATED, lobby=None, owner="ann").game_id
+    store.create(b"4", CREATED, lobby=LISTED, owner="bob")
+    store.create(b"5", CREATED, lobby=LISTED)
+    assert store.open_games("ann") == counts(3, waiting=2)
+    assert store.open_games("bob") == counts(1, waiting=1)
+    assert store.open_games("cy") == counts(0)
+    # Joined: in play, still open. Ended: no longer counted.
     assert store.save(first, 1, b"1", [{"type": "round_started"}], lobby=None).saved
+    assert store.open_games("ann") == counts(3, waiting=1)
     assert store.save(third, 1, b"3", [{"type": "game_ended"}]).saved
-    assert store.open_games("ann") == {"waiting": 1, "active": 1}
+    assert store.open_games("ann") == counts(2, waiting=1)
+
+
+def test_a_join_counts_the_game_for_whoever_joins_it_once(make_store: StoreFactory) -> None:
+    # The counter behind the create-and-join-yourself bypass: a game counts for
+    # its creator while it waits and once in play, and for each client that
+    # joined it, once however often they join; a deletion frees every place.
+    store = make_store()
+    game = store.create(b"1", CREATED, lobby=LISTED, owner="ann").game_id
+    store.reserve("ann", game, 1)  # ann joins her own game: counted already
+    assert store.save(game, 1, b"2", [{"type": "seat_taken"}], lobby=LISTED, owner="ann").saved
+    store.reserve("bob", game, 5)
+    assert store.save(game, 2, b"3", [{"type": "round_started"}], lobby=None, owner="bob").saved
+    assert store.open_games("ann") == counts(1)
+    assert store.open_games("bob") == counts(1)
+    # At its limit a client may not join one more game, but a game it is in.
+    other = store.create(b"x", CREATED, lobby=LISTED, owner="cy").game_id
+    with pytest.raises(QuotaExceeded) as refused:
+        store.reserve("bob", other, 1)
+    assert (refused.value.count, refused.value.limit) == ("open", 1)
+    store.reserve("bob", game, 1)
+    # A game ending in a move (no owner named) leaves every owner's count.
+    assert store.save(game, 3, b"4", [{"type": "game_ended"}]).saved
+    assert store.open_games("ann") == counts(0)
+    assert store.open_games("bob") == counts(0)
+    store.reserve("bob", other, 1)
+    assert store.save(other, 1, b"y", [{"type": "seat_taken"}], lobby=LISTED, owner="bob").saved
+    assert store.open_games("bob") == counts(1)
+    assert store.delete(other, 2).saved
+    assert store.open_games("bob") == counts(0)
+    assert store.open_games("cy") == counts(0)
+
+
+def test_bot_games_have_a_count_of_their_own(make_store: StoreFactory) -> None:
+    store = make_store()
+    quota = {"open": 10, "bots": 2}
+    for state in (b"1", b"2"):
+        store.create(state, CREATED, lobby=None, owner="ann", quota=quota, bots=True)
+    with pytest.raises(QuotaExceeded) as refused:
+        store.create(b"3", CREATED, lobby=None, owner="ann", quota=quota, bots=True)
+    assert (refused.value.count, refused.value.limit) == ("bots", 2)
+    store.create(b"4", CREATED, lobby=None, owner="ann", quota=quota)  # a human's game
+    # A game its bots played to its end within the create counts for nobody.
+    ended = [{"type": "game_created"}, {"type": "game_ended"}]
+    store.create(b"5", ended, lobby=None, owner="ann", quota=quota, bots=True)
+    assert store.open_games("ann") == counts(3, bots=2)
+
+
+def test_an_owners_entries_expire_with_their_games(make_store: StoreFactory) -> None:
+    # Nobody tells the index a game expired: each entry counts until its game's
+    # expiry as of its last status change, then drops out of the count.
+    store = make_store(waiting_ttl=SHORT, idle_ttl=60)
+    store.create(b"1", CREATED, lobby=LISTED, owner="ann", quota={"open": 1})
+    assert store.open_games("ann") == counts(1, waiting=1)
+    with pytest.raises(QuotaExceeded):
+        store.create(b"2", CREATED, lobby=LISTED, owner="ann", quota={"open": 1})
+    time.sleep(SHORT * 3)
+    assert store.open_games("ann") == counts(0)
+    store.create(b"3", CREATED, lobby=LISTED, owner="ann", quota={"open": 1})
 
 
 @pytest.mark.parametrize("held", [0, 2])
@@ -62,19 +129,18 @@ def test_a_quota_holds_for_creates_sent_at_once(make_store: StoreFactory, held: 
     # Eight creates at once against a quota of three waiting games, with
     # ``held`` already there: exactly the room left is taken, the rest refused.
     store = make_store()
-    listed = {"seats": []}
-    quota = {"waiting": 3, "active": 1}
+    quota = {"waiting": 3, "open": 4}
     for i in range(held):
-        store.create(b"%d" % i, [{"type": "game_created"}], lobby=listed, owner="ann", quota=quota)
+        store.create(b"%d" % i, CREATED, lobby=LISTED, owner="ann", quota=quota)
     start = threading.Barrier(8)
     outcomes: list[str] = []
 
     def create() -> None:
         start.wait()
         try:
-            store.create(b"x", [{"type": "game_created"}], lobby=listed, owner="ann", quota=quota)
+            store.create(b"x", CREATED, lobby=LISTED, owner="ann", quota=quota)
         except QuotaExceeded as exc:
-            outcomes.append(f"refused {exc.status} {exc.limit}")
+            outcomes.append(f"refused {exc.count} {exc.limit}")
         else:
             outcomes.append("created")
 
@@ -84,13 +150,14 @@ def test_a_quota_holds_for_creates_sent_at_once(make_store: StoreFactory, held: 
     for thread in threads:
         thread.join()
     assert sorted(outcomes) == ["created"] * (3 - held) + ["refused waiting 3"] * (5 + held)
-    assert store.open_games("ann") == {"waiting": 3, "active": 0}
-    # Each status has its own quota; another owner has its own.
-    store.create(b"a", [{"type": "game_created"}], lobby=None, owner="ann", quota=quota)
-    with pytest.raises(QuotaExceeded):
-        store.create(b"b", [{"type": "game_created"}], lobby=None, owner="ann", quota=quota)
-    store.create(b"c", [{"type": "game_created"}], lobby=listed, owner="bob", quota=quota)
-    assert store.open_games("ann") == {"waiting": 3, "active": 1}
+    assert store.open_games("ann") == counts(3, waiting=3)
+    # Games in play count with the waiting ones; another owner has its own.
+    store.create(b"a", CREATED, lobby=None, owner="ann", quota=quota)
+    with pytest.raises(QuotaExceeded) as refused:
+        store.create(b"b", CREATED, lobby=None, owner="ann", quota=quota)
+    assert refused.value.count == "open"
+    store.create(b"c", CREATED, lobby=LISTED, owner="bob", quota=quota)
+    assert store.open_games("ann") == counts(4, waiting=3)
 
 
 # Redis only: the memory store notes and stores under one lock, so it has no
@@ -105,8 +172,7 @@ def test_a_create_that_failed_after_its_note_frees_its_place_after_quota_pending
     # then no longer.
     store = make_store(quota_pending=SHORT)
     assert isinstance(store, RedisStore)
-    listed = {"seats": []}
-    quota = {"waiting": 1, "active": 1}
+    quota = {"waiting": 1, "open": 1}
 
     def lost(*args: object, **kwargs: object) -> object:
         raise StoreUnavailable("lost between the note and the save")
@@ -114,13 +180,27 @@ def test_a_create_that_failed_after_its_note_frees_its_place_after_quota_pending
     with monkeypatch.context() as patch:
         patch.setattr(store, "_cas", lost)
         with pytest.raises(StoreUnavailable):
-            store.create(b"x", [{"type": "game_created"}], lobby=listed, owner="ann", quota=quota)
+            store.create(b"x", CREATED, lobby=LISTED, owner="ann", quota=quota)
     # Within quota_pending the note holds the place...
-    assert store.open_games("ann") == {"waiting": 1, "active": 0}
+    assert store.open_games("ann") == counts(1, waiting=1)
     with pytest.raises(QuotaExceeded):
-        store.create(b"y", [{"type": "game_created"}], lobby=listed, owner="ann", quota=quota)
+        store.create(b"y", CREATED, lobby=LISTED, owner="ann", quota=quota)
     # ...and once it has passed, the place is free again.
     time.sleep(SHORT * 2)
-    assert store.open_games("ann") == {"waiting": 0, "active": 0}
-    store.create(b"z", [{"type": "game_created"}], lobby=listed, owner="ann", quota=quota)
-    assert store.open_games("ann") == {"waiting": 1, "active": 0}
+    assert store.open_games("ann") == counts(0)
+    store.create(b"z", CREATED, lobby=LISTED, owner="ann", quota=quota)
+    assert store.open_games("ann") == counts(1, waiting=1)
+    # The stored game's note counts past quota_pending: the save confirmed it.
+    time.sleep(SHORT * 2)
+    assert store.open_games("ann") == counts(1, waiting=1)
+
+
+def test_a_join_reserved_but_never_saved_frees_its_place(make_store: StoreFactory) -> None:
+    # A join refused after its reservation (the seat was taken meanwhile)
+    # holds the place for quota_pending only.
+    store = make_store(quota_pending=SHORT)
+    game = store.create(b"1", CREATED, lobby=LISTED, owner="ann").game_id
+    store.reserve("bob", game, 1)
+    assert store.open_games("bob") == counts(1)
+    time.sleep(SHORT * 2)
+    assert store.open_games("bob") == counts(0)

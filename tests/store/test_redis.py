@@ -67,6 +67,28 @@ def test_load_and_save_are_one_command_each(store: RedisStore, store_redis: Redi
     assert [c.split()[0] for c in save_commands] == ["EVALSHA"]
 
 
+def test_a_create_under_a_quota_reads_a_count_not_the_owners_games(
+    store: RedisStore, store_redis: RedisServer
+) -> None:
+    # The owner's index is counted in its own script: the same commands for an
+    # owner with one game as for one with sixty (no read per game, no scan).
+    warm(store)
+    quota = {"open": 100, "waiting": 100}
+    store.create(b"s", [{"type": "created"}], {"seats": []}, "bob", quota=quota)  # scripts loaded
+
+    def create_counted() -> dict[str, int]:
+        before = store_redis.commandstats()
+        store.create(b"s", [{"type": "created"}], {"seats": []}, "ann", quota=quota)
+        return stats_delta(before, store_redis.commandstats())
+
+    first = create_counted()
+    for _ in range(58):
+        store.create(b"s", [{"type": "created"}], {"seats": []}, "ann", quota=quota)
+    assert create_counted() == first
+    assert "zrange" not in first and "scan" not in first
+    assert store.open_games("ann") == {"open": 60, "waiting": 60, "bots": 0}
+
+
 def test_commandstats_show_one_load_and_one_script_call(
     store: RedisStore, store_redis: RedisServer
 ) -> None:
@@ -504,12 +526,22 @@ def test_hot_keys_are_kept_per_game_up_to_the_limit(monkeypatch: pytest.MonkeyPa
     assert redis_store.GAME_KEYS_KEPT == 4096
     monkeypatch.setattr(redis_store, "GAME_KEYS_KEPT", 3)
     store = RedisStore("redis://127.0.0.1:1/0", prefix="p")  # never connects
-    assert store._hot_keys("g0") == ("p:{g0}:g", "p:{g0}:el", "p:{g0}:idem:-")
+    assert store._hot_keys("g0") == (
+        "p:{g0}:g",
+        "p:{g0}:el",
+        "p:{g0}:idem:-",
+        "p:{g0}:il",
+    )
     assert store._hot_keys("g0")[0] == store._game_key("g0")
     for game in ("g1", "g2", "g0"):
         store._hot_keys(game)
     assert len(store._game_keys) == 3  # at the limit, all kept
-    assert store._hot_keys("g3") == ("p:{g3}:g", "p:{g3}:el", "p:{g3}:idem:-")
+    assert store._hot_keys("g3") == (
+        "p:{g3}:g",
+        "p:{g3}:el",
+        "p:{g3}:idem:-",
+        "p:{g3}:il",
+    )
     assert list(store._game_keys) == ["g3"]  # one more empties the table, then keeps it
 
 
