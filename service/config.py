@@ -30,6 +30,10 @@ class Config:
     #: Where games live: ``memory://`` (one process), ``redis://host:port/db``,
     #: ``rediss://…`` or ``redis+cluster://host:port``.
     STORE_URL: str = "memory://"
+    #: Folder of the games when `rummy-service` runs without a ``STORE_URL``: the
+    #: append-only file of the Redis-protocol server it starts (relative to the
+    #: directory it is started in; service/serving/embedded.py).
+    DATA_DIR: str = "rummy-data"
     #: Password of the store's Redis (``requirepass`` or an ACL user's, with
     #: ``STORE_URL`` naming the user); keep it in a Secret. A password in
     #: ``STORE_URL`` itself wins. Also used by the rate limiter's counts.
@@ -155,6 +159,8 @@ class Config:
         changes: dict[str, Any] = {}
         if "STORE_URL" in env:
             changes["STORE_URL"] = env["STORE_URL"]
+        if "DATA_DIR" in env:
+            changes["DATA_DIR"] = env["DATA_DIR"]
         if "STORE_PASSWORD" in env:
             changes["STORE_PASSWORD"] = env["STORE_PASSWORD"]
         if "STORE_PREFIX" in env:
