@@ -12,7 +12,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from service.store.base import DEFAULT_MAX_EVENTS, DEFAULT_MAX_SUBSCRIBERS, DEFAULT_QUOTA_PENDING
+from service.store.base import (
+    DEFAULT_MAX_EVENTS,
+    DEFAULT_MAX_SUBSCRIBERS,
+    DEFAULT_QUOTA_PENDING,
+    DEFAULT_WAIT_TIMEOUT_MS,
+)
 
 
 def _flag(text: str) -> bool:
@@ -38,6 +43,17 @@ class Config:
     #: ``STORE_URL`` naming the user); keep it in a Secret. A password in
     #: ``STORE_URL`` itself wins. Also used by the rate limiter's counts.
     STORE_PASSWORD: str = field(default="", repr=False)
+    #: Replicas of the store's Redis that must acknowledge each save (a move, a
+    #: create, a join) before it is answered: ``WAIT`` after the save script, in
+    #: the same round trip (0: none, the save is answered once the primary has it;
+    #: docs/reliability.md, "Failover"). Too few in time: 503 with ``Retry-After``.
+    STORE_WAIT_REPLICAS: int = 0
+    #: Milliseconds a save waits for those acknowledgements (at least 1).
+    STORE_WAIT_TIMEOUT_MS: int = DEFAULT_WAIT_TIMEOUT_MS
+    #: With ``STORE_WAIT_REPLICAS``: wait with ``WAITAOF`` for the save to be in the
+    #: append-only file of the primary (fsynced) and of those replicas, rather than
+    #: in their memory (Redis 7.2+ or Valkey; the primary needs ``appendonly yes``).
+    STORE_WAIT_AOF: bool = False
     #: Prefix of every Redis key (lets several deployments share one Redis).
     STORE_PREFIX: str = "rummy"
     #: Largest request body accepted, in bytes; larger bodies answer 413.
@@ -163,6 +179,10 @@ class Config:
             changes["DATA_DIR"] = env["DATA_DIR"]
         if "STORE_PASSWORD" in env:
             changes["STORE_PASSWORD"] = env["STORE_PASSWORD"]
+        if "STORE_WAIT_REPLICAS" in env:
+            changes["STORE_WAIT_REPLICAS"] = max(0, int(env["STORE_WAIT_REPLICAS"]))
+        if "STORE_WAIT_TIMEOUT_MS" in env:
+            changes["STORE_WAIT_TIMEOUT_MS"] = max(1, int(env["STORE_WAIT_TIMEOUT_MS"]))
         if "STORE_PREFIX" in env:
             changes["STORE_PREFIX"] = env["STORE_PREFIX"]
         if "MAX_CONTENT_LENGTH" in env:
@@ -212,7 +232,14 @@ class Config:
         for name in seconds:
             if name in env:
                 changes[name] = max(0.0, float(env[name]))
-        for name in ("RATELIMIT_ENABLED", "ACCESS_LOG", "STORE_PIPELINING", "RUNNER_IN_PROCESS"):
+        flags = (
+            "RATELIMIT_ENABLED",
+            "ACCESS_LOG",
+            "STORE_PIPELINING",
+            "RUNNER_IN_PROCESS",
+            "STORE_WAIT_AOF",
+        )
+        for name in flags:
             if name in env:
                 changes[name] = _flag(env[name])
         for name in (
@@ -258,6 +285,9 @@ def store_settings(values: Mapping[str, Any]) -> dict[str, Any]:
         "password": values["STORE_PASSWORD"] or None,
         "quota_pending": values["QUOTA_PENDING"],
         "wakeup_read_interval": values["WAKEUP_READ_INTERVAL"],
+        "wait_replicas": values["STORE_WAIT_REPLICAS"],
+        "wait_timeout_ms": values["STORE_WAIT_TIMEOUT_MS"],
+        "wait_aof": values["STORE_WAIT_AOF"],
     }
 
 

@@ -86,6 +86,7 @@ from service.store.base import (
     DEFAULT_MAX_SUBSCRIBERS,
     DEFAULT_MAX_WAIT,
     DEFAULT_QUOTA_PENDING,
+    DEFAULT_WAIT_TIMEOUT_MS,
     DEFAULT_WAITING_TTL,
     KEEP,
     Created,
@@ -111,7 +112,7 @@ from service.store.codec import (
     new_game_id,
     now_ms,
 )
-from service.store.errors import GameNotFound, QuotaExceeded, StoreUnavailable
+from service.store.errors import GameNotFound, NotReplicated, QuotaExceeded, StoreUnavailable
 from service.store.subscription import PatternSubscription, readable_leanly
 from service.store.watch import Deliver, RedisHub, Watch
 
@@ -143,7 +144,8 @@ SAVE_SCRIPT = """
 -- ARGV[12] state, ARGV[13] event time (epoch ms), ARGV[14] nonce of this save,
 -- ARGV[15] due: '' keep, '-' unqueue, '<ms> <reason>' queue,
 -- ARGV[16..] event tails (the caller's fields, compact JSON, to follow seq/version/at)
--- Returns {code, version, last_event, due changed}: code 1 saved, 0 stale, -1 not found.
+-- Returns {code, version, last_event, due changed, nonce}: code 1 saved, 0 stale (with
+-- the current version's nonce, its epoch), -1 not found.
 local cur = redis.call('HMGET', KEYS[1], 'version', 'last_event', 'nonce', 'due')
 local expected = tonumber(ARGV[11])
 local version, seq = 0, 0
@@ -151,9 +153,12 @@ if cur[1] then
   version, seq = tonumber(cur[1]), tonumber(cur[2])
   if version ~= expected then
     if version == expected + 1 and cur[3] == ARGV[14] then
-      return {1, version, seq, 1}  -- a retry of a save that already succeeded
+      -- A retry of a save that already succeeded. The nonce written again is a
+      -- write of this connection's, so a WAIT sent after it waits for the save.
+      redis.call('HSET', KEYS[1], 'nonce', ARGV[14])
+      return {1, version, seq, 1}
     end
-    return {0, version, seq, 0}
+    return {0, version, seq, 0, cur[3] or ''}
   end
 elseif expected ~= 0 then
   return {-1, 0, 0, 0}
@@ -304,7 +309,7 @@ for i = 2, #KEYS do
   end
   out[i - 1] = count
 end
-out[#KEYS] = redis.call('HMGET', KEYS[1], 'state', 'version', 'last_event')
+out[#KEYS] = redis.call('HMGET', KEYS[1], 'state', 'version', 'last_event', 'nonce')
 return out
 """
 
@@ -393,7 +398,8 @@ REDIS_ERRORS = (redis.exceptions.RedisError, redis.exceptions.RedisClusterExcept
 
 _log = logging.getLogger(__name__)
 
-_LOAD_FIELDS = ("state", "version", "last_event")
+#: A load's fields: the nonce of the save that wrote the version is its epoch.
+_LOAD_FIELDS = ("state", "version", "last_event", "nonce")
 
 #: Games whose hot keys (`RedisStore._hot_keys`) a store keeps made: any well-formed
 #: game id a request names enters the table, so it is bounded (then emptied).
@@ -484,7 +490,27 @@ class RedisStore:
         pipelining: bool = True,
         quota_pending: float = DEFAULT_QUOTA_PENDING,
         wakeup_read_interval: float = 0.0,
+        wait_replicas: int = 0,
+        wait_timeout_ms: int = DEFAULT_WAIT_TIMEOUT_MS,
+        wait_aof: bool = False,
     ) -> None:
+        if wait_replicas and cluster:
+            raise ValueError(
+                "STORE_WAIT_REPLICAS needs one Redis server (its WAIT follows the save on "
+                "the save's connection); on Redis Cluster set min-replicas-to-write on its "
+                "nodes instead (docs/reliability.md)"
+            )
+        #: Replicas that must acknowledge each save before it is answered (0: none
+        #: waited for), within `wait_timeout_ms`; with `wait_aof`, acknowledge
+        #: it written to their append-only file, and the primary's own too.
+        self.wait_replicas = max(int(wait_replicas), 0)
+        self.wait_timeout_ms = max(int(wait_timeout_ms), 1)  # WAIT's 0 waits for ever
+        self.wait_aof = wait_aof
+        self._wait_command: tuple[EncodableT, ...] = (
+            ("WAITAOF", 1, self.wait_replicas, self.wait_timeout_ms)
+            if wait_aof
+            else ("WAIT", self.wait_replicas, self.wait_timeout_ms)
+        )
         self.url = url
         self.cluster = cluster
         self.prefix = prefix
@@ -649,6 +675,7 @@ class RedisStore:
     ) -> SaveResult:
         tails = [event_tail(e) for e in events]
         status, ttl = lifecycle(events, lobby, self.lifetimes)
+        nonce = save_nonce()  # the new version's epoch too
         game_key, events_key, unused_key = self._hot_keys(game_id)
         keys = [game_key, events_key]
         record: Sequence[EncodableT] = _NO_RECORD
@@ -677,7 +704,7 @@ class RedisStore:
             expected_version,
             bytes(state),
             now_ms(),
-            save_nonce(),
+            nonce,
             _due_arg(due),
             *tails,
         ]
@@ -686,16 +713,44 @@ class RedisStore:
         try:
             if self._client is None:  # the property is a Python call
                 self.client  # noqa: B018 - builds the client and its scripts
-            code, version, last_event, due_changed = self._run(self._save, keys, args, leading)
+            if self.wait_replicas:
+                reply = self._save_and_wait(keys, args, leading)
+            else:
+                reply = self._run(self._save, keys, args, leading)
         except REDIS_ERRORS as exc:
             raise StoreUnavailable(f"save failed: {exc}") from exc
+        code, version, last_event = reply[0], reply[1], reply[2]
         if code == 1:
-            if self.cluster and due_changed and due is not KEEP:
+            if self.cluster and reply[3] and due is not KEEP:
                 self._queue_in_cluster(game_id, due)
-            return SaveResult("saved", int(version), int(last_event))
+            return SaveResult("saved", int(version), int(last_event), nonce)
         if code == 0:
-            return SaveResult("stale", int(version), int(last_event))
+            return SaveResult("stale", int(version), int(last_event), reply[4].decode())
         return SaveResult("not_found", 0, 0)
+
+    def _save_and_wait(self, keys: list[Any], args: list[EncodableT], leading: int) -> Any:
+        """The save script and, in the same write on the same connection, ``WAIT``
+        (or ``WAITAOF``) for `wait_replicas`: still one round trip. A save made
+        but not acknowledged in time raises `NotReplicated` (the primary holds it;
+        a failover now may lose it)."""
+        commands = self._hot()
+        if not isinstance(commands, leancall.LeanConnections):  # pragma: no cover - refused
+            raise StoreUnavailable("WAIT after a save needs one Redis server")
+        reply, acked = commands.run_script_then(
+            self._save, keys, args, self._wait_command, self.wait_timeout_ms / 1000
+        )
+        if reply[0] == 1:
+            if self.wait_aof:
+                local, replicas = int(acked[0]), int(acked[1])
+            else:
+                local, replicas = 1, int(acked)
+            if local < 1 or replicas < self.wait_replicas:
+                raise NotReplicated(
+                    f"save acknowledged by {replicas} of {self.wait_replicas} replicas"
+                    + ("" if local else " (not in the primary's AOF)")
+                    + f" within {self.wait_timeout_ms} ms"
+                )
+        return reply
 
     def _queue_in_cluster(self, game_id: str, due: DueUpdate) -> None:
         # The queue is in another slot than the game: a second round trip, only
@@ -861,7 +916,7 @@ class RedisStore:
             except REDIS_ERRORS as exc:
                 # The game is made; only its count against the owner's quota is lost.
                 _log.warning("game %s not counted for its owner: %s", game_id, exc)
-        return Created(game_id, result.version, result.last_event)
+        return Created(game_id, result.version, result.last_event, result.epoch)
 
     def _owner_keys(self, owner: str) -> list[str]:
         """The owner's games (sorted set: member ``id:status``, score the time
@@ -983,7 +1038,7 @@ class RedisStore:
             loaded = self.load(game_id)
         except GameNotFound:
             return SaveResult("not_found", 0, 0)
-        return SaveResult("stale", loaded.version, loaded.last_event)
+        return SaveResult("stale", loaded.version, loaded.last_event, loaded.epoch)
 
     # -- reads -----------------------------------------------------------------
 
@@ -1001,10 +1056,11 @@ class RedisStore:
         except REDIS_ERRORS as exc:
             raise StoreUnavailable(f"load failed: {exc}") from exc
         fields: list[bytes | None] = reply  # no `typing.cast`: a call of its own, every load
-        state, version, last_event = fields
+        state, version, last_event, nonce = fields
         if version is None or state is None:
             raise GameNotFound(game_id, counts if counters else None)
-        return Loaded(state, int(version), int(last_event or 0), counts)
+        epoch = nonce.decode() if nonce is not None else ""
+        return Loaded(state, int(version), int(last_event or 0), counts, epoch)
 
     def _run(
         self, script: Script, keys: Sequence[Any], args: Sequence[Any], leading: int = 0

@@ -110,8 +110,8 @@ def test_a_game_made_before_a_restart_is_there_after_it(data_dir: Path) -> None:
         after.pop("now"), before.pop("now")
         assert after == before  # the drawn card in the hand, the same version
         # and play goes on from there
-        hand = after["hand"]
-        moved = second.call("POST", f"/games/{game}/moves", {"type": "discard", "card": hand[0]}, token)
+        discard = {"type": "discard", "card": after["hand"][0]}
+        moved = second.call("POST", f"/games/{game}/moves", discard, token)
         assert moved["version"] == 3
     finally:
         second.stop()
@@ -126,9 +126,7 @@ def test_sigterm_with_a_stream_open_ends_the_stream_and_stops_within_seconds(
     )
     stream = socket.create_connection(("127.0.0.1", service.port), timeout=STOP_WITHIN + 5)
     try:
-        stream.sendall(
-            f"GET /games/{created['id']}/stream HTTP/1.1\r\nHost: x\r\n\r\n".encode()
-        )
+        stream.sendall(f"GET /games/{created['id']}/stream HTTP/1.1\r\nHost: x\r\n\r\n".encode())
         received = b""
         while b"retry: " not in received:
             received += stream.recv(65536)
@@ -163,4 +161,3 @@ def test_a_second_service_on_the_same_folder_is_refused(data_dir: Path) -> None:
         assert first.call("GET", "/healthz") is not None
     finally:
         first.stop()
-
