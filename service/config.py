@@ -50,10 +50,6 @@ class Config:
     STORE_WAIT_REPLICAS: int = 0
     #: Milliseconds a save waits for those acknowledgements (at least 1).
     STORE_WAIT_TIMEOUT_MS: int = DEFAULT_WAIT_TIMEOUT_MS
-    #: With ``STORE_WAIT_REPLICAS``: wait with ``WAITAOF`` for the save to be in the
-    #: append-only file of the primary (fsynced) and of those replicas, rather than
-    #: in their memory (Redis 7.2+ or Valkey; the primary needs ``appendonly yes``).
-    STORE_WAIT_AOF: bool = False
     #: Prefix of every Redis key (lets several deployments share one Redis).
     STORE_PREFIX: str = "rummy"
     #: Largest request body accepted, in bytes; larger bodies answer 413.
@@ -237,7 +233,6 @@ class Config:
             "ACCESS_LOG",
             "STORE_PIPELINING",
             "RUNNER_IN_PROCESS",
-            "STORE_WAIT_AOF",
         )
         for name in flags:
             if name in env:
@@ -287,7 +282,6 @@ def store_settings(values: Mapping[str, Any]) -> dict[str, Any]:
         "wakeup_read_interval": values["WAKEUP_READ_INTERVAL"],
         "wait_replicas": values["STORE_WAIT_REPLICAS"],
         "wait_timeout_ms": values["STORE_WAIT_TIMEOUT_MS"],
-        "wait_aof": values["STORE_WAIT_AOF"],
     }
 
 

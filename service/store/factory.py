@@ -22,7 +22,7 @@ def open_store(url: str | None = None, **settings: Any) -> GameStore:
     ``socket_timeout``, ``connect_timeout``, ``retries``, ``max_connections``,
     ``pool_timeout``, ``password``, ``max_subscribers``, ``pipelining``,
     ``quota_pending``, ``wakeup_read_interval``, ``wait_replicas``,
-    ``wait_timeout_ms``, ``wait_aof`` for Redis. No connection is made
+    ``wait_timeout_ms`` for Redis. No connection is made
     here: Redis may still be down.
     """
     if url is None:
@@ -46,7 +46,6 @@ def open_store(url: str | None = None, **settings: Any) -> GameStore:
             "quota_pending",
             "wait_replicas",
             "wait_timeout_ms",
-            "wait_aof",
         }
         return MemoryStore(**{k: v for k, v in settings.items() if k not in redis_only})
     if scheme in ("redis", "rediss", "unix"):

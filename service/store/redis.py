@@ -118,6 +118,7 @@ from service.store.watch import Deliver, RedisHub, Watch
 
 __all__ = [
     "CLAIM_SCRIPT",
+    "CONFIRM_SCRIPT",
     "DELETE_SCRIPT",
     "DROP_DUE_SCRIPT",
     "DUE_SCRIPT",
@@ -293,6 +294,13 @@ redis.call('PEXPIRE', KEYS[1], ARGV[4])
 redis.call('INCR', KEYS[2])
 redis.call('PEXPIRE', KEYS[2], ARGV[4])
 return 1
+"""
+
+CONFIRM_SCRIPT = """
+-- Write an idempotency record's expiry again, so that a WAIT after this
+-- covers the record (`STORE_WAIT_REPLICAS`: a replay is confirmed on the
+-- replicas before it is answered). KEYS[1] the record, ARGV[1] its TTL ms.
+return redis.call('PEXPIRE', KEYS[1], ARGV[1])
 """
 
 LOAD_COUNTING_SCRIPT = """
@@ -492,7 +500,6 @@ class RedisStore:
         wakeup_read_interval: float = 0.0,
         wait_replicas: int = 0,
         wait_timeout_ms: int = DEFAULT_WAIT_TIMEOUT_MS,
-        wait_aof: bool = False,
     ) -> None:
         if wait_replicas and cluster:
             raise ValueError(
@@ -500,16 +507,17 @@ class RedisStore:
                 "the save's connection); on Redis Cluster set min-replicas-to-write on its "
                 "nodes instead (docs/reliability.md)"
             )
-        #: Replicas that must acknowledge each save before it is answered (0: none
-        #: waited for), within `wait_timeout_ms`; with `wait_aof`, acknowledge
-        #: it written to their append-only file, and the primary's own too.
+        #: Replicas that must acknowledge each save (have it in their memory)
+        #: before it is answered, within `wait_timeout_ms` (0: none waited for).
+        #: ``WAIT``, not ``WAITAOF``: after a script, Valkey 8.1's replicas often
+        #: acknowledged it in their append-only file only with the next write
+        #: (docs/reliability.md, "Failover").
         self.wait_replicas = max(int(wait_replicas), 0)
         self.wait_timeout_ms = max(int(wait_timeout_ms), 1)  # WAIT's 0 waits for ever
-        self.wait_aof = wait_aof
         self._wait_command: tuple[EncodableT, ...] = (
-            ("WAITAOF", 1, self.wait_replicas, self.wait_timeout_ms)
-            if wait_aof
-            else ("WAIT", self.wait_replicas, self.wait_timeout_ms)
+            "WAIT",
+            self.wait_replicas,
+            self.wait_timeout_ms,
         )
         self.url = url
         self.cluster = cluster
@@ -565,6 +573,7 @@ class RedisStore:
         self._claim_due: Script
         self._drop_due: Script
         self._delete: Script
+        self._confirm: Script
         self._poll_client: Client | None = None
         #: How the hot path's commands are sent, picked when the client is built:
         #: lean connections, or a cluster client's own routing (see leancall).
@@ -613,6 +622,7 @@ class RedisStore:
                     self._drop_due = client.register_script(DROP_DUE_SCRIPT)
                     self._delete = client.register_script(DELETE_SCRIPT)
                     self._note_owner_script = client.register_script(NOTE_OWNER_SCRIPT)
+                    self._confirm = client.register_script(CONFIRM_SCRIPT)
                     self._commands = (
                         leancall.LeanConnections(client, pipelining=self.pipelining)
                         if isinstance(client, redis.Redis)
@@ -730,26 +740,20 @@ class RedisStore:
 
     def _save_and_wait(self, keys: list[Any], args: list[EncodableT], leading: int) -> Any:
         """The save script and, in the same write on the same connection, ``WAIT``
-        (or ``WAITAOF``) for `wait_replicas`: still one round trip. A save made
-        but not acknowledged in time raises `NotReplicated` (the primary holds it;
-        a failover now may lose it)."""
+        for `wait_replicas`: still one round trip. A save made but not acknowledged
+        in time raises `NotReplicated` (the primary holds it; a failover now may
+        lose it)."""
         commands = self._hot()
         if not isinstance(commands, leancall.LeanConnections):  # pragma: no cover - refused
             raise StoreUnavailable("WAIT after a save needs one Redis server")
         reply, acked = commands.run_script_then(
             self._save, keys, args, self._wait_command, self.wait_timeout_ms / 1000
         )
-        if reply[0] == 1:
-            if self.wait_aof:
-                local, replicas = int(acked[0]), int(acked[1])
-            else:
-                local, replicas = 1, int(acked)
-            if local < 1 or replicas < self.wait_replicas:
-                raise NotReplicated(
-                    f"save acknowledged by {replicas} of {self.wait_replicas} replicas"
-                    + ("" if local else " (not in the primary's AOF)")
-                    + f" within {self.wait_timeout_ms} ms"
-                )
+        if reply[0] == 1 and int(acked) < self.wait_replicas:
+            raise NotReplicated(
+                f"save acknowledged by {int(acked)} of {self.wait_replicas} replicas "
+                f"within {self.wait_timeout_ms} ms"
+            )
         return reply
 
     def _queue_in_cluster(self, game_id: str, due: DueUpdate) -> None:
@@ -1213,6 +1217,8 @@ class RedisStore:
             raise StoreUnavailable(f"idempotency read failed: {exc}") from exc
         if not found:
             return None
+        if self.wait_replicas:
+            self._confirm_on_replicas(record_key)
         return IdempotencyRecord(
             seat=int(found[b"seat"]),
             key=found[b"key"].decode(),
@@ -1220,6 +1226,28 @@ class RedisStore:
             status=int(found[b"status"]),
             body=found[b"body"],
         )
+
+    def _confirm_on_replicas(self, record_key: str) -> None:
+        """Raise `NotReplicated` unless `wait_replicas` have the record: it may come
+        from a save that was refused as not acknowledged, and a replay of it must
+        not be acknowledged before the save is (one more round trip, replays only)."""
+        commands = self._hot()
+        assert isinstance(commands, leancall.LeanConnections)  # no cluster (refused)
+        try:
+            _, acked = commands.run_script_then(
+                self._confirm,
+                [record_key],
+                [self.idempotency_ttl_ms],
+                self._wait_command,
+                self.wait_timeout_ms / 1000,
+            )
+        except REDIS_ERRORS as exc:
+            raise StoreUnavailable(f"idempotency record not confirmed: {exc}") from exc
+        if int(acked) < self.wait_replicas:
+            raise NotReplicated(
+                f"idempotency record acknowledged by {int(acked)} of {self.wait_replicas} "
+                f"replicas within {self.wait_timeout_ms} ms"
+            )
 
     def lobby(
         self,

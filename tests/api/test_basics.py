@@ -160,7 +160,6 @@ def test_config_reads_the_environment() -> None:
             "DATA_DIR": "/srv/games",
             "STORE_WAIT_REPLICAS": "2",
             "STORE_WAIT_TIMEOUT_MS": "0",
-            "STORE_WAIT_AOF": "1",
         }
     )
     assert config.STORE_URL == "redis://r:6379/1"
@@ -175,13 +174,8 @@ def test_config_reads_the_environment() -> None:
     assert config.DATA_DIR == "/srv/games" and Config().DATA_DIR == "rummy-data"
     assert (config.STORE_WAIT_REPLICAS, Config().STORE_WAIT_REPLICAS) == (2, 0)  # off by default
     assert config.STORE_WAIT_TIMEOUT_MS == 1 and Config().STORE_WAIT_TIMEOUT_MS == 500
-    assert config.STORE_WAIT_AOF is True and Config().STORE_WAIT_AOF is False
     waiting = store_settings(config.flask_settings())
-    assert (waiting["wait_replicas"], waiting["wait_timeout_ms"], waiting["wait_aof"]) == (
-        2,
-        1,
-        True,
-    )
+    assert (waiting["wait_replicas"], waiting["wait_timeout_ms"]) == (2, 1)
     assert Config.from_env({}) == Config()
 
 

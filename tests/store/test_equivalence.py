@@ -3,9 +3,8 @@ memory store and the Redis store (ids mapped, event times left out)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import uuid
+from dataclasses import replace
 from typing import Any
 
 from hypothesis import HealthCheck, settings
