@@ -179,20 +179,35 @@ def main(argv: Sequence[str] | None = None) -> None:
             raise SystemExit(f"rummy-service: {error}") from None
         environ["STORE_URL"] = server.url
         environ["STORE_PASSWORD"] = server.password
+    if stopping.is_set():  # asked to stop while the server loaded its data
+        if server is not None:
+            server.stop()
+        sys.exit(0)
     command, env = gunicorn_command(environ)
     env["RUMMY_SERVE_BANNER"] = banner(env, data_dir)
     children = [_spawn(command, env)]
     if not env["STORE_URL"].startswith("memory:"):
         children.append(_spawn(runner_command(), env))  # memory://: a thread of the web process
+    server_died = False
     try:
-        # Until a signal, or until a child exits (gunicorn failing to bind, say).
+        # Until a signal, or until a child exits (gunicorn failing to bind, say)
+        # or the server does (then nothing could be saved: stop rather than 503).
         while not stopping.wait(0.2):
             if any(child.poll() is not None for child in children):
+                break
+            if server is not None and not server.running:
+                server_died = True
+                print(
+                    f"rummy-service: the store's server exited:\n{server.log_tail()}",
+                    file=sys.stderr,
+                )
                 break
     finally:
         status = _stop(children)
         if server is not None:
             server.stop()
+    if server_died:
+        sys.exit(1)
     sys.exit(0 if stopping.is_set() else status)
 
 

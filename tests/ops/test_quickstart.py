@@ -138,6 +138,7 @@ def test_sigterm_with_a_stream_open_ends_the_stream_and_stops_within_seconds(
         stream.close()
         if service.proc.poll() is None:
             service.proc.kill()
+    print(f"\nstopped in {took:.1f} s with a stream open")
     assert took < STOP_WITHIN, f"stopped in {took:.1f} s"
     assert service.proc.returncode == 0
     # The body ended as a chunked body ends: the client reconnects after `retry`.
