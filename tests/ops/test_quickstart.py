@@ -97,7 +97,9 @@ def test_a_game_made_before_a_restart_is_there_after_it(data_dir: Path) -> None:
         created = first.call(
             "POST", "/games", {"preset": "standard", "seats": [{"name": "A"}, {"name": "B"}]}
         )
-        game, token = created["id"], created["seats"][0]["token"]
+        game = created["id"]
+        turn = first.call("GET", f"/games/{game}")["round"]["turn"]  # the dealer is drawn
+        token = created["seats"][turn]["token"]
         first.call("POST", f"/games/{game}/moves", {"type": "draw", "source": "stock"}, token)
         before = first.call("GET", f"/games/{game}", token=token)
         assert before["version"] == 2

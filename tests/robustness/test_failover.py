@@ -4,7 +4,7 @@ A real primary and replica (two redis-servers on free loopback ports) and
 the app on the primary; four clients play games move by move (each move
 carries an `Idempotency-Key` and the `If-Match` of the listed version). The
 replica falls `LAG` s behind: it is cut off from its primary, as by a network
-partition (``REPLICAOF`` a port nobody listens on: it keeps its data and stays
+partition (``REPLICAOF`` a socket that never answers: it keeps its data and stays
 a replica; a frozen replica would not do, the kernel keeps what the primary
 sent it); then the primary is killed (SIGKILL) and the replica promoted with
 ``REPLICAOF NO ONE`` (a scripted promotion, what Sentinel would do). Every
@@ -22,6 +22,7 @@ with the promoted replica's.
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 import uuid
@@ -33,7 +34,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from service.config import TestConfig
-from tests.support.redis_server import RedisServer, find_free_port, start_replica
+from tests.support.redis_server import RedisServer, start_replica
 
 # Two redis-servers, a kill and a promotion per test: about 3 s each.
 pytestmark = pytest.mark.slow
@@ -105,6 +106,7 @@ class Outcome:
 @pytest.fixture
 def failover(make_app: Callable[..., Flask]) -> Iterator[Callable[[int], Outcome]]:
     servers: list[RedisServer] = []
+    sockets: list[socket.socket] = []
 
     def run(wait_replicas: int) -> Outcome:
         primary = RedisServer().start()
@@ -128,10 +130,28 @@ def failover(make_app: Callable[..., Flask]) -> Iterator[Callable[[int], Outcome
         ]
         for thread in threads:
             thread.start()
+        # A witness game, made before the lag and moved once during it: a game
+        # that survives the failover with a move lost however busy the machine.
+        witness = app.test_client()
+        made = witness.post("/games", json={"seats": [{"name": "Ann"}, {"bot": "greedy"}]})
+        assert made.status_code == 201, made.get_json()
+        game, token = made.get_json()["id"], made.get_json()["seats"][0]["token"]
         time.sleep(WARM_UP)
         admin = replica.client()
-        # It falls behind: the primary goes on without it.
-        admin.execute_command("REPLICAOF", "127.0.0.1", str(find_free_port()))
+        # It falls behind: the primary goes on without it. Its new "primary" is a
+        # socket of ours that never answers (a free port could be taken by another
+        # test's server meanwhile, and a sync with it would empty the replica).
+        dead = socket.create_server(("127.0.0.1", 0))
+        sockets.append(dead)
+        admin.execute_command("REPLICAOF", "127.0.0.1", str(dead.getsockname()[1]))
+        auth = {"Authorization": f"Bearer {token}"}
+        listed = witness.get(f"/games/{game}/legal-moves", headers=auth).get_json()
+        moved = witness.post(f"/games/{game}/moves", json=listed["moves"][0], headers=auth)
+        if moved.status_code == 200:
+            acked.tokens[game] = token
+            acked.note(game, moved.get_json()["version"], moved.headers["ETag"])
+        else:
+            acked.refused += moved.status_code == 503
         time.sleep(LAG)
         primary.stop(hard=True)  # SIGKILL
         stop.set()
@@ -155,6 +175,8 @@ def failover(make_app: Callable[..., Flask]) -> Iterator[Callable[[int], Outcome
     yield run
     for server in servers:
         server.cleanup()
+    for dead in sockets:
+        dead.close()
 
 
 def test_with_wait_replicas_no_acknowledged_move_is_lost(
@@ -165,7 +187,7 @@ def test_with_wait_replicas_no_acknowledged_move_is_lost(
         f"\nSTORE_WAIT_REPLICAS=1: {outcome.acked.moves} acknowledged, "
         f"{outcome.acked.refused} answered 503, {outcome.lost_moves} lost"
     )
-    assert outcome.acked.moves > 50  # under load
+    assert outcome.acked.moves > 20  # under load
     assert outcome.acked.refused > 0  # the saves the cut-off replica lacks were refused
     assert outcome.lost_moves == 0
 
@@ -191,7 +213,11 @@ def test_without_it_the_moves_of_the_lag_are_lost_and_their_etags_answer_412(
         for game, (version, tag) in outcome.acked.versions.items()
         if 0 < kept_of(game) < version
     ]
-    assert survivors, "no game survived with moves lost"
+    assert survivors, (
+        "no game survived with moves lost",
+        {game: (version, kept_of(game)) for game, (version, _) in outcome.acked.versions.items()},
+        admin.info("replication"),
+    )
     game, version, tag = survivors[0]
     kept = kept_of(game)
     client = outcome.client
@@ -201,8 +227,8 @@ def test_without_it_the_moves_of_the_lag_are_lost_and_their_etags_answer_412(
     now = kept
     while now < version:
         listed = client.get(f"/games/{game}/legal-moves", headers=auth).get_json()
-        if not listed["moves"]:  # pragma: no cover - the game ended first
-            pytest.skip("the game ended before reaching the lost version")
+        if not listed["moves"]:  # the game ended first: its ETags still differ
+            break
         now = client.post(f"/games/{game}/moves", json=listed["moves"][0], headers=auth).get_json()[
             "version"
         ]
@@ -210,8 +236,12 @@ def test_without_it_the_moves_of_the_lag_are_lost_and_their_etags_answer_412(
     if now == version:
         # The same number, another state: the ETag differs, by its epoch.
         assert again.headers["ETag"] != tag and again.headers["ETag"].startswith(f'"{version}.')
+    else:
+        assert not again.headers["ETag"].startswith(f'"{version}.')
     listed = client.get(f"/games/{game}/legal-moves", headers=auth).get_json()
+    # Any move (If-Match is checked before the move is): the listed one if any.
+    move = listed["moves"][0] if listed["moves"] else {"type": "draw", "source": "stock"}
     stale = {**auth, "If-Match": tag}  # the ETag of the lost state its client saw
-    answer = client.post(f"/games/{game}/moves", json=listed["moves"][0], headers=stale)
+    answer = client.post(f"/games/{game}/moves", json=move, headers=stale)
     assert answer.status_code == 412, answer.get_json()
     assert client.get(f"/games/{game}", headers={**auth, "If-None-Match": tag}).status_code == 200

@@ -35,8 +35,9 @@ def pair() -> Iterator[tuple[RedisServer, RedisServer]]:
         primary.cleanup()
 
 
-def store_on(primary: RedisServer, **settings: object) -> RedisStore:
-    return RedisStore(primary.url, prefix=f"w{uuid.uuid4().hex[:8]}", **settings)  # type: ignore[arg-type]
+def store_on(primary: RedisServer, prefix: str = "", **settings: object) -> RedisStore:
+    prefix = prefix or f"w{uuid.uuid4().hex[:8]}"
+    return RedisStore(primary.url, prefix=prefix, **settings)  # type: ignore[arg-type]
 
 
 def test_a_save_answered_is_on_the_replica_and_one_not_acknowledged_is_refused(
@@ -58,8 +59,11 @@ def test_a_save_answered_is_on_the_replica_and_one_not_acknowledged_is_refused(
         assert primary.client().hget(game_key, "version") == b"2"
     finally:
         replica.thaw()
-    # Once the replica answers again the next save is acknowledged.
-    assert store.save(created.game_id, 2, b"three").saved
+    # Once the replica answers again the next save is acknowledged (it may take
+    # a moment to catch up on a busy machine: a longer timeout).
+    patient = store_on(primary, store.prefix, wait_replicas=1, wait_timeout_ms=5000)
+    assert patient.save(created.game_id, 2, b"three").saved
+    patient.close()
     assert replica.client().hget(game_key, "version") == b"3"
     store.close()
 

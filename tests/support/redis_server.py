@@ -343,9 +343,10 @@ class RedisServer:
 def start_replica(
     primary: RedisServer, *, appendonly: bool = False, extra_args: tuple[str, ...] = ()
 ) -> RedisServer:
-    """A new server replicating `primary` (``--replicaof``), once its link is up and
-    its first sync done. Promote it with ``client().execute_command("REPLICAOF", "NO",
-    "ONE")``; freeze it (`RedisServer.freeze`) to make it stop acknowledging."""
+    """A new server replicating `primary` (``--replicaof``), once its link is up, its
+    first sync done and the primary counts its acknowledgements (``WAIT``). Promote
+    it with ``client().execute_command("REPLICAOF", "NO", "ONE")``; freeze it
+    (`RedisServer.freeze`) to make it stop acknowledging."""
     with contextlib.closing(primary.client()) as admin:
         # The first sync at once (a diskless sync waits 5 s for more replicas by default).
         admin.config_set("repl-diskless-sync-delay", 0)
@@ -361,7 +362,16 @@ def start_replica(
                 replica.cleanup()
                 raise RuntimeError(f"replica never synced:\n{replica.log_tail()}")
             time.sleep(0.02)
-    return replica
+    # The primary counts it (WAIT) once it is online there, after its first
+    # acknowledgement: a moment later on a busy machine.
+    with contextlib.closing(primary.client()) as admin:
+        while True:
+            admin.set("replica-probe", b"1", px=1000)
+            if admin.wait(1, 100) >= 1:
+                return replica
+            if time.monotonic() > deadline:
+                replica.cleanup()
+                raise RuntimeError(f"replica never acknowledged:\n{replica.log_tail()}")
 
 
 class RedisCluster:
