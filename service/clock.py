@@ -25,7 +25,7 @@ from service.bots.strategies import choose_move
 from service.rules import engine
 from service.rules import events as vocab
 from service.rules.events import Event
-from service.rules.moves import Discard, Draw, Move
+from service.rules.moves import DeclineReengage, Discard, Draw, Move
 from service.rules.state import GameState
 from service.rules.views import seat_view
 
@@ -33,6 +33,16 @@ from service.rules.views import seat_view
 TIMEOUT_BOT = "basic"
 #: The strategy that plays an away seat's turns (as it plays a leaver's).
 AWAY_BOT = engine.LEAVER_BOT
+
+
+def clocked_decision(state: GameState) -> tuple[int, ...]:
+    """Between rounds of a game with ``turn_seconds``: the human seats (not away)
+    still to decide whether to re-engage, whose time runs on the clock."""
+    if state.options.turn_seconds is None or state.status != "active" or state.round is not None:
+        return ()
+    return tuple(
+        i for i in state.deciding if state.seats[i].kind == "human" and not state.seats[i].away
+    )
 
 
 def clocked_seat(state: GameState) -> int | None:
@@ -48,21 +58,28 @@ def clocked_seat(state: GameState) -> int | None:
 
 
 def _turn(state: GameState) -> tuple[int, int, int] | None:
-    """What identifies the current turn: round number, turns played, seat."""
+    """What identifies the current turn: round number, turns played, seat; between
+    rounds (a re-engage decision), the rounds played so far and -1 twice."""
     r = state.round
-    if state.status != "active" or r is None:
+    if state.status != "active":
         return None
+    if r is None:
+        return (len(state.rounds), -1, -1) if state.deciding else None
     return (r.number, r.turns, r.turn)
+
+
+def _runs(state: GameState) -> bool:
+    """Whether a clock runs now: a clocked turn, or a clocked re-engage decision."""
+    return clocked_seat(state) is not None or bool(clocked_decision(state))
 
 
 def stamp(before: GameState | None, after: GameState, now_ms: int) -> GameState:
     """`after` with its turn deadline: kept while the same turn goes on, a new one
     (``now + turn_seconds``) when a clocked turn starts, none without a clock."""
-    seat = clocked_seat(after)
     deadline: int | None = None
-    if seat is not None:
+    if _runs(after):
         seconds = after.options.turn_seconds
-        assert seconds is not None  # clocked_seat checked it
+        assert seconds is not None  # _runs checked it
         same_turn = before is not None and _turn(before) == _turn(after)
         if same_turn and before is not None and before.turn_deadline is not None:
             deadline = before.turn_deadline
@@ -75,7 +92,7 @@ def stamp(before: GameState | None, after: GameState, now_ms: int) -> GameState:
 
 def due(state: GameState) -> int | None:
     """When the runner must look at this game for its clock (epoch ms), or `None`."""
-    return state.turn_deadline if clocked_seat(state) is not None else None
+    return state.turn_deadline if _runs(state) else None
 
 
 def _set_seat(state: GameState, seat: int, **changes: Any) -> GameState:
@@ -99,12 +116,22 @@ def time_out(state: GameState, now_ms: int) -> tuple[GameState, list[Event]] | N
     """Play the turn whose deadline has passed (see the module docstring), or
     `None` when no clocked turn is over at `now_ms`. The state answered has no
     deadline yet: the caller plays the bots that follow, then `stamp`s it."""
+    if state.turn_deadline is None or now_ms < state.turn_deadline:
+        return None
+    undecided = clocked_decision(state)
+    if undecided:
+        # "a player who has not decided when their time runs out declines"
+        events: list[Event] = []
+        for decider in undecided:
+            state, more = engine.apply(state, decider, DeclineReengage())
+            events.extend(more)
+        return dataclasses.replace(state, turn_deadline=None), events
     seat = clocked_seat(state)
-    if seat is None or state.turn_deadline is None or now_ms < state.turn_deadline:
+    if seat is None:
         return None
     turn = _turn(state)
     rng = random.Random(f"{state.seed}/timeout/{state.steps}")
-    events: list[Event] = []
+    events = []
     for _ in range(8):  # a draw and a discard; bounded whatever the rules answer
         if _turn(state) != turn or not engine.legal_moves(state, seat):
             break
@@ -138,6 +165,7 @@ def come_back(state: GameState, seat: int) -> tuple[GameState, list[Event]] | No
 __all__ = [
     "AWAY_BOT",
     "TIMEOUT_BOT",
+    "clocked_decision",
     "clocked_seat",
     "come_back",
     "due",

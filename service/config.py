@@ -57,6 +57,13 @@ class Config:
     #: Seconds a client has to send a request's body once its headers arrived
     #: (gunicorn's balanced gevent worker; slower clients get 408 and are dropped).
     BODY_READ_TIMEOUT: float = 10.0
+    #: Seconds every write of an answer (a stream's included) may take to be
+    #: taken by the client's connection (gunicorn's balanced gevent worker): a
+    #: client that does not read is dropped once a write waits this long.
+    SEND_TIMEOUT: float = 10.0
+    #: Requests one connection may send (keep-alive or pipelined, 0: no bound):
+    #: the answer to the last says ``Connection: close`` and the connection closes.
+    MAX_REQUESTS_PER_CONNECTION: int = 1000
     #: Origins allowed by CORS (``*`` for any); empty: no CORS headers.
     CORS_ORIGINS: tuple[str, ...] = ()
     #: Seconds after its last change that a game may be forgotten by the store.
@@ -185,6 +192,10 @@ class Config:
             changes["MAX_CONTENT_LENGTH"] = int(env["MAX_CONTENT_LENGTH"])
         if "BODY_READ_TIMEOUT" in env:
             changes["BODY_READ_TIMEOUT"] = max(0.1, float(env["BODY_READ_TIMEOUT"]))
+        if "SEND_TIMEOUT" in env:
+            changes["SEND_TIMEOUT"] = max(0.1, float(env["SEND_TIMEOUT"]))
+        if "MAX_REQUESTS_PER_CONNECTION" in env:
+            changes["MAX_REQUESTS_PER_CONNECTION"] = max(0, int(env["MAX_REQUESTS_PER_CONNECTION"]))
         if "CORS_ORIGINS" in env:
             changes["CORS_ORIGINS"] = _split_origins(env["CORS_ORIGINS"])
         if "IDLE_TTL" in env:

@@ -1,4 +1,4 @@
-"""Check a game's deals: ``python -m service.fairness verify GAME_URL [--token TOKEN]``.
+"""Check a game's deals: ``python -m service.fairness verify GAME_URL [--token-file PATH]``.
 
 Part of the bot kit; it needs only Python's standard library (and
 :mod:`service.rules.fairness`, which does too). It reads the game's view and the
@@ -6,6 +6,8 @@ events the service still keeps, checks every revealed secret against its
 commitment, re-derives the deal and every stock refill of each round whose events
 are all kept and replays the round card by card (docs/fairness.md). Exit status:
 0 when everything matches, 1 on a mismatch, 2 when there is nothing to check.
+A seat token (to check that seat's dealt hands too) comes from ``RUMMY_TOKEN``
+or ``--token-file PATH``, never the command line (`service.bots.token_source`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from service.bots.token_source import add_token_options, token_from
 from service.rules import fairness
 
 #: Exit statuses of the command.
@@ -324,18 +327,23 @@ def fetch_game(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The command line: ``verify GAME_URL [--token TOKEN]``; returns the exit status."""
+    """The command line: ``verify GAME_URL [--token-file PATH]`` (or ``RUMMY_TOKEN``
+    in the environment); returns the exit status."""
     parser = argparse.ArgumentParser(
         prog="python -m service.fairness",
         description="Check the committed deals of a game dealt at random (docs/fairness.md).",
+        allow_abbrev=False,
     )
     commands = parser.add_subparsers(dest="command", required=True)
-    check = commands.add_parser("verify", help="re-derive and check a game's deals")
+    check = commands.add_parser(
+        "verify", help="re-derive and check a game's deals", allow_abbrev=False
+    )
     check.add_argument("game_url", help="the game's URL, e.g. http://127.0.0.1:8000/games/ID")
-    check.add_argument("--token", help="a seat token: its dealt hands are checked too")
+    add_token_options(check, "a seat token, whose dealt hands are checked too")
     args = parser.parse_args(argv)
+    token = token_from(args, check, required=False)
     try:
-        view, events = fetch_game(args.game_url, args.token)
+        view, events = fetch_game(args.game_url, token)
     except (OSError, ValueError, KeyError) as exc:
         print(f"cannot read the game: {exc}", file=sys.stderr)
         return NOTHING_TO_CHECK

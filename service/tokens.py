@@ -1,7 +1,7 @@
 """Random URL-safe text for game ids and seat tokens, safe to paste into a shell.
 
 `secrets.token_urlsafe` may begin with ``-``, which command lines read as an
-option (``--token -Xy…`` is an argparse error): such draws are drawn again.
+option (an argument ``-Xy…`` is read as one): such draws are drawn again.
 """
 
 from __future__ import annotations

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -127,6 +128,8 @@ def bare_worker(slot: int, board: ConnectionBoard, servers: list[Any]) -> Balanc
     worker.slot, worker.connections, worker._servers = slot, 0, servers
     worker.fewest_elsewhere, worker.alive = None, True
     worker.body_timeout, worker.body_limit = 10.0, 64 * 1024
+    worker.send_timeout, worker.requests_per_connection = 10.0, 1000
+    worker.log = mock.Mock()
     return worker
 
 
@@ -230,11 +233,106 @@ def test_a_worker_yields_through_a_timer_after_every_request() -> None:
         ) as served,
         mock.patch.object(balanced_worker.gevent, "sleep", side_effect=calls.append),
     ):
-        request = SimpleNamespace(body=None)  # nothing to read before the app runs
-        assert worker.handle_request("listener", request, "sock", "addr") == "served"
+        # Nothing to read before the app runs.
+        request = SimpleNamespace(body=None, headers=[], req_number=1, must_close=False)
+        assert worker.handle_request("listener", request, mock.Mock(), "addr") == "served"
     served.assert_called_once()
     # Not sleep(0): that queues the greenlet ahead of every socket that is ready.
     assert calls == [YIELD_SECONDS] and YIELD_SECONDS > 0
+
+
+def _request(number: int = 1, headers: tuple[tuple[str, str], ...] = ()) -> SimpleNamespace:
+    return SimpleNamespace(body=None, headers=list(headers), req_number=number, must_close=False)
+
+
+def test_every_write_of_a_request_has_the_send_deadline_and_the_next_read_does_not() -> None:
+    worker = bare_worker(0, ConnectionBoard(slots=2), [])
+    sock = mock.Mock()
+    timeouts: list[Any] = []
+
+    def serve(*args: Any) -> str:
+        timeouts.append(sock.settimeout.call_args.args[0])  # while the answer is written
+        return "served"
+
+    with (
+        mock.patch.object(balanced_worker.GeventWorker, "handle_request", side_effect=serve),
+        mock.patch.object(balanced_worker.gevent, "sleep"),
+    ):
+        worker.handle_request("listener", _request(), sock, ("127.0.0.1", 1))
+    assert timeouts == [10.0]
+    assert sock.settimeout.call_args.args == (None,)  # `keepalive` bounds the next read
+
+
+def test_a_write_past_the_deadline_drops_the_connection() -> None:
+    worker = bare_worker(0, ConnectionBoard(slots=2), [])
+    with (
+        mock.patch.object(
+            balanced_worker.GeventWorker, "handle_request", side_effect=TimeoutError("timed out")
+        ),
+        pytest.raises(StopIteration),  # gunicorn's keep-alive loop then closes the connection
+    ):
+        worker.handle_request("listener", _request(), mock.Mock(), ("127.0.0.1", 1))
+
+
+def test_the_last_request_a_connection_may_send_is_answered_with_close() -> None:
+    worker = bare_worker(0, ConnectionBoard(slots=2), [])
+    worker.requests_per_connection = 3
+    requests = [_request(number) for number in (1, 2, 3)]
+    with (
+        mock.patch.object(balanced_worker.GeventWorker, "handle_request"),
+        mock.patch.object(balanced_worker.gevent, "sleep"),
+    ):
+        for request in requests:
+            worker.handle_request("listener", request, mock.Mock(), ("127.0.0.1", 1))
+    assert [request.must_close for request in requests] == [False, False, True]
+    worker.requests_per_connection = 0  # no bound
+    unbounded = _request(10**6)
+    with (
+        mock.patch.object(balanced_worker.GeventWorker, "handle_request"),
+        mock.patch.object(balanced_worker.gevent, "sleep"),
+    ):
+        worker.handle_request("listener", unbounded, mock.Mock(), ("127.0.0.1", 1))
+    assert not unbounded.must_close
+
+
+@pytest.mark.parametrize(
+    ("fields", "plain"),
+    [
+        ((), True),
+        ((("TRANSFER-ENCODING", "chunked"),), True),
+        ((("TRANSFER-ENCODING", "CHUNKED"),), True),
+        ((("TRANSFER-ENCODING", "identity, chunked"),), False),
+        ((("TRANSFER-ENCODING", "gzip, chunked"),), False),
+        ((("TRANSFER-ENCODING", "chunked"), ("TRANSFER-ENCODING", "chunked")), False),
+        ((("TRANSFER-ENCODING", "identity"), ("TRANSFER-ENCODING", "chunked")), False),
+    ],
+)
+def test_only_one_plain_chunked_coding_passes(
+    fields: tuple[tuple[str, str], ...], plain: bool
+) -> None:
+    assert balanced_worker.chunked_only(_request(headers=fields)) is plain
+
+
+def test_gunicorns_error_answer_is_a_problem() -> None:
+    left, right = socket.socketpair()
+    with left, right:
+        balanced_worker.write_problem(left, 431, "Request Header Fields Too Large", "x" * 500)
+        left.shutdown(socket.SHUT_WR)
+        raw = b""
+        while chunk := right.recv(65536):
+            raw += chunk
+    head, _, body = raw.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 431 Request Header Fields Too Large\r\n")
+    assert b"Content-Type: application/problem+json" in head
+    assert b"Connection: close" in head
+    assert int(head.split(b"Content-Length: ")[1].split(b"\r\n")[0]) == len(body)
+    assert json.loads(body) == {
+        "type": "https://rummy.example/problems/headers_too_large",
+        "title": "Request Header Fields Too Large",
+        "status": 431,
+        "detail": "x" * balanced_worker.DETAIL_KEPT,
+        "code": "headers_too_large",
+    }
 
 
 # -- with gunicorn ------------------------------------------------------------------

@@ -81,3 +81,49 @@ def test_two_runners_on_one_store_never_apply_a_timeout_twice(store: GameStore) 
         assert kinds == ["drew", "discarded"]
     assert sum(r.advanced for r in runners) == len(games)
     assert all(r.advanced for r in runners), "both runners took part"
+
+
+def deciding_game(now_ms: int) -> GameState:
+    """An elimination game of three players with 30 s turns, its first round played
+    out (each draws and discards what it drew until the stock runs out): Ann (seat 0,
+    30 points against a target of 20) is to decide whether to re-engage; her clock
+    started at ``now_ms``."""
+    from service.rules.engine import apply, legal_moves
+    from service.rules.moves import Discard, Draw
+    from tests.api.test_rulings_over_http import deck_of
+
+    options = resolve_options(
+        "elimination",
+        {"turn_seconds": 30, "hand_size": 3, "target_score": 20, "stock_refill": "none"},
+        3,
+    )
+    seats = [SeatSpec(f"p{i}", "human", None, f"hash-{i}") for i in range(3)]
+    deck = deck_of([["DK", "SK", "HQ"], ["C2", "D3", "H7"], ["S2", "C3", "D4"]], ["HA"])
+    state = new_game(options, "elimination", seats, deck=deck, first_dealer=2)[0]
+    while state.round is not None:
+        seat = state.round.turn
+        state, events = apply(state, seat, Draw("stock"))
+        if state.round is not None and Discard(events[-1]["card"]) in legal_moves(state, seat):
+            state, _ = apply(state, seat, Discard(events[-1]["card"]))
+    assert state.deciding == (0,)
+    return clock.stamp(None, state, now_ms)
+
+
+def test_an_undecided_player_declines_when_the_clock_runs_out(store: GameStore) -> None:
+    """Under a turn clock the re-engage decision has the turn's time; when it runs
+    out, the runner declines for the player, and the next round is dealt to the two
+    left in."""
+    state = deciding_game(int(T0 * 1000))
+    due = next_due(state)
+    assert due is not None and due.reason == CLOCK and due.at == T0 + 30
+    game = store.create(encode_state(state), [{"type": "game_created"}], due=due).game_id
+    now = [T0 + 29.0]
+    runner = Runner(store, RunnerSettings(), clock=lambda: now[0])
+    assert runner.run_once() == 0
+    now[0] = T0 + 31.0
+    assert runner.run_once() == 1
+    after = decode_state(store.load(game).state)
+    assert after.deciding == () and after.seats[0].eliminated
+    assert after.round is not None and after.round.dealt == (False, True, True)
+    kinds = [e["type"] for e in store.events(game, 1)]
+    assert kinds[:2] == ["reengage_declined", "round_started"]

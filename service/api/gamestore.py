@@ -133,13 +133,21 @@ class LegalMovesCache:
         self.computed = 0
 
     def answer(self, game: LoadedGame, seat: int | None) -> bytes:
-        """The JSON answer (``{"version", "moves"}``) for ``seat`` (``None``: no seat)."""
+        """The JSON answer (``{"version", "moves", "unavailable"}``) for ``seat``
+        (``None``: no seat)."""
         key = (game.game_id, game.version, game.epoch, seat)
         found = self._answers.get(key)
         if found is not None:
             return found
         moves = [] if seat is None else engine.legal_moves(game.state, seat)
-        body = orjson.dumps({"version": game.version, "moves": [m.to_json() for m in moves]})
+        why = {} if seat is None else engine.unavailable(game.state, seat, moves)
+        body = orjson.dumps(
+            {
+                "version": game.version,
+                "moves": [m.to_json() for m in moves],
+                "unavailable": {kind: reason.to_json() for kind, reason in why.items()},
+            }
+        )
         self.computed += 1
         self._answers.put(key, body)
         return body

@@ -170,6 +170,17 @@ def _phrase(status: int) -> str:
         return "Error"
 
 
+def problem_document(status: int, code: str, detail: str) -> dict[str, Any]:
+    """The members every problem answer has: `type`, `title`, `status`, `detail`, `code`."""
+    return {
+        "type": f"https://rummy.example/problems/{code}",
+        "title": _phrase(status),
+        "status": status,
+        "detail": detail,
+        "code": code,
+    }
+
+
 def problem_response(
     status: int,
     code: str,
@@ -180,13 +191,7 @@ def problem_response(
     extra: Mapping[str, Any] | None = None,
 ) -> Response:
     """Build an `application/problem+json` response."""
-    body: dict[str, Any] = {
-        "type": f"https://rummy.example/problems/{code}",
-        "title": _phrase(status),
-        "status": status,
-        "detail": detail,
-        "code": code,
-    }
+    body = problem_document(status, code, detail)
     if errors is not None:
         body["errors"] = errors
     if extra:

@@ -19,7 +19,7 @@ from service.bots.strategies import SEAT_STRATEGIES
 from service.rules.cards import CARD_PATTERN
 from service.rules.events import EVENTS
 from service.rules.fairness import CLIENT_SEED_PATTERN
-from service.rules.moves import MAX_CARDS
+from service.rules.moves import ERROR_CODES, MAX_CARDS, MOVE_TYPES
 from service.rules.options import PRESETS
 from service.rules.state import DEALS, PHASES, REASONS, STATUSES
 
@@ -287,6 +287,19 @@ class ViewSeatSchema(_Response):
     score = fields.Integer(required=True)
     has_melded = fields.Boolean()
     eliminated = fields.Boolean()
+    deciding = fields.Boolean(
+        metadata={
+            "description": "eliminated by the round's end, this seat is to decide whether to "
+            "re-engage before the next deal (see the view's `reengage`)"
+        }
+    )
+    reengaged = fields.Integer(metadata={"description": "times this seat has re-engaged"})
+    chips_in = fields.Integer(
+        metadata={"description": "chips this seat put in the pot (option `stake`; 0 without)"}
+    )
+    chips_out = fields.Integer(
+        metadata={"description": "chips this seat took out of the pot at the game's end"}
+    )
     away = fields.Boolean(
         metadata={"description": "the server plays this seat until its player is back"}
     )
@@ -296,6 +309,39 @@ class ViewSeatSchema(_Response):
         metadata={
             "description": "cards everybody saw this seat take this round (from the discard "
             "pile, or a joker swapped off the table) and not yet played"
+        },
+    )
+
+
+class ReengageOfferSchema(_Response):
+    """The re-engage decision the next deal waits for (elimination games)."""
+
+    seats = fields.List(
+        fields.Integer(),
+        required=True,
+        metadata={"description": "the seats still to decide: `reengage` or `decline_reengage`"},
+    )
+    score = fields.Integer(
+        required=True,
+        metadata={
+            "description": "the total a seat that re-engages comes back with: the highest "
+            "among the players still in"
+        },
+    )
+    chips = fields.Integer(
+        allow_none=True,
+        required=True,
+        metadata={
+            "description": "chips re-engaging puts in the pot (half the stake); null "
+            "without a stake"
+        },
+    )
+    deadline = fields.String(
+        allow_none=True,
+        required=True,
+        metadata={
+            "format": "date-time",
+            "description": "when an undecided player declines (turn clock); null without one",
         },
     )
 
@@ -334,6 +380,18 @@ class GameViewSchema(_Response):
     now = fields.String(
         metadata={"format": "date-time", "description": "the server's time of this answer"}
     )
+    pot = fields.Integer(
+        allow_none=True,
+        metadata={"description": "chips in the pot now (option `stake`); null without a stake"},
+    )
+    reengage = fields.Nested(
+        ReengageOfferSchema,
+        allow_none=True,
+        metadata={
+            "description": "between rounds, the re-engage decision the next deal "
+            "waits for; null otherwise"
+        },
+    )
 
 
 class JoinedSchema(_Response):
@@ -347,12 +405,41 @@ class JoinedSchema(_Response):
 # --- moves ------------------------------------------------------------------
 
 
+class UnavailableSchema(_Response):
+    """Why no move of one kind is legal now."""
+
+    code = fields.String(
+        required=True,
+        metadata={
+            "enum": list(ERROR_CODES),
+            "description": "the code a move of this kind would be refused with now",
+        },
+    )
+    detail = fields.String(required=True)
+    needed = fields.Integer(
+        metadata={
+            "description": "the points needed (a first-meld minimum), when a figure is "
+            "behind the code"
+        }
+    )
+    have = fields.Integer(metadata={"description": "the points the seat has towards them"})
+
+
 class LegalMovesSchema(_Response):
-    """Every move the caller may make now."""
+    """Every move the caller may make now, and why each other kind is not legal."""
 
     version = fields.Integer(required=True)
     # Items: the `Move` component (see spec_overrides).
     moves = fields.List(fields.Dict(), required=True)
+    unavailable = fields.Dict(
+        keys=fields.String(metadata={"enum": list(MOVE_TYPES)}),
+        values=fields.Nested(UnavailableSchema),
+        metadata={
+            "description": "per move type with no move listed, why none is legal now (the "
+            "refusal code, its words and any figures), so a client can say why a control "
+            "is disabled"
+        },
+    )
 
 
 # --- events -----------------------------------------------------------------

@@ -162,11 +162,11 @@ SEAT_VIEW_EXAMPLE: dict[str, Any] = {
     "game_secret": None,
     "seats": [
         {"seat": 0, "name": "Ann", "kind": "human", "hand_size": 10, "score": 0,
-         "has_melded": False, "eliminated": False, "away": False, "client_seed": None,
-         "known_cards": []},
+         "has_melded": False, "eliminated": False, "deciding": False, "reengaged": 0,
+         "chips_in": 0, "chips_out": 0, "away": False, "client_seed": None, "known_cards": []},
         {"seat": 1, "name": "greedy bot", "kind": "bot", "hand_size": 4, "score": 0,
-         "has_melded": True, "eliminated": False, "away": False, "client_seed": None,
-         "known_cards": []},
+         "has_melded": True, "eliminated": False, "deciding": False, "reengaged": 0,
+         "chips_in": 0, "chips_out": 0, "away": False, "client_seed": None, "known_cards": []},
     ],
     "round": {
         "number": 1, "dealer": 0, "turn": 0, "phase": "draw", "stock_size": 30, "refills": 0,
@@ -181,11 +181,27 @@ SEAT_VIEW_EXAMPLE: dict[str, Any] = {
     "winners": None,
     "last_event": 6,
     "turn_deadline": None,
+    "pot": None,
+    "reengage": None,
     "now": "2026-12-01T11:05:46.012Z",
 }  # fmt: skip
 LEGAL_MOVES_EXAMPLE: dict[str, Any] = {
     "version": 1,
     "moves": [{"type": "draw", "source": "discard"}, {"type": "draw", "source": "stock"}],
+    "unavailable": {
+        kind: {"code": "must_draw_first", "detail": "draw a card first"}
+        for kind in ("meld", "layoff", "swap_joker", "discard")
+    }
+    | {
+        "reengage": {
+            "code": "cannot_reengage",
+            "detail": "there is no re-engage decision for you now",
+        },
+        "decline_reengage": {
+            "code": "no_reengage_decision",
+            "detail": "there is no re-engage decision for you now",
+        },
+    },
 }
 CONFLICT_EXAMPLE: dict[str, Any] = {
     "type": "https://rummy.example/problems/must_draw_first",

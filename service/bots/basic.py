@@ -69,7 +69,7 @@ def basic_move(
         }
         top = max(points.values())
         return rng.choice([m for m in pool if points[m.card] == top])
-    reengage = [m for m in moves if isinstance(m, Reengage)]
+    reengage = [m for m in moves if isinstance(m, Reengage)]  # always back in
     return reengage[0] if reengage else moves[0]
 
 

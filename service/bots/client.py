@@ -1,7 +1,10 @@
 """The reference bot client: plays one seat of a game over the public HTTP API.
 
-    python -m service.bots.client --url http://127.0.0.1:8000 --game ID --token TOKEN \\
+    RUMMY_TOKEN=TOKEN python -m service.bots.client --url http://127.0.0.1:8000 --game ID \\
         [--strategy greedy] [--seed N] [--wait 25]
+
+The seat's token comes from ``RUMMY_TOKEN`` or ``--token-file PATH``, never the
+command line (`service.bots.token_source`).
 
 The protocol, as any third-party bot would follow it:
 
@@ -33,6 +36,7 @@ from typing import Any
 from service.bots.http import Answer, Api, ApiError, EventStream
 from service.bots.memory import Memory
 from service.bots.strategies import STRATEGIES, choose_move
+from service.bots.token_source import add_token_options, token_from
 from service.rules.moves import Move, parse_move
 
 
@@ -152,17 +156,20 @@ class BotClient:
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line: play one seat to the end of the game."""
     parser = argparse.ArgumentParser(
-        prog="python -m service.bots.client", description="Play one seat of a game over HTTP."
+        prog="python -m service.bots.client",
+        description="Play one seat of a game over HTTP.",
+        allow_abbrev=False,
     )
     parser.add_argument("--url", required=True, help="service base URL, e.g. http://127.0.0.1:8000")
     parser.add_argument("--game", required=True, help="game id")
-    parser.add_argument("--token", required=True, help="the seat's token")
+    add_token_options(parser, "the seat's token")
     parser.add_argument("--strategy", default="greedy", choices=sorted(STRATEGIES))
     parser.add_argument("--seed", type=int, default=None, help="seed of the strategy's choices")
     parser.add_argument("--wait", type=float, default=25.0, help="long-poll seconds (at most 30)")
     args = parser.parse_args(argv)
+    token = token_from(args, parser, required=True)
     client = BotClient(
-        Api(args.url, args.token),
+        Api(args.url, token),
         args.game,
         args.strategy,
         random.Random(args.seed),

@@ -55,10 +55,11 @@ from service.bots.greedy import discard_ranking, greedy_move
 from service.bots.hand import Scoring, best_split
 from service.bots.masks import Parts, split_parts
 from service.bots.memory import Memory
+from service.bots.reengage import reengage_choice
 from service.rules.blocked import acceptors
 from service.rules.cards import JOKER, NATURAL_CARDS, Card, rank, suit
 from service.rules.melds import MeldShape, extend_meld, make_meld, meld_points, swap_joker
-from service.rules.moves import Discard, Draw, LayOff, Meld, Move, Reengage, SwapJoker
+from service.rules.moves import Discard, Draw, LayOff, Meld, Move, SwapJoker
 from service.rules.options import Options, options_from_json
 from service.rules.scoring import round_points
 
@@ -147,9 +148,9 @@ def expert_move(
     """The candidate with the best average outcome over sampled worlds (module docstring)."""
     global last_search
     last_search = Search()
-    for move in moves:
-        if isinstance(move, Reengage):
-            return move
+    decision = reengage_choice(view, moves)
+    if decision is not None:
+        return decision
     if len(moves) == 1 or not view.get("round"):
         return moves[0]
     if view["round"].get("refills", 0) >= _GREEDY_AFTER_REFILLS:
@@ -257,7 +258,7 @@ def _rules(view: View) -> _Rules:
     number = view["round"]["number"]
     return _Rules(
         options=opts,
-        scoring=Scoring(opts.ace, opts.ace_points, opts.joker_points),
+        scoring=Scoring(opts.ace, opts.ace_points, opts.joker_points, opts.joker_limit),
         concealed=number in opts.concealed_rounds,
         min_points=opts.first_meld_min_points,
         layoff_own=opts.layoff_requires_own_meld,
@@ -268,7 +269,9 @@ def _rules(view: View) -> _Rules:
         sign=-1 if opts.scoring == "penalty" else 1,
         decks=opts.decks,
         jokers=opts.jokers,
-        points=_card_points(Scoring(opts.ace, opts.ace_points, opts.joker_points)),
+        points=_card_points(
+            Scoring(opts.ace, opts.ace_points, opts.joker_points, opts.joker_limit)
+        ),
     )
 
 
@@ -337,7 +340,7 @@ class _Deal:
         self.pile = list(rnd["discard_pile"])
         table: list[MeldShape] = []
         for meld in rnd["melds"]:
-            shape = _shape(tuple(meld["cards"]), rules.scoring.ace)
+            shape = _shape(tuple(meld["cards"]), rules.scoring.ace, rules.scoring.joker_limit)
             if shape is not None:
                 table.append(shape)
         self.table = table
@@ -397,13 +400,13 @@ class _Deal:
 
 
 @lru_cache(maxsize=8192)
-def _shape(cards: tuple[Card, ...], ace: str) -> MeldShape | None:
-    return make_meld(cards, ace)
+def _shape(cards: tuple[Card, ...], ace: str, joker_limit: str) -> MeldShape | None:
+    return make_meld(cards, ace, joker_limit)
 
 
 @lru_cache(maxsize=65536)
-def _extended(shape: MeldShape, card: Card, ace: str) -> MeldShape | None:
-    return extend_meld(shape, (card,), ace)
+def _extended(shape: MeldShape, card: Card, ace: str, joker_limit: str) -> MeldShape | None:
+    return extend_meld(shape, (card,), ace, joker_limit)
 
 
 @dataclass
@@ -470,7 +473,7 @@ class _Sim:
         if isinstance(move, Discard):
             return self._discard(me, move.card)
         if isinstance(move, Meld):
-            shape = _shape(tuple(move.cards), rules.scoring.ace)
+            shape = _shape(tuple(move.cards), rules.scoring.ace, rules.scoring.joker_limit)
             if shape is not None and _remove_all(hand, move.cards):
                 self.table.append(shape)
                 self.meld_ids.append(-1)
@@ -479,7 +482,9 @@ class _Sim:
         elif isinstance(move, LayOff):
             if move.meld in self.meld_ids and _remove_all(hand, move.cards):
                 i = self.meld_ids.index(move.meld)
-                grown = extend_meld(self.table[i], move.cards, rules.scoring.ace)
+                grown = extend_meld(
+                    self.table[i], move.cards, rules.scoring.ace, rules.scoring.joker_limit
+                )
                 if grown is not None:
                     self.table[i] = grown
                     self.fits_stale = True
@@ -516,7 +521,15 @@ class _Sim:
                 hand.append(top)
         if self.taken is None and not self._draw_stock(seat, rules, rng):
             return -1
-        return self._play(seat, rules, rng)
+        winner = self._play(seat, rules, rng)
+        if (
+            winner is None
+            and rules.options.last_stock == "when_empty"
+            and not self.stock
+            and not rules.options.may_refill(self.refills)
+        ):
+            return -1  # the last card of the last stock was drawn: the round is a draw
+        return winner
 
     def _draw_stock(self, seat: int, rules: _Rules, rng: random.Random) -> bool:
         """Draw from the stock (refilling it as the rules say); False: the round is over."""
@@ -551,13 +564,13 @@ class _Sim:
                 if not going_out:
                     melds = []
             elif rules.min_points and not self.opened[seat]:
-                shapes = [_shape(m, rules.scoring.ace) for m in melds]
+                shapes = [_shape(m, rules.scoring.ace, rules.scoring.joker_limit) for m in melds]
                 if sum(meld_points(s) for s in shapes if s is not None) < rules.min_points:
                     melds = []
             if rules.one_meld and melds:
                 melds = [max(melds, key=len)]
         for cards in melds:
-            shape = _shape(cards, rules.scoring.ace)
+            shape = _shape(cards, rules.scoring.ace, rules.scoring.joker_limit)
             if shape is None or not _remove_all(hand, cards):
                 continue
             self.table.append(shape)
@@ -574,12 +587,12 @@ class _Sim:
         )
         if may_lay_off:
             ace = rules.scoring.ace
-            fits = self._fits(ace)
+            fits = self._fits(ace, rules.scoring.joker_limit)
             for card in list(deadwood if deadwood is not None else split_deadwood):
                 if card not in fits:
                     continue
                 for i, shape in enumerate(self.table):
-                    grown = _extended(shape, card, ace)
+                    grown = _extended(shape, card, ace, rules.scoring.joker_limit)
                     if grown is not None:
                         self.table[i] = grown
                         self.fits_stale = True
@@ -600,7 +613,7 @@ class _Sim:
         pool = [c for c in deadwood if c in hand and c != JOKER and c != self.taken]
         if not pool:
             pool = [c for c in hand if c != JOKER and c != self.taken] or list(hand)
-        fits = self._fits(rules.scoring.ace)
+        fits = self._fits(rules.scoring.ace, rules.scoring.joker_limit)
         points = rules.points
         best = -1_000
         picks: list[Card] = []
@@ -616,12 +629,12 @@ class _Sim:
                 picks.append(card)
         return picks[0] if len(picks) == 1 else picks[rng.randrange(len(picks))]
 
-    def _fits(self, ace: str) -> frozenset[Card]:
+    def _fits(self, ace: str, joker_limit: str) -> frozenset[Card]:
         """Every card that can be laid off alone on some table meld."""
         if self.fits_stale:
             out: frozenset[Card] = frozenset()
             for shape in self.table:
-                out = out | acceptors(shape, ace)
+                out = out | acceptors(shape, ace, joker_limit)
             self.fits, self.fits_stale = out, False
         return self.fits
 

@@ -39,9 +39,10 @@ from service.bots.hand import (
     without,
 )
 from service.bots.memory import Memory
+from service.bots.reengage import reengage_choice
 from service.rules.cards import JOKER, Card, rank, suit
 from service.rules.melds import MeldShape, extend_meld, make_meld
-from service.rules.moves import Discard, Draw, LayOff, Meld, Move, Reengage, SwapJoker
+from service.rules.moves import Discard, Draw, LayOff, Meld, Move, SwapJoker
 
 View = Mapping[str, Any]
 
@@ -75,7 +76,9 @@ class _Seat:
 
     def fits_table(self, card: Card) -> bool:
         """Whether ``card`` alone could be laid off on some table meld."""
-        return any(_accepts(meld, card, self.scoring.ace) for meld in self.table)
+        return any(
+            _accepts(meld, card, self.scoring.ace, self.scoring.joker_limit) for meld in self.table
+        )
 
     def unseen(self) -> Counter[Card]:
         """Copies of each card that may still come to this seat."""
@@ -83,19 +86,19 @@ class _Seat:
 
 
 @lru_cache(maxsize=4096)
-def _shape(cards: tuple[Card, ...], ace: str) -> MeldShape | None:
-    return make_meld(cards, ace)
+def _shape(cards: tuple[Card, ...], ace: str, joker_limit: str) -> MeldShape | None:
+    return make_meld(cards, ace, joker_limit)
 
 
 @lru_cache(maxsize=65536)
-def _accepts(cards: tuple[Card, ...], card: Card, ace: str) -> bool:
-    shape = _shape(cards, ace)
-    return shape is not None and extend_meld(shape, (card,), ace) is not None
+def _accepts(cards: tuple[Card, ...], card: Card, ace: str, joker_limit: str) -> bool:
+    shape = _shape(cards, ace, joker_limit)
+    return shape is not None and extend_meld(shape, (card,), ace, joker_limit) is not None
 
 
 def _read(view: View, memory: Memory | None) -> _Seat:
     opts = view["options"]
-    scoring = Scoring(opts["ace"], opts["ace_points"], opts["joker_points"])
+    scoring = Scoring(opts["ace"], opts["ace_points"], opts["joker_points"], opts["joker_limit"])
     hand = tuple(view["hand"])
     rnd = view.get("round") or {}
     me = view["you"]
@@ -149,9 +152,9 @@ def greedy_move(
     view: View, moves: Sequence[Move], rng: random.Random, memory: Memory | None = None
 ) -> Move:
     """The greedy choice among ``moves`` (see the module docstring)."""
-    for move in moves:
-        if isinstance(move, Reengage):
-            return move
+    decision = reengage_choice(view, moves)
+    if decision is not None:
+        return decision
     me = _read(view, memory)
     draws = [m for m in moves if isinstance(m, Draw)]
     if draws:

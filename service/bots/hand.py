@@ -48,6 +48,7 @@ class Scoring:
     ace: str = "low"
     ace_points: int = 1
     joker_points: int = 0
+    joker_limit: str = "natural_majority"
 
     def points(self, card: Card) -> int:
         """Points of ``card`` left in hand."""
@@ -80,7 +81,7 @@ _Found = tuple[int, int, tuple[tuple[Card, ...], ...]]
 @lru_cache(maxsize=65536)
 def _best_split(hand: tuple[Card, ...], scoring: Scoring) -> Split:
     by_first: dict[Card, list[tuple[Card, ...]]] = {}
-    for meld in candidate_melds(hand, scoring.ace):
+    for meld in candidate_melds(hand, scoring.ace, scoring.joker_limit):
         first = min(meld, key=CARD_ORDER.__getitem__)
         by_first.setdefault(first, []).append(meld)
 

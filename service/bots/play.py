@@ -59,14 +59,26 @@ class BotPlay:
     pending: bool = False
 
 
-def bot_to_move(state: GameState) -> bool:
-    """Whether the game is in play and the server plays the seat to move: a bot,
-    or a player's seat marked away (turn clocks, service/clock.py)."""
-    r = state.round
-    if state.status != "active" or r is None:
-        return False
-    seat = state.seats[r.turn]
+def _server_plays(seat: Seat) -> bool:
     return seat.kind == "bot" or seat.away
+
+
+def server_seat(state: GameState) -> int | None:
+    """The seat the server plays now: the seat to move, or between rounds the first
+    seat still to decide whether to re-engage, when it is a bot or a player's seat
+    marked away (turn clocks, service/clock.py); else ``None``."""
+    if state.status != "active":
+        return None
+    r = state.round
+    if r is None:
+        return next((i for i in state.deciding if _server_plays(state.seats[i])), None)
+    return r.turn if _server_plays(state.seats[r.turn]) else None
+
+
+def bot_to_move(state: GameState) -> bool:
+    """Whether the game is in play and the server plays the seat to act now
+    (`server_seat`)."""
+    return server_seat(state) is not None
 
 
 def strategy_of(seat: Seat) -> str:
@@ -92,15 +104,15 @@ def play_bots(
     memory = Memory(round=state.round.number if state.round is not None else None)
     deadline = clock() + budget.seconds
     for done in range(budget.moves + 1):
-        if not bot_to_move(state):
+        seat_or_none = server_seat(state)
+        if seat_or_none is None:
             break
         if done == budget.moves or clock() >= deadline:
             played.pending = True
             break
         if done:
             pause(0)  # let the worker's other requests run between two moves
-        assert state.round is not None
-        seat = state.round.turn
+        seat = seat_or_none
         chooser = rng if rng is not None else random.Random(f"{state.seed}/bot/{state.steps}")
         move = strategies.choose_move(  # looked up per call: benchmarks time it
             strategy_of(state.seats[seat]),
@@ -116,4 +128,12 @@ def play_bots(
     return played
 
 
-__all__ = ["REQUEST_BUDGET", "UNBOUNDED", "BotPlay", "Budget", "bot_to_move", "play_bots"]
+__all__ = [
+    "REQUEST_BUDGET",
+    "UNBOUNDED",
+    "BotPlay",
+    "Budget",
+    "bot_to_move",
+    "play_bots",
+    "server_seat",
+]

@@ -13,21 +13,23 @@ from functools import lru_cache
 
 from service.rules.cards import CARD_ORDER, JOKER, NATURAL_CARDS, Card, build_deck
 from service.rules.identity import by_identity
-from service.rules.melds import MeldShape, extend_meld, swap_joker
+from service.rules.melds import NATURAL_MAJORITY, MeldShape, extend_meld, swap_joker
 from service.rules.options import Options
 from service.rules.state import RoundState, TableMeld
 
 
 @lru_cache(maxsize=8192)
-def acceptors(shape: MeldShape, ace: str) -> frozenset[Card]:
+def acceptors(shape: MeldShape, ace: str, joker_limit: str = NATURAL_MAJORITY) -> frozenset[Card]:
     """The cards that can be laid off alone on ``shape``."""
     return frozenset(
-        c for c in (*NATURAL_CARDS, JOKER) if extend_meld(shape, (c,), ace) is not None
+        c for c in (*NATURAL_CARDS, JOKER) if extend_meld(shape, (c,), ace, joker_limit) is not None
     )
 
 
 @lru_cache(maxsize=8192)
-def joker_partners(shape: MeldShape, ace: str) -> frozenset[Card]:
+def joker_partners(
+    shape: MeldShape, ace: str, joker_limit: str = NATURAL_MAJORITY
+) -> frozenset[Card]:
     """The natural cards that can be laid off on ``shape`` together with a joker.
 
     A multi-card lay-off can fit where no single card does (``JK H10`` on
@@ -36,7 +38,9 @@ def joker_partners(shape: MeldShape, ace: str) -> frozenset[Card]:
     pairs is enough: in any valid lay-off, the cards nearest an end of the meld are
     a single card that fits alone or a joker followed by a natural card.
     """
-    return frozenset(c for c in NATURAL_CARDS if extend_meld(shape, (JOKER, c), ace) is not None)
+    return frozenset(
+        c for c in NATURAL_CARDS if extend_meld(shape, (JOKER, c), ace, joker_limit) is not None
+    )
 
 
 @lru_cache(maxsize=8192)
@@ -47,9 +51,10 @@ def swappable(shape: MeldShape) -> frozenset[Card]:
     return frozenset(c for c in NATURAL_CARDS if swap_joker(shape, c) is not None)
 
 
-def any_meld(cards: Counter[Card], ace: str) -> bool:
+def any_meld(cards: Counter[Card], ace: str, joker_limit: str = NATURAL_MAJORITY) -> bool:
     """Whether some valid meld can be formed from this multiset of cards."""
     jokers = cards.get(JOKER, 0)
+    majority = joker_limit == NATURAL_MAJORITY
     by_rank: dict[int, int] = {}
     by_suit: dict[str, int] = {}
     for c in cards:
@@ -61,7 +66,7 @@ def any_meld(cards: Counter[Card], ace: str) -> bool:
         by_suit[s] = by_suit.get(s, 0) | (1 << r)
     for mask in by_rank.values():
         k = mask.bit_count()
-        if k >= 3 or (k == 2 and jokers >= 1):
+        if k >= 3 or (k == 2 and jokers >= 1) or (not majority and jokers >= 2):
             return True
     for mask in by_suit.values():
         if ace != "low" and mask & 2:
@@ -80,14 +85,19 @@ def any_meld(cards: Counter[Card], ace: str) -> bool:
                 if end > top:
                     break
                 natural = sum(positions[start:end])
-                if length - natural <= min(jokers, natural):
+                if natural and length - natural <= (min(jokers, natural) if majority else jokers):
                     return True
     return False
 
 
 @lru_cache(maxsize=4096)
 def table_outlook(
-    shapes: tuple[MeldShape, ...], ace: str, decks: int, jokers: int, joker_swap: bool = False
+    shapes: tuple[MeldShape, ...],
+    ace: str,
+    decks: int,
+    jokers: int,
+    joker_swap: bool = False,
+    joker_limit: str = NATURAL_MAJORITY,
 ) -> tuple[bool, bool]:
     """``(no card outside the table can be laid off, no meld can be formed outside it)``.
 
@@ -101,17 +111,22 @@ def table_outlook(
     present = {c for c, k in outside.items() if k > 0}
     joker_out = JOKER in present
     no_layoff = all(
-        not (acceptors(s, ace) & present)
-        and not (joker_out and joker_partners(s, ace) & present)
+        not (acceptors(s, ace, joker_limit) & present)
+        and not (joker_out and joker_partners(s, ace, joker_limit) & present)
         and not (joker_swap and swappable(s) & present)
         for s in shapes
     )
-    return no_layoff, not any_meld(+outside, ace)
+    return no_layoff, not any_meld(+outside, ace, joker_limit)
 
 
 @by_identity(1024)
 def _table_outlook_of(
-    melds: tuple[TableMeld, ...], ace: str, decks: int, jokers: int, joker_swap: bool
+    melds: tuple[TableMeld, ...],
+    ace: str,
+    decks: int,
+    jokers: int,
+    joker_swap: bool,
+    joker_limit: str = NATURAL_MAJORITY,
 ) -> tuple[bool, bool]:
     """`table_outlook` of the melds' shapes, kept per tuple of melds: the same
     object from one discard to the next until a meld is made or laid off on.
@@ -119,7 +134,7 @@ def _table_outlook_of(
     Speed: `table_outlook`'s own cache hashes every shape field by field, for a
     discard's check each (valgrind; docs/performance.md, "What a move costs",
     has the figures)."""
-    return table_outlook(tuple(m.shape for m in melds), ace, decks, jokers, joker_swap)
+    return table_outlook(tuple(m.shape for m in melds), ace, decks, jokers, joker_swap, joker_limit)
 
 
 def round_blocked(r: RoundState, opts: Options) -> bool:
@@ -132,7 +147,7 @@ def round_blocked(r: RoundState, opts: Options) -> bool:
     melds = r.melds
     if melds:
         no_layoff, no_meld = _table_outlook_of(
-            melds, opts.ace, opts.decks, opts.jokers, opts.joker_swap
+            melds, opts.ace, opts.decks, opts.jokers, opts.joker_swap, opts.joker_limit
         )
         if not no_layoff:
             return False
@@ -142,5 +157,5 @@ def round_blocked(r: RoundState, opts: Options) -> bool:
     if all(len(h) <= most for i, h in enumerate(r.hands) if r.dealt[i]):
         return True
     if not melds:
-        no_meld = table_outlook((), opts.ace, opts.decks, opts.jokers)[1]
+        no_meld = table_outlook((), opts.ace, opts.decks, opts.jokers, False, opts.joker_limit)[1]
     return no_meld

@@ -39,7 +39,19 @@ Decisions the rules page leaves open (docs/rules.md lists each with its test):
   concealed round (melds go down only when a player goes out).
 - A joker swap needs the seat to have drawn; it counts neither as a meld nor as a
   lay-off (so it does not spoil going rummy).
-- The blocked-round check runs after every completed turn (a discard).
+- The blocked-round check runs after every completed turn (a discard), where a
+  blocked round ends early at all (`Options.blocked_ends_early`).
+- ``last_stock: when_empty``: the round ends when the turn of the player who drew
+  the last card of a stock that may not be refilled ends without their going out
+  (a discard); a stock empty from the deal ends it after the first turn.
+- Re-engaging (elimination) is decided between rounds: a round whose end
+  eliminates seats that may re-engage, with a player left in, leaves the game
+  active with no round (``round`` is ``None``) until each of them has sent
+  `Reengage` or `DeclineReengage`; every other move then is refused with
+  ``reengage_pending``. The comeback total is the highest among the players still
+  in when the seat decides (decisions come between rounds, so it is the same for
+  each). A seat that leaves while deciding is decided for by its bot.
+- Stakes: every seat puts the stake in the pot when the first round is dealt.
 """
 
 from __future__ import annotations
@@ -77,6 +89,8 @@ from service.rules.melds import (
     swap_joker,
 )
 from service.rules.moves import (
+    MOVE_CLASSES,
+    DeclineReengage,
     Discard,
     Draw,
     IllegalMove,
@@ -85,6 +99,7 @@ from service.rules.moves import (
     Move,
     Reengage,
     SwapJoker,
+    Unavailable,
     move_sort_key,
 )
 from service.rules.options import Options, OptionsError, check_options
@@ -93,6 +108,7 @@ from service.rules.scoring import (
     elimination_result,
     express_winner,
     game_winners,
+    pot_shares,
     round_points,
 )
 from service.rules.search import (
@@ -389,6 +405,10 @@ def leave_seat(state: GameState, seat: int) -> tuple[GameState, list[Event]]:
 
 def _start(state: GameState, events: list[Event]) -> GameState:
     state = evolve(state, status="active")
+    stake = state.options.stake
+    if stake is not None:
+        state = evolve(state, seats=tuple(evolve(s, chips_in=stake) for s in state.seats))
+        events.append(vocab.pot_opened(stake=stake, pot=stake * state.players))
     return _deal(state, 1, events)
 
 
@@ -508,6 +528,11 @@ def _discardable(hand: Sequence[Card], card: Card, taken: Card | None) -> bool:
 
 
 def _turn_seat_check(state: GameState, seat: int) -> RoundState:
+    if state.status == "active" and state.round is None:
+        waiting = ", ".join(map(str, state.deciding))
+        raise IllegalMove(
+            "reengage_pending", f"the next round is dealt once seats {waiting} have decided"
+        )
     if state.status != "active" or state.round is None:
         raise IllegalMove("game_not_active", f"the game is {state.status}")
     if type(seat) is not int or not 0 <= seat < state.players:
@@ -520,15 +545,15 @@ def _turn_seat_check(state: GameState, seat: int) -> RoundState:
     return r
 
 
-def _can_reengage(state: GameState, seat: int) -> bool:
-    opts = state.options
-    if state.status != "active" or opts.end != "elimination" or not opts.reengage:
-        return False
-    if not 0 <= seat < state.players:
-        return False
-    s = state.seats[seat]
-    remaining = sum(1 for x in state.seats if not x.eliminated)
-    return s.eliminated and s.reengaged < opts.reengage_limit and remaining >= 2
+def _is_deciding(state: GameState, seat: int) -> bool:
+    """Whether ``seat`` is to decide now whether to re-engage."""
+    return (
+        state.status == "active"
+        and state.round is None
+        and type(seat) is int
+        and 0 <= seat < state.players
+        and state.seats[seat].deciding
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -537,12 +562,14 @@ def _can_reengage(state: GameState, seat: int) -> bool:
 
 def legal_moves(state: GameState, seat: int) -> list[Move]:
     """Every move ``seat`` may make now, sorted; empty when it may make none."""
+    if _is_deciding(state, seat):
+        return [Reengage(), DeclineReengage()]
     if state.status != "active" or state.round is None:
         return []
     if not 0 <= seat < state.players:
         return []
     if state.seats[seat].eliminated:
-        return [Reengage()] if _can_reengage(state, seat) else []
+        return []
     r = state.round
     if seat != r.turn or not r.dealt[seat]:
         return []
@@ -570,7 +597,8 @@ def legal_moves(state: GameState, seat: int) -> list[Move]:
         else:
             packed_hand = pack(hand)
             size = len(hand)
-            for cards, points, packed, _, order in candidate_meld_points(hand, opts.ace):
+            candidates = candidate_meld_points(hand, opts.ace, opts.joker_limit)
+            for cards, points, packed, _, order in candidates:
                 # Two cards left: a discard ends the turn (`plain_finish`), nothing to check.
                 if size - len(cards) >= 2 or (
                     _meld_finish(opts, r, seat, cards, points, packed_hand - packed) is None
@@ -578,7 +606,7 @@ def legal_moves(state: GameState, seat: int) -> list[Move]:
                     listed.append((order, cards))
     if r.melds and _layoff_gate(opts, r, seat) is None:
         shapes = {m.id: m.shape for m in r.melds}
-        for meld_id, cards in candidate_layoffs(hand, shapes, opts.ace):
+        for meld_id, cards in candidate_layoffs(hand, shapes, opts.ace, opts.joker_limit):
             if not isinstance(_layoff_check(state, r, seat, meld_id, cards), str):
                 out.append(LayOff(meld_id, cards))
     if opts.joker_swap and r.melds:
@@ -595,6 +623,76 @@ def legal_moves(state: GameState, seat: int) -> list[Move]:
     return [*map(Meld, [cards for _, cards in listed]), *out]
 
 
+def unavailable(state: GameState, seat: int, listed: Sequence[Move]) -> dict[str, Unavailable]:
+    """Why each kind of move with none in ``listed`` (``legal_moves(state, seat)``) is
+    not legal now, by move type: the code a move of that kind would be refused
+    with, and the figures behind a first-meld minimum. A client can say why a
+    control is disabled without trying the move."""
+    present = {type(m).TYPE for m in listed}
+    return {
+        cls.TYPE: _unavailable(state, seat, cls.TYPE)
+        for cls in MOVE_CLASSES
+        if cls.TYPE not in present
+    }
+
+
+def _unavailable(state: GameState, seat: int, kind: str) -> Unavailable:
+    if kind == Reengage.TYPE:
+        return Unavailable("cannot_reengage", "there is no re-engage decision for you now")
+    if kind == DeclineReengage.TYPE:
+        return Unavailable("no_reengage_decision", "there is no re-engage decision for you now")
+    try:
+        r = _turn_seat_check(state, seat)
+    except IllegalMove as refused:
+        return Unavailable(refused.code, refused.detail)
+    opts = state.options
+    first_turn = opts.first_turn_no_draw and r.turns == 0
+    if kind == Draw.TYPE:
+        if first_turn and r.phase == "play":
+            return Unavailable("no_draw_first_turn", "the first player does not draw this turn")
+        return Unavailable("already_drew", "you have already drawn this turn")
+    if r.phase == "draw":
+        return Unavailable("must_draw_first", "draw a card first")
+    minimum = opts.first_meld_min_points
+    short = minimum > 0 and not has_opened(opts, r, seat)
+    opening = Unavailable(
+        "first_meld_minimum",
+        f"your first melds this round must total {minimum} points",
+        needed=minimum,
+        have=r.opening or 0,
+    )
+    if kind == Meld.TYPE:
+        gate = _meld_gate(opts, r)
+        if gate is not None:
+            return Unavailable(gate, _MELD_TEXTS[gate].format(cards=[]))
+        if short:
+            return opening
+        if is_concealed(opts, r):
+            return Unavailable("concealed_round", "in a concealed round you meld to go out")
+        return Unavailable("nothing_to_meld", "no meld can be made from your hand")
+    if kind == LayOff.TYPE:
+        gate = _layoff_gate(opts, r, seat)
+        if gate == "first_meld_minimum":
+            return opening
+        if gate is not None:
+            return Unavailable(gate, _LAYOFF_TEXTS[gate].format(minimum=minimum))
+        return Unavailable("nothing_to_lay_off", "none of your cards fits a meld on the table")
+    if kind == SwapJoker.TYPE:
+        if not opts.joker_swap:
+            return Unavailable("joker_swap_not_allowed", _SWAP_TEXTS["joker_swap_not_allowed"])
+        return Unavailable("nothing_to_swap", "you hold no card a melded joker stands for")
+    hand = r.hands[seat]
+    gate = _discard_gate(opts, r, is_concealed(opts, r), len(hand))
+    if gate == "first_meld_minimum":
+        return opening
+    if gate is not None:
+        return Unavailable(gate, _DISCARD_TEXTS[gate].format(minimum=minimum))
+    return Unavailable(
+        "cannot_discard_taken_card",
+        _DISCARD_TEXTS["cannot_discard_taken_card"].format(card=r.taken),
+    )
+
+
 def _searched_melds(
     opts: Options, r: RoundState, seat: int, nodes: Nodes
 ) -> Iterator[tuple[CandidateMeld, str | None]]:
@@ -604,7 +702,7 @@ def _searched_melds(
     cards in hand, so the check left is the search's. The listing and `apply` both
     take their answers from here, in this order, with one budget: a meld is legal
     exactly when listed."""
-    pool = meld_pool(r.hands[seat], opts.ace)
+    pool = meld_pool(r.hands[seat], opts.ace, opts.joker_limit)
     hand, most, listed = pool.hand, pool.most, pool.listed
     if r.taken is not None:  # laying the taken card off may end the turn: the table counts
         for meld in listed:
@@ -756,7 +854,7 @@ def _meld_check(state: GameState, r: RoundState, seat: int, cards: Sequence[Card
     rest = _remove(r.hands[seat], cards)
     if rest is None:
         return "card_not_in_hand"
-    shape = meld_shape(tuple(cards), opts.ace)
+    shape = meld_shape(tuple(cards), opts.ace, opts.joker_limit)
     if shape is None:
         return "invalid_meld"
     gate = _meld_gate(opts, r)
@@ -794,7 +892,7 @@ def _meld_finish(
     shapes: tuple[MeldShape, ...] = ()
     if r.taken is not None:
         if shape is None:
-            shape = meld_shape(tuple(cards), opts.ace)
+            shape = meld_shape(tuple(cards), opts.ace, opts.joker_limit)
             assert shape is not None
         shapes = (*[m.shape for m in r.melds], shape)
     n = len(r.hands[seat]) - len(cards)
@@ -830,7 +928,7 @@ def _layoff_check(
     gate = _layoff_gate(opts, r, seat)
     if gate is not None:
         return gate
-    shape = extend_meld(target.shape, cards, opts.ace)
+    shape = extend_meld(target.shape, cards, opts.ace, opts.joker_limit)
     if shape is None:
         return "invalid_layoff"
     meld = TableMeld(meld_id, shape, target.owner)
@@ -920,14 +1018,8 @@ def apply(state: GameState, seat: int, move: Move) -> tuple[GameState, list[Even
     Raises :class:`IllegalMove` when a rule forbids the move; ``state`` is never changed.
     """
     events: list[Event] = []
-    if isinstance(move, Reengage):
-        if not _can_reengage(state, seat):
-            raise IllegalMove("cannot_reengage", f"seat {seat} cannot re-engage now")
-        seats = list(state.seats)
-        s = seats[seat]
-        seats[seat] = evolve(s, eliminated=False, rejoining=True, reengaged=s.reengaged + 1)
-        events.append(vocab.reengaged(seat=seat))
-        return _counted(state, events, seats=tuple(seats), steps=state.steps + 1), events
+    if isinstance(move, Reengage | DeclineReengage):
+        return _decide(state, seat, isinstance(move, Reengage), events), events
     r = _turn_seat_check(state, seat)
     if r.phase == "draw" and not isinstance(move, Draw):
         raise IllegalMove("must_draw_first", "draw a card first")
@@ -984,6 +1076,43 @@ def _set_hand(r: RoundState, seat: int, hand: tuple[Card, ...]) -> tuple[tuple[C
     return tuple(hands)
 
 
+def _decide(state: GameState, seat: int, reengage: bool, events: list[Event]) -> GameState:
+    """``seat``'s re-engage decision; once every seat has decided, the next deal
+    (or, with one player left in, the game's end)."""
+    if not _is_deciding(state, seat):
+        if reengage:
+            raise IllegalMove("cannot_reengage", f"seat {seat!r} has no re-engage decision now")
+        raise IllegalMove("no_reengage_decision", f"seat {seat!r} has no re-engage decision now")
+    seats = list(state.seats)
+    s = seats[seat]
+    if reengage:
+        top = state.comeback_total
+        chips = state.options.reengage_chips()
+        seats[seat] = evolve(
+            s,
+            eliminated=False,
+            deciding=False,
+            reengaged=s.reengaged + 1,
+            score=top,
+            carried=s.carried + top - s.score,
+            chips_in=s.chips_in + chips,
+        )
+        shown_chips = chips if state.options.stake is not None else None
+        events.append(vocab.reengaged(seat=seat, score=top, chips=shown_chips))
+    else:
+        seats[seat] = evolve(s, deciding=False)
+        events.append(vocab.reengage_declined(seat=seat))
+    state = evolve(state, seats=tuple(seats))
+    if not any(x.deciding for x in seats):
+        remaining = [i for i, x in enumerate(seats) if not x.eliminated]
+        last = state.rounds[-1]
+        if len(remaining) == 1:
+            state = _finish(state, (remaining[0],), events)
+        else:
+            state = _deal(state, last.number + 1, events, prev_dealer=last.dealer)
+    return _counted(state, events, steps=state.steps + 1)
+
+
 def _apply_draw(
     state: GameState, r: RoundState, seat: int, move: Draw, events: list[Event]
 ) -> GameState:
@@ -1013,9 +1142,7 @@ def _apply_draw(
     discard = r.discard
     refills = r.refills
     if not stock:
-        if opts.stock_refill == "none" or (
-            opts.max_refills is not None and refills >= opts.max_refills
-        ):
+        if not opts.may_refill(refills):
             return _end_round(state, r, None, "stock_exhausted", seat, events)
         if opts.refill_keeps_top and discard:
             pile, discard = list(discard[:-1]), discard[-1:]
@@ -1158,7 +1285,13 @@ def _apply_discard(
         played=played,
         turns=r.turns + 1,
     )
-    if round_blocked(new_round, opts):
+    if opts.last_stock == "when_empty" and not r.stock and not opts.may_refill(r.refills):
+        # The last card of a stock that may not be refilled was drawn, and the
+        # turn ended without going out: "if the stock is empty again, the round
+        # is a draw".
+        state = evolve(state, round=new_round)
+        return _end_round(state, new_round, None, "stock_exhausted", seat, events)
+    if opts.blocked_ends_early() and round_blocked(new_round, opts):
         state = evolve(state, round=new_round)
         return _end_round(state, new_round, None, "blocked", seat, events)
     return _went_on(state, new_round, events)
@@ -1191,6 +1324,7 @@ def _end_round(
         hands=r.hands,
         ender=ender,
         first=r.first,
+        dealer=r.dealer,
     )
     scores = [s.score for s in seats]
     # The round is over: its deal secret, if any, is revealed (docs/fairness.md).
@@ -1210,22 +1344,49 @@ def _end_round(
     )
     n = state.players
     winners: tuple[int, ...] | None
+    deciding: tuple[int, ...] = ()
     if opts.end == "express":
         winners = express_winner(opts, r.hands, r.dealt, winner, ender, r.first)
     elif opts.end == "elimination":
-        newly, winners = elimination_result(opts, scores, [s.eliminated for s in seats], r.dealt, n)
+        newly, winners, deciding = elimination_result(
+            opts,
+            scores,
+            [s.eliminated for s in seats],
+            r.dealt,
+            n,
+            ender,
+            r.first,
+            [s.reengaged < opts.reengage_limit for s in seats],
+        )
         for i in newly:
-            seats[i] = evolve(seats[i], eliminated=True)
+            seats[i] = evolve(seats[i], eliminated=True, deciding=i in deciding)
             events.append(vocab.seat_eliminated(seat=i, score=scores[i]))
     else:
         winners = game_winners(opts, scores, len(state.rounds) + 1, n)
     state = evolve(state, seats=tuple(seats), rounds=(*state.rounds, record), round=None)
     if winners is not None:
-        events.append(
-            vocab.game_ended(winners=winners, scores=scores, game_secret=state.game_secret)
-        )
-        return evolve(state, status="finished", winners=winners)
+        return _finish(state, winners, events)
+    if deciding:
+        events.append(vocab.reengage_offered(seats=deciding, score=state.comeback_total))
+        return state
     return _deal(state, r.number + 1, events, prev_dealer=r.dealer)
+
+
+def _finish(state: GameState, winners: tuple[int, ...], events: list[Event]) -> GameState:
+    """The game is over: ``winners`` share the pot (with a stake); ``game_ended``."""
+    scores = [s.score for s in state.seats]
+    in_pot = state.pot
+    payouts: tuple[int, ...] | None = None
+    seats = state.seats
+    if in_pot is not None:
+        payouts = pot_shares(in_pot, winners, state.players)
+        seats = tuple(evolve(s, chips_out=s.chips_out + payouts[i]) for i, s in enumerate(seats))
+    events.append(
+        vocab.game_ended(
+            winners=winners, scores=scores, game_secret=state.game_secret, payouts=payouts
+        )
+    )
+    return evolve(state, status="finished", winners=winners, seats=seats)
 
 
 def cards_in_play(state: GameState) -> Counter[Card]:
@@ -1258,4 +1419,5 @@ __all__ = [
     "new_game",
     "seat_to_move",
     "take_seat",
+    "unavailable",
 ]

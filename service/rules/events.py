@@ -202,10 +202,30 @@ def seat_eliminated(seat: int, score: int) -> Event:
     return {"type": "seat_eliminated", "seat": seat, "score": score}
 
 
-@_event("an eliminated seat chose to come back at the next deal")
-def reengaged(seat: int) -> Event:
-    """The seat's player asked to be dealt in again."""
-    return {"type": "reengaged", "seat": seat}
+@_event("the round's end eliminated seats that may re-engage: the next deal waits for them")
+def reengage_offered(seats: Sequence[int], score: int) -> Event:
+    """``seats`` must each decide (`reengage` or `decline_reengage`) before the next
+    deal; ``score`` is the total a seat comes back with (the highest among the
+    players still in)."""
+    return {"type": "reengage_offered", "seats": list(seats), "score": score}
+
+
+@_event("an eliminated seat re-engaged: it is dealt in at the next deal, with its new total")
+def reengaged(seat: int, score: int | None = None, chips: int | None = None) -> Event:
+    """``score``: the seat's new total; ``chips``: what it put in the pot (with a stake)."""
+    return _present({"type": "reengaged", "seat": seat}, score=score, chips=chips)
+
+
+@_event("an eliminated seat declined to re-engage (or its time to decide ran out): it is out")
+def reengage_declined(seat: int) -> Event:
+    """The seat stays eliminated for the rest of the game."""
+    return {"type": "reengage_declined", "seat": seat}
+
+
+@_event("the game started with stakes: every player put the stake in the pot")
+def pot_opened(stake: int, pot: int) -> Event:
+    """``stake``: chips each player put in; ``pot``: the chips in the pot now."""
+    return {"type": "pot_opened", "stake": stake, "pot": pot}
 
 
 @_event("a re-engaged seat is dealt in again, with its new total")
@@ -216,8 +236,14 @@ def seat_rejoined(seat: int, score: int) -> Event:
 
 @_event("the game is over: the winners and the totals")
 def game_ended(
-    winners: Sequence[int], scores: Sequence[int], game_secret: str | None = None
+    winners: Sequence[int],
+    scores: Sequence[int],
+    game_secret: str | None = None,
+    payouts: Sequence[int] | None = None,
 ) -> Event:
-    """``game_secret``: revealed at the end of a game whose deals were committed to."""
+    """``game_secret``: revealed at the end of a game whose deals were committed to;
+    ``payouts``: with a stake, the chips each seat takes out of the pot."""
     event: Event = {"type": "game_ended", "winners": list(winners), "scores": list(scores)}
-    return _present(event, game_secret=game_secret)
+    return _present(
+        event, game_secret=game_secret, payouts=None if payouts is None else list(payouts)
+    )

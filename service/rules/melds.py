@@ -27,9 +27,17 @@ Decisions the rules page leaves open:
   allowed (``C7`` on ``JK(C7) H7 S7`` gives ``C7 JK(D7) H7 S7``): the joker
   then stands for the next missing suit. In a run a joker's card never changes
   while it stays on the table.
-- **Joker limit.** A meld holds no more jokers than natural cards, also
-  after a lay-off: ``JK`` may be laid off on ``JK H7 H8`` (two and two) but
-  not on ``JK JK H7 H8``.
+- **Joker limit** (option ``joker_limit``). Under ``natural_majority`` a meld
+  holds no more jokers than natural cards, also after a lay-off: ``JK`` may be
+  laid off on ``JK H7 H8`` (two and two) but not on ``JK JK H7 H8``. Under
+  ``one_natural`` a meld holds any number of jokers beside at least one natural
+  card (``H7 JK JK`` melds, ``JK JK JK H7 H8`` too).
+- **One natural card.** A meld of one natural card and two or three jokers is a
+  set of that card's rank (the jokers stand for the missing suits, C D H S
+  first): with a single natural card every order of the cards would be a run,
+  so the cards cannot say which run is meant, and the set is the one reading
+  that does not depend on their order. A run with one natural card therefore
+  has at least five cards (``H7 JK JK JK JK``: ``H7``..``H11``, as given).
 - **Laid-off jokers** extend a run at the high end when possible, else at the
   low end: of all placements the one with the fewest cards below the run is
   taken (``JK`` on ``C5 C6 C7`` is ``C8``; on ``CJ CQ CK`` under ``low`` it is
@@ -80,6 +88,9 @@ AceMode = Literal["low", "high_or_low", "around"]
 MeldKind = Literal["set", "run"]
 
 ACE_MODES: tuple[str, ...] = ("low", "high_or_low", "around")
+#: The values of the option ``joker_limit`` (see the module docstring).
+NATURAL_MAJORITY = "natural_majority"
+ONE_NATURAL = "one_natural"
 MAX_RUN = 13
 MAX_SET = 4
 
@@ -250,11 +261,21 @@ def _ordered_run(cards: Sequence[Card], ace: str) -> MeldShape | None:
 # Public API
 
 
-def make_meld(cards: Sequence[Card], ace: AceMode | str) -> MeldShape | None:
+def _too_many_jokers(jokers: int, naturals: int, joker_limit: str) -> bool:
+    """Whether a meld of ``naturals`` natural cards may not hold ``jokers`` jokers."""
+    if joker_limit == NATURAL_MAJORITY:
+        return jokers > naturals
+    return naturals == 0
+
+
+def make_meld(
+    cards: Sequence[Card], ace: AceMode | str, joker_limit: str = NATURAL_MAJORITY
+) -> MeldShape | None:
     """The meld these cards form, or ``None``.
 
     Natural runs may be given in any order; with jokers the given order
-    (ascending or descending) fixes what each joker stands for.
+    (ascending or descending) fixes what each joker stands for. One natural card
+    with two or three jokers is a set (module docstring).
     """
     _check_ace(ace)
     n = len(cards)
@@ -262,9 +283,11 @@ def make_meld(cards: Sequence[Card], ace: AceMode | str) -> MeldShape | None:
     for c in naturals:
         _rank_of(c)
     jokers = n - len(naturals)
-    if n < 3 or jokers > len(naturals):
+    if n < 3 or _too_many_jokers(jokers, len(naturals), joker_limit):
         return None
-    if _RANK[naturals[0]] == _RANK[naturals[1]]:
+    if len(naturals) == 1 and n <= MAX_SET:
+        return _make_set(naturals, jokers)
+    if len(naturals) > 1 and _RANK[naturals[0]] == _RANK[naturals[1]]:
         return _make_set(naturals, jokers)
     if jokers == 0:
         return _natural_run(naturals, ace)
@@ -313,7 +336,12 @@ def _extend_run(
     return None
 
 
-def extend_meld(shape: MeldShape, added: Sequence[Card], ace: AceMode | str) -> MeldShape | None:
+def extend_meld(
+    shape: MeldShape,
+    added: Sequence[Card],
+    ace: AceMode | str,
+    joker_limit: str = NATURAL_MAJORITY,
+) -> MeldShape | None:
     """The meld after laying ``added`` (one or more cards) off on ``shape``, or ``None``.
 
     A run's jokers keep what they stand for; laid-off jokers go to the high
@@ -327,7 +355,9 @@ def extend_meld(shape: MeldShape, added: Sequence[Card], ace: AceMode | str) -> 
         _rank_of(c)
     jokers = len(added) - len(naturals)
     old_jokers = shape.cards.count(JOKER)
-    if old_jokers + jokers > len(shape.cards) - old_jokers + len(naturals):
+    if _too_many_jokers(
+        old_jokers + jokers, len(shape.cards) - old_jokers + len(naturals), joker_limit
+    ):
         return None
     if shape.kind == "set":
         old_naturals = [c for c in shape.cards if c != JOKER]
@@ -380,18 +410,26 @@ def _suit_subsets(mask: int) -> list[int]:
 
 
 _SUBSETS: tuple[list[int], ...] = tuple(_suit_subsets(m) for m in range(16))
-_SET_CACHE: dict[tuple[int, int, int], list[tuple[Card, ...]]] = {}
+#: Every non-empty sub-mask (``one_natural``: a set of one natural card and jokers).
+_ANY_SUBSETS: tuple[list[int], ...] = tuple(
+    [sub for sub in range(1, 16) if sub & m == sub] for m in range(16)
+)
+_SET_CACHE: dict[tuple[int, int, int, str], list[tuple[Card, ...]]] = {}
 
 
-def _sets_for(set_rank: int, mask: int, jokers: int) -> list[tuple[Card, ...]]:
+def _sets_for(
+    set_rank: int, mask: int, jokers: int, joker_limit: str = NATURAL_MAJORITY
+) -> list[tuple[Card, ...]]:
     """Every set of one rank from natural suits ``mask`` and up to ``jokers`` jokers."""
-    key = (set_rank, mask, jokers)
+    key = (set_rank, mask, jokers, joker_limit)
     found = _SET_CACHE.get(key)
     if found is None:
         found = []
-        for sub in _SUBSETS[mask]:
+        majority = joker_limit == NATURAL_MAJORITY
+        for sub in (_SUBSETS if majority else _ANY_SUBSETS)[mask]:
             have = sub.bit_count()
-            for j in range(max(0, 3 - have), min(jokers, have, MAX_SET - have) + 1):
+            most = min(jokers, have, MAX_SET - have) if majority else min(jokers, MAX_SET - have)
+            for j in range(max(0, 3 - have), most + 1):
                 found.append(_set_shape(set_rank, sub, j).cards)
         _SET_CACHE[key] = found
     return found
@@ -444,7 +482,7 @@ def _suits_of_rank(index: _HandIndex, set_rank: int) -> int:
 # hands: one 14-card hand of jokers and runs has 3,350 melds (about 1.1 MB), an
 # ordinary 11-card hand a few dozen, so the table is emptied once it holds
 # MELD_CACHE_MELDS melds (docs/security.md: about 33 MB at most, 45 MB with `_RUN_CACHE`).
-_MELD_CACHE: dict[tuple[str, _HandIndex], tuple[CandidateMeld, ...]] = {}
+_MELD_CACHE: dict[tuple[str, str, _HandIndex], tuple[CandidateMeld, ...]] = {}
 MELD_CACHE_MELDS = 100_000
 _meld_cache_held = 0
 
@@ -469,28 +507,32 @@ def meld_cache_held() -> int:
     return _meld_cache_held
 
 
-def candidate_melds(hand: Iterable[Card], ace: AceMode | str) -> list[tuple[Card, ...]]:
+def candidate_melds(
+    hand: Iterable[Card], ace: AceMode | str, joker_limit: str = NATURAL_MAJORITY
+) -> list[tuple[Card, ...]]:
     """Every distinct meld formable from ``hand``, as display-order card tuples, sorted.
 
     Includes 3- and 4-card sets, every run of three or more (sub-runs too) and,
-    with jokers in hand, the joker-completed melds (never more jokers than
-    naturals in one meld). The caller gets a fresh list.
+    with jokers in hand, the joker-completed melds (as many jokers as
+    ``joker_limit`` allows). The caller gets a fresh list.
     """
-    return [meld[0] for meld in candidate_meld_points(hand, ace)]
+    return [meld[0] for meld in candidate_meld_points(hand, ace, joker_limit)]
 
 
-def candidate_meld_points(hand: Iterable[Card], ace: AceMode | str) -> tuple[CandidateMeld, ...]:
+def candidate_meld_points(
+    hand: Iterable[Card], ace: AceMode | str, joker_limit: str = NATURAL_MAJORITY
+) -> tuple[CandidateMeld, ...]:
     """The melds of :func:`candidate_melds`, in the same order, each with its
     :func:`meld_points`, its packed cards and its place among legal moves
     (`CandidateMeld`): the engine's listing and searches know them without
     building each meld again."""
     _check_ace(ace)
     index = _index_hand(hand)
-    key = (ace, index)
+    key = (ace, joker_limit, index)
     found = _MELD_CACHE.get(key)
     if found is None:
         global _meld_cache_held
-        found = _search_melds(index, ace)
+        found = _search_melds(index, ace, joker_limit)
         if _meld_cache_held + len(found) > MELD_CACHE_MELDS:
             clear_meld_cache()
         _MELD_CACHE[key] = found
@@ -558,13 +600,16 @@ def _runs(
     mask: int,
     jokers: int,
     ace: str,
+    joker_limit: str = NATURAL_MAJORITY,
 ) -> None:
     """Add every run of ``run_suit`` from natural ranks ``mask`` (bit r-1 = rank r)
     and up to ``jokers`` jokers to ``found``, as `_search_melds` keeps them.
 
     A joker may fill a gap or stand in for a held card (keeping that card
-    back): every such run is its own meld.
+    back): every such run is its own meld. Under ``one_natural`` a run of at
+    most four cards keeps at least two natural ones (with one it is a set).
     """
+    majority = joker_limit == NATURAL_MAJORITY
     codes = _POS_CODE[run_suit]
     windows, joker_at_index = _WINDOWS[run_suit]
     last_start, last_end = _SPAN[ace]
@@ -587,7 +632,8 @@ def _runs(
             if not gaps and (length < MAX_RUN or start == 1):
                 # Thirteen naturals are one meld, A..K (see make_meld).
                 found.append((window, points, carried))
-            most = min(jokers, length // 2)  # never more jokers than naturals
+            # natural_majority: never more jokers than naturals; one_natural: one natural.
+            most = min(jokers, length // 2 if majority else length - 1)
             if most < len(gaps):
                 continue
             filled = list(window)
@@ -595,6 +641,8 @@ def _runs(
                 filled[i] = JOKER
                 carried += joker_at_index[start + i][i]
             for extra in range(1 if not gaps else 0, most - len(gaps) + 1):
+                if not majority and length <= MAX_SET and len(held) - extra < 2:
+                    continue  # one natural card and jokers: a set (make_meld)
                 for stand_ins in combinations(held, extra):
                     cards = filled.copy()
                     more = carried
@@ -609,20 +657,20 @@ def _runs(
 # --states 60 --repeat 5`: without this table the runs made anew for every new
 # hand cost 8 % more instructions). Bounded like the meld lists: emptied once it
 # holds MELD_CACHE_MELDS runs.
-_RUN_CACHE: dict[tuple[str, str, int, int], tuple[tuple[tuple[Card, ...], int, int], ...]] = {}
+_RUN_CACHE: dict[tuple[str, str, int, int, str], tuple[tuple[tuple[Card, ...], int, int], ...]] = {}
 _runs_held = 0
 
 
 def _suit_runs(
-    run_suit: str, mask: int, jokers: int, ace: str
+    run_suit: str, mask: int, jokers: int, ace: str, joker_limit: str = NATURAL_MAJORITY
 ) -> tuple[tuple[tuple[Card, ...], int, int], ...]:
     """`_runs` of one suit, kept."""
     global _runs_held
-    key = (ace, run_suit, mask, jokers)
+    key = (ace, run_suit, mask, jokers, joker_limit)
     found = _RUN_CACHE.get(key)
     if found is None:
         runs: list[tuple[tuple[Card, ...], int, int]] = []
-        _runs(runs, run_suit, mask, jokers, ace)
+        _runs(runs, run_suit, mask, jokers, ace, joker_limit)
         found = tuple(runs)
         if _runs_held + len(found) > MELD_CACHE_MELDS:
             _RUN_CACHE.clear()
@@ -632,23 +680,28 @@ def _suit_runs(
     return found
 
 
-def _search_melds(index: _HandIndex, ace: str) -> tuple[CandidateMeld, ...]:
+def _search_melds(
+    index: _HandIndex, ace: str, joker_limit: str = NATURAL_MAJORITY
+) -> tuple[CandidateMeld, ...]:
     jokers = index[4]
-    set_jokers = min(jokers, 2)
+    majority = joker_limit == NATURAL_MAJORITY
+    set_jokers = min(jokers, 2 if majority else 3)
     # (cards, points, what they carry: packed cards, most points, deck order)
     found: list[tuple[tuple[Card, ...], int, int]] = []
     for set_rank in range(1, 14):
         mask = _suits_of_rank(index, set_rank)
         if mask and mask.bit_count() + set_jokers >= 3:
             points = _SET_POINTS[set_rank]
-            for c in _sets_for(set_rank, mask, set_jokers):
+            for c in _sets_for(set_rank, mask, set_jokers, joker_limit):
                 both = sum(map(BIT_AND_MOST.__getitem__, c))
                 found.append((c, points * len(c), both + (deck_order(c) << _BOTH_BITS)))
     for suit_index, run_suit in enumerate(SUITS):
         mask = index[suit_index]
         held = mask.bit_count()
-        if held + min(jokers, held) >= 3:
+        if majority and held + min(jokers, held) >= 3:
             found.extend(_suit_runs(run_suit, mask, min(jokers, held, 6), ace))
+        elif not majority and held and held + jokers >= 3:
+            found.extend(_suit_runs(run_suit, mask, min(jokers, 6), ace, joker_limit))
     found.sort()  # by the cards: no two melds have the same
     return tuple(
         (
@@ -662,8 +715,11 @@ def _search_melds(index: _HandIndex, ace: str) -> tuple[CandidateMeld, ...]:
     )
 
 
-def _run_layoffs(shape: MeldShape, index: _HandIndex, ace: str) -> list[tuple[Card, ...]]:
+def _run_layoffs(
+    shape: MeldShape, index: _HandIndex, ace: str, joker_limit: str = NATURAL_MAJORITY
+) -> list[tuple[Card, ...]]:
     """Every distinct lay-off of hand cards on one run, in display order."""
+    majority = joker_limit == NATURAL_MAJORITY
     first = shape.stands_for[0]
     run_suit = _SUIT[first]
     mask = index[_SUIT_INDEX[run_suit]]
@@ -706,7 +762,9 @@ def _run_layoffs(shape: MeldShape, index: _HandIndex, ace: str) -> list[tuple[Ca
                     added_jokers = low_jokers + high_jokers
                     if added_jokers > jokers:
                         continue
-                    if used_jokers + added_jokers > naturals + below + above - added_jokers:
+                    if majority and (
+                        used_jokers + added_jokers > naturals + below + above - added_jokers
+                    ):
                         continue
                     key = (low_bits | high_bits, added_jokers)
                     if key in seen:
@@ -794,7 +852,9 @@ _SUIT_CARDS: dict[tuple[int, int], tuple[Card, ...]] = {
 }
 
 
-def _set_layoffs(shape: MeldShape, index: _HandIndex) -> list[tuple[Card, ...]]:
+def _set_layoffs(
+    shape: MeldShape, index: _HandIndex, joker_limit: str = NATURAL_MAJORITY
+) -> list[tuple[Card, ...]]:
     """Every distinct lay-off of hand cards on one set: naturals in suit order, then jokers."""
     room = MAX_SET - len(shape.cards)
     if room <= 0:
@@ -817,13 +877,18 @@ def _set_layoffs(shape: MeldShape, index: _HandIndex) -> list[tuple[Card, ...]]:
         have = sub.bit_count()
         naturals = _SUIT_CARDS[(set_rank, sub)]
         for j in range(min(jokers, room - have) + 1):
-            if (have or j) and old_jokers + j <= old_naturals + have:
+            if (have or j) and (
+                joker_limit != NATURAL_MAJORITY or old_jokers + j <= old_naturals + have
+            ):
                 found.append((*naturals, *[JOKER] * j))
     return found
 
 
 def candidate_layoffs(
-    hand: Iterable[Card], shapes: Mapping[int, MeldShape], ace: AceMode | str
+    hand: Iterable[Card],
+    shapes: Mapping[int, MeldShape],
+    ace: AceMode | str,
+    joker_limit: str = NATURAL_MAJORITY,
 ) -> list[tuple[int, tuple[Card, ...]]]:
     """Every distinct (meld id, cards) lay-off from ``hand``, multi-card ones included, sorted."""
     _check_ace(ace)
@@ -831,9 +896,9 @@ def candidate_layoffs(
     found: list[tuple[int, tuple[Card, ...]]] = []
     for meld_id, shape in shapes.items():
         if shape.kind == "set":
-            options = _set_layoffs(shape, index)
+            options = _set_layoffs(shape, index, joker_limit)
         else:
-            options = _run_layoffs(shape, index, ace)
+            options = _run_layoffs(shape, index, ace, joker_limit)
         found.extend((meld_id, cards) for cards in options)
     found.sort()
     return found

@@ -58,8 +58,14 @@ ERROR_CODES: Mapping[str, str] = {
     "at once; no lay-offs",
     "joker_swap_not_allowed": "joker_swap is off in this game",
     "invalid_joker_swap": "no joker in that meld stands for this card",
-    "cannot_reengage": "re-engaging is not allowed now (not eliminated, option off, limit reached, "
-    "or fewer than two players remain)",
+    "cannot_reengage": "the seat has no re-engage decision to make now (re-engaging is decided "
+    "between rounds, by a seat the round's end eliminated, while its re-engagements last)",
+    "no_reengage_decision": "the seat has no re-engage decision to decline now",
+    "reengage_pending": "the next round is dealt once every eliminated seat has decided whether "
+    "to re-engage",
+    "nothing_to_meld": "no meld can be made from the seat's hand now",
+    "nothing_to_lay_off": "none of the seat's cards can be laid off on a meld on the table now",
+    "nothing_to_swap": "the seat holds no card a melded joker stands for",
     "seat_taken": "the seat is already taken",
     "no_open_seat": "no seat is open",
     "invalid_seat": "no such seat",
@@ -74,6 +80,27 @@ class IllegalMove(Exception):
         self.code = code
         self.detail = detail
         super().__init__(f"{code}: {detail}")
+
+
+@dataclass(frozen=True, slots=True)
+class Unavailable:
+    """Why no move of one kind is legal now: a code of :data:`ERROR_CODES` (the one
+    a move of that kind would be refused with), its words, and where a figure is
+    behind it the points ``needed`` and those the seat ``have`` (a first-meld
+    minimum: needed 40, have 9)."""
+
+    code: str
+    detail: str
+    needed: int | None = None
+    have: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"code", "detail"}``, with ``needed`` and ``have`` when set."""
+        out: dict[str, Any] = {"code": self.code, "detail": self.detail}
+        if self.needed is not None:
+            out["needed"] = self.needed
+            out["have"] = self.have
+        return out
 
 
 class MoveFormatError(ValueError):
@@ -240,8 +267,9 @@ class SwapJoker:
 
 @dataclass(frozen=True, slots=True)
 class Reengage:
-    """An eliminated seat enters the game again from the next deal (elimination games
-    where the option `reengage` is on)."""
+    """A seat the round's end eliminated comes back, dealt in at the next deal with
+    the highest total among the players still in (elimination games where the
+    option `reengage` is on; decided between rounds)."""
 
     TYPE: ClassVar[str] = "reengage"
     EXAMPLE: ClassVar[dict[str, Any]] = {"type": "reengage"}
@@ -251,10 +279,30 @@ class Reengage:
         return {"type": "reengage"}
 
 
-Move = Draw | Meld | LayOff | Discard | SwapJoker | Reengage
+@dataclass(frozen=True, slots=True)
+class DeclineReengage:
+    """A seat the round's end eliminated declines to re-engage: it is out for good."""
+
+    TYPE: ClassVar[str] = "decline_reengage"
+    EXAMPLE: ClassVar[dict[str, Any]] = {"type": "decline_reengage"}
+
+    def to_json(self) -> dict[str, Any]:
+        """The move's JSON shape."""
+        return {"type": "decline_reengage"}
+
+
+Move = Draw | Meld | LayOff | Discard | SwapJoker | Reengage | DeclineReengage
 
 #: Every kind of move, in the order of :func:`move_sort_key`.
-MOVE_CLASSES: tuple[type[Move], ...] = (Draw, Meld, LayOff, SwapJoker, Discard, Reengage)
+MOVE_CLASSES: tuple[type[Move], ...] = (
+    Draw,
+    Meld,
+    LayOff,
+    SwapJoker,
+    Discard,
+    Reengage,
+    DeclineReengage,
+)
 #: The move class of each `type`.
 MOVE_TYPES: Mapping[str, type[Move]] = {cls.TYPE: cls for cls in MOVE_CLASSES}
 #: The fields of each `type`, as (name, kind) pairs in the class's order.
@@ -342,7 +390,8 @@ def parse_request(body: Any) -> list[Move]:
 
 def move_sort_key(move: Move) -> tuple[Any, ...]:
     """The order of :func:`legal_moves`: by type (draw, meld, lay-off, joker swap,
-    discard, re-engage), then by meld id, then by the cards in deck order (C D H S, A..K)."""
+    discard, re-engage, declining it), then by meld id, then by the cards in deck order
+    (C D H S, A..K)."""
     if isinstance(move, Draw):
         return (0, 0, (move.source,))
     order = CARD_ORDER
@@ -354,4 +403,6 @@ def move_sort_key(move: Move) -> tuple[Any, ...]:
         return (3, move.meld, (order[move.card],))
     if isinstance(move, Discard):
         return (4, 0, (order[move.card],))
-    return (5, 0, ())
+    if isinstance(move, Reengage):
+        return (5, 0, ())
+    return (6, 0, ())

@@ -31,6 +31,8 @@ STOCK_REFILLS = ("shuffle", "turn_over", "none")
 NO_WINNER = ("void", "lowest_takes_difference", "count")
 SCORINGS = ("winner_takes_all", "penalty")
 ENDS = ("target", "rounds", "express", "elimination")
+JOKER_LIMITS = ("natural_majority", "one_natural")
+LAST_STOCKS = ("next_draw", "when_empty")
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 6
@@ -52,6 +54,13 @@ MAX_REENGAGE_LIMIT = 10
 MAX_REFILLS = 100
 #: Highest value of a joker left in hand.
 MAX_JOKER_POINTS = 100
+#: Most chips a player puts in the pot (``stake``): play money, bounded so that a
+#: pot of six stakes and six half-stake re-engagements stays a small integer.
+MAX_STAKE = 1_000_000
+#: Most jokers a game may hold under ``joker_limit: one_natural`` (a meld of one
+#: natural card and any number of jokers): each joker more multiplies the melds a
+#: hand can form, and so the work of a listing (bench/worst_case.py).
+MAX_ONE_NATURAL_JOKERS = 4
 #: Highest first-meld minimum (about what a hand of 14 cards can reach; a higher
 #: minimum only makes the search for an opening longer).
 MAX_FIRST_MELD_POINTS = 150
@@ -277,6 +286,12 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
         "refills per round before an empty stock ends it (null: no limit)", nullable=True,
     ),
     _choice(
+        "last_stock", LAST_STOCKS, "next_draw",
+        "a stock that may not be refilled ends the round when the next player finds it "
+        "empty and does not take the discard, or when its last card is drawn and that "
+        "player's turn ends without going out",
+    ),
+    _choice(
         "no_winner", NO_WINNER, "void",
         "scoring of a round nobody went out of: void, lowest_takes_difference, count",
     ),
@@ -295,9 +310,20 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
     ),
     _bool("reengage", False, "an eliminated player may buy back in"),
     _int("reengage_limit", 0, MAX_REENGAGE_LIMIT, 0, "re-engagements per player"),
+    _int(
+        "stake", 1, MAX_STAKE, None,
+        "chips each player puts in the pot when the game starts; a re-engagement puts in "
+        "half of it (rounded up); the winners share the pot (null: no stakes)",
+        nullable=True,
+    ),
     _int("decks", 1, 2, 1, "52-card decks shuffled together"),
     _int("jokers", 0, 6, 0, "jokers added to the deck"),
     _int("joker_points", 0, MAX_JOKER_POINTS, 0, "a joker left in hand counts this many points"),
+    _choice(
+        "joker_limit", JOKER_LIMITS, "natural_majority",
+        "jokers a meld may hold: no more than its natural cards, or any number beside "
+        "at least one natural card",
+    ),
     _bool(
         "joker_swap", False,
         "a player holding the card a melded joker stands for may take the joker for it",
@@ -350,6 +376,7 @@ class Options:
     stock_refill: str = _DEFAULT["stock_refill"]
     refill_keeps_top: bool = _DEFAULT["refill_keeps_top"]
     max_refills: int | None = _DEFAULT["max_refills"]
+    last_stock: str = _DEFAULT["last_stock"]
     no_winner: str = _DEFAULT["no_winner"]
     scoring: str = _DEFAULT["scoring"]
     end: str = _DEFAULT["end"]
@@ -357,9 +384,11 @@ class Options:
     rounds: int | None = _DEFAULT["rounds"]
     reengage: bool = _DEFAULT["reengage"]
     reengage_limit: int = _DEFAULT["reengage_limit"]
+    stake: int | None = _DEFAULT["stake"]
     decks: int = _DEFAULT["decks"]
     jokers: int = _DEFAULT["jokers"]
     joker_points: int = _DEFAULT["joker_points"]
+    joker_limit: str = _DEFAULT["joker_limit"]
     joker_swap: bool = _DEFAULT["joker_swap"]
     first_meld_min_points: int = _DEFAULT["first_meld_min_points"]
     concealed_rounds: tuple[int, ...] = _DEFAULT["concealed_rounds"]
@@ -396,6 +425,25 @@ class Options:
         """Number of cards in the game's deck."""
         return 52 * self.decks + self.jokers
 
+    def may_refill(self, refills: int) -> bool:
+        """Whether a round's stock, refilled ``refills`` times so far, may be refilled again."""
+        return self.stock_refill != "none" and (
+            self.max_refills is None or refills < self.max_refills
+        )
+
+    def blocked_ends_early(self) -> bool:
+        """Whether a blocked round ends at once (docs/rules.md, "Blocked rounds"): only
+        where ending early cannot change its result (``no_winner`` void) or the round
+        could otherwise never end (the stock refilled without limit). Elsewhere play
+        goes on to the stock's end, since the hands, and so the scores, still change."""
+        return self.no_winner == "void" or (
+            self.max_refills is None and self.stock_refill != "none"
+        )
+
+    def reengage_chips(self) -> int:
+        """Chips a re-engagement puts in the pot: half the stake, rounded up (0 without)."""
+        return 0 if self.stake is None else -(-self.stake // 2)
+
 
 OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Options))
 # One row per field: a new option is a row of the table plus its field.
@@ -426,6 +474,7 @@ _STRAIGHT = dataclasses.replace(
     rummy_bonus="none",
     stock_refill="turn_over",
     refill_keeps_top=False,
+    no_winner="lowest_takes_difference",
     target_score=100,
 )
 _EXPRESS = dataclasses.replace(
@@ -437,6 +486,7 @@ _EXPRESS = dataclasses.replace(
     rummy_bonus="double",
     refill_keeps_top=False,
     no_winner="count",
+    go_out_requires_discard=True,
 )
 
 PRESETS: Mapping[str, Preset] = {
@@ -451,17 +501,12 @@ PRESETS: Mapping[str, Preset] = {
                 players=(2, 4),
                 refill_keeps_top=False,
                 max_refills=1,
+                last_stock="when_empty",
                 target_score=((2, 100), (3, 150), (4, 200)),
             ),
         ),
         Preset("straight", "Straight Rummy as in the card-game literature", _STRAIGHT),
-        Preset(
-            "block",
-            "Block Rummy",
-            dataclasses.replace(
-                _STRAIGHT, stock_refill="none", no_winner="lowest_takes_difference"
-            ),
-        ),
+        Preset("block", "Block Rummy", dataclasses.replace(_STRAIGHT, stock_refill="none")),
         Preset(
             "meld_first",
             "four-player online rummy to 200",
@@ -473,6 +518,7 @@ PRESETS: Mapping[str, Preset] = {
                 stock_refill="turn_over",
                 refill_keeps_top=False,
                 max_refills=1,
+                last_stock="when_empty",
                 target_score=200,
             ),
         ),
@@ -502,6 +548,7 @@ PRESETS: Mapping[str, Preset] = {
                 jokers=3,
                 joker_points=15,
                 joker_swap=True,
+                joker_limit="one_natural",
                 end="rounds",
                 rounds=6,
                 hand_size=7,
@@ -519,6 +566,7 @@ PRESETS: Mapping[str, Preset] = {
                 joker_points=20,
                 first_meld_min_points=40,
                 joker_swap=True,
+                joker_limit="natural_majority",
                 hand_size=13,
                 first_turn_no_draw=True,
             ),
@@ -561,6 +609,12 @@ def check_options(options: Options, players: int) -> dict[str, list[str]]:
         bad("rounds", "end 'rounds' needs a number of rounds")
     if isinstance(options.target_score, tuple) and players not in dict(options.target_score):
         bad("target_score", f"the map has no target for {players} players")
+    if options.joker_limit == "one_natural" and options.jokers > MAX_ONE_NATURAL_JOKERS:
+        bad(
+            "jokers",
+            f"with joker_limit one_natural a game holds at most {MAX_ONE_NATURAL_JOKERS} "
+            f"jokers, not {options.jokers}",
+        )
     if options.go_out_requires_discard and hand < 3:
         # Two cards plus the draw make one meld at most, which leaves nothing to discard,
         # so nobody could ever meld and every round would be blocked.
@@ -586,6 +640,21 @@ def resolve_options(preset: str, overrides: Mapping[str, object], players: int) 
     if errors:
         raise OptionsError(errors)
     return options
+
+
+#: What the presets this table changed were before it (one ruling each,
+#: docs/rules.md "Rulings"): a game stored before then, whose options were kept as
+#: its preset's differences, reads its preset as it was, so it plays on unchanged.
+#: The new options (``joker_limit``, ``last_stock``, ``stake``) have their defaults
+#: in every older game.
+PRESETS_BEFORE_RULINGS: Mapping[str, Mapping[str, object]] = {
+    "straight": {"no_winner": "void"},
+    "traditional": {"last_stock": "next_draw"},
+    "meld_first": {"last_stock": "next_draw"},
+    "express": {"go_out_requires_discard": False},
+    "elimination": {"go_out_requires_discard": False},
+    "vrotham": {"joker_limit": "natural_majority"},
+}
 
 
 def options_from_json(values: Mapping[str, object]) -> Options:

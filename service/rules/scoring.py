@@ -7,7 +7,13 @@ Decisions the rules page leaves open (see docs/rules.md):
 - ``express``: when nobody went out the lowest hand wins; a tie goes to the player
   whose move ended the round if tied, otherwise to the tied player who comes first
   in play order from the round's first player.
-- ``target``/``rounds``/``elimination``: ties for the win are shared.
+- ``elimination``: when every player still in reaches the target in the same
+  round, the lowest total wins; a tie there goes, as in ``express``, to the player
+  whose move ended the round, then to the tied player who comes first in play
+  order from the round's first player.
+- ``target``/``rounds``: ties for the win are shared.
+- Stakes: the winners share the pot equally; what does not divide goes to the
+  first winner in seat order.
 """
 
 from __future__ import annotations
@@ -88,13 +94,22 @@ def express_winner(
         return (winner,)
     values = hand_values(options, hands)
     players = [i for i in range(len(hands)) if dealt[i]]
-    low = min(values[i] for i in players)
-    tied = [i for i in players if values[i] == low]
+    return lowest_with_tie_break(values, players, ender, first)
+
+
+def lowest_with_tie_break(
+    values: Sequence[int], candidates: Sequence[int], ender: int, first: int
+) -> tuple[int, ...]:
+    """The one candidate with the lowest value; a tie goes to ``ender`` (whose move
+    ended the round), then to the tied candidate first in play order from ``first``
+    (the "hand": who played first that round)."""
+    low = min(values[i] for i in candidates)
+    tied = [i for i in candidates if values[i] == low]
     if len(tied) == 1:
         return (tied[0],)
     if ender in tied:
         return (ender,)
-    n = len(hands)
+    n = len(values)
     order = [(first + k) % n for k in range(n)]
     return (next(i for i in order if i in tied),)
 
@@ -125,17 +140,42 @@ def elimination_result(
     eliminated: Sequence[bool],
     dealt: Sequence[bool],
     players: int,
-) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
-    """After a round of an ``elimination`` game: the seats newly eliminated, and the
-    winners if the game is over (one seat left; or none left, then the lowest total
-    among those eliminated in this round, ties shared)."""
+    ender: int,
+    first: int,
+    may_reengage: Sequence[bool],
+) -> tuple[tuple[int, ...], tuple[int, ...] | None, tuple[int, ...]]:
+    """After a round of an ``elimination`` game: the seats newly eliminated, the
+    winners if the game is over, and the newly eliminated seats that are to decide
+    whether to re-engage (``may_reengage``: per seat, whether its re-engagements
+    last) before the next deal.
+
+    With nobody left in, the lowest total among those eliminated in this round
+    wins (`lowest_with_tie_break`) and no re-engage is offered. With players left
+    in, the seats that may re-engage decide first; else one seat left wins.
+    """
     target = options.target_for(players)
     newly = tuple(
         i for i in range(len(scores)) if dealt[i] and not eliminated[i] and scores[i] >= target
     )
     remaining = [i for i in range(len(scores)) if not eliminated[i] and i not in newly]
-    if len(remaining) == 1:
-        return newly, (remaining[0],)
     if not remaining:
-        return newly, best_seats(scores, newly, penalty=True)
-    return newly, None
+        return newly, lowest_with_tie_break(scores, newly, ender, first), ()
+    deciding = tuple(i for i in newly if options.reengage and may_reengage[i])
+    if deciding:
+        return newly, None, deciding
+    if len(remaining) == 1:
+        return newly, (remaining[0],), ()
+    return newly, None, ()
+
+
+def pot_shares(pot: int, winners: Sequence[int], players: int) -> tuple[int, ...]:
+    """The chips each seat takes out of ``pot``: equal shares for the winners, what
+    does not divide to the first winner in seat order."""
+    out = [0] * players
+    if not winners:
+        return tuple(out)
+    share, rest = divmod(pot, len(winners))
+    for i in winners:
+        out[i] = share
+    out[min(winners)] += rest
+    return tuple(out)

@@ -21,6 +21,7 @@ from service.rules.cards import (
     Card,
 )
 from service.rules.melds import (
+    NATURAL_MAJORITY,
     CandidateMeld,
     MeldShape,
     candidate_meld_points,
@@ -72,7 +73,9 @@ def plain_finish(
         return False
     if opts.layoff_requires_own_meld and not melded:
         return False
-    return any(extend_meld(shape, (card,), opts.ace) is not None for shape in shapes)
+    return any(
+        extend_meld(shape, (card,), opts.ace, opts.joker_limit) is not None for shape in shapes
+    )
 
 
 #: A meld of a pool: its packed cards, points, size, and the most points its cards
@@ -172,8 +175,10 @@ def _free_tables(packs: Sequence[int], hand: int) -> list[int]:
 
 
 @lru_cache(maxsize=65536)
-def meld_shape(cards: tuple[Card, ...], ace: str) -> MeldShape | None:
-    return make_meld(cards, ace)
+def meld_shape(
+    cards: tuple[Card, ...], ace: str, joker_limit: str = NATURAL_MAJORITY
+) -> MeldShape | None:
+    return make_meld(cards, ace, joker_limit)
 
 
 #: Meld pools kept (per hand): a listing and the validation of its move share one;
@@ -182,9 +187,9 @@ MELD_POOLS_KEPT = 32
 
 
 @lru_cache(maxsize=MELD_POOLS_KEPT)
-def meld_pool(hand: tuple[Card, ...], ace: str) -> Pool:
+def meld_pool(hand: tuple[Card, ...], ace: str, joker_limit: str = NATURAL_MAJORITY) -> Pool:
     """Every meld that can be formed from ``hand`` (see `Pool`)."""
-    listed = candidate_meld_points(hand, ace)
+    listed = candidate_meld_points(hand, ace, joker_limit)
     best: dict[int, _PoolMeld] = {}  # per packed cards, the meld with the most points
     for cards, points, packed, spent, _ in listed:
         kept = best.get(packed)
@@ -272,7 +277,7 @@ def _can_finish(
     more = opts.melds_per_turn is None or turn_melds == 0
     budget = nodes if nodes is not None else Nodes()
     if not isinstance(pool, Pool):
-        pool = meld_pool(pool if pool is not None else unpack(rest), opts.ace)
+        pool = meld_pool(pool if pool is not None else unpack(rest), opts.ace, opts.joker_limit)
     # What the end of the turn allows depends on the table only when the one card
     # left is the taken discard; then the search is this check's own.
     shared = taken is None or must_out or opts.go_out_requires_discard or concealed

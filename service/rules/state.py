@@ -20,9 +20,15 @@ import orjson
 from service.rules.cards import JOKER, NATURAL_CARDS, Card
 from service.rules.identity import by_identity, kept_of
 from service.rules.melds import MeldShape
-from service.rules.options import PRESETS, Options, OptionsError, options_from_json
+from service.rules.options import (
+    PRESETS,
+    PRESETS_BEFORE_RULINGS,
+    Options,
+    OptionsError,
+    options_from_json,
+)
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 
 STATUSES = ("waiting", "active", "finished")
 #: How a game's cards are dealt: from committed secrets (docs/fairness.md), from a
@@ -37,12 +43,16 @@ class Seat:
     """One seat: who plays it and its running total.
 
     ``token_hash`` is opaque (set by the API) and never shown. ``client_seed`` is the
-    entropy the player added to the deals (docs/fairness.md). ``rejoining`` marks a
-    seat that re-engaged and is dealt in again from the next deal; ``carried`` is
+    entropy the player added to the deals (docs/fairness.md). ``deciding`` marks a
+    seat just eliminated that is to decide, before the next deal, whether to
+    re-engage; ``rejoining`` a seat that re-engaged in a game stored before that
+    decision came between rounds (dealt in again from the next deal); ``carried`` is
     what re-engaging added to its total (so ``score`` is ``carried`` plus the points
-    of its rounds). ``host`` marks a seat taken by the game's creator (its token may
-    delete the game while it waits); ``away`` a seat the server plays until its
-    player is back; ``timeouts`` the seat's turns in a row that its clock ran out.
+    of its rounds). ``chips_in`` and ``chips_out`` are the play-money chips the seat
+    put in the pot and took out of it (option ``stake``). ``host`` marks a seat taken
+    by the game's creator (its token may delete the game while it waits); ``away`` a
+    seat the server plays until its player is back; ``timeouts`` the seat's turns in
+    a row that its clock ran out.
     """
 
     name: str | None
@@ -58,6 +68,9 @@ class Seat:
     host: bool = False
     away: bool = False
     timeouts: int = 0
+    deciding: bool = False
+    chips_in: int = 0
+    chips_out: int = 0
 
     @property
     def is_open(self) -> bool:
@@ -112,7 +125,9 @@ class RoundState:
 
 @dataclass(frozen=True, slots=True)
 class RoundRecord:
-    """A finished round: why it ended, who won, the points it gave and every hand."""
+    """A finished round: why it ended, who won, the points it gave and every hand;
+    ``ender`` made the move that ended it, ``first`` played first, ``dealer`` dealt
+    (``None`` in games stored before it was kept)."""
 
     number: int
     reason: str
@@ -122,6 +137,7 @@ class RoundRecord:
     hands: tuple[tuple[Card, ...], ...]
     ender: int
     first: int
+    dealer: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +173,25 @@ class GameState:
     def players(self) -> int:
         """Number of seats."""
         return len(self.seats)
+
+    @property
+    def pot(self) -> int | None:
+        """The chips in the pot now (``None`` without a stake)."""
+        if self.options.stake is None:
+            return None
+        return sum(s.chips_in - s.chips_out for s in self.seats)
+
+    @property
+    def deciding(self) -> tuple[int, ...]:
+        """The seats still to decide, between rounds, whether to re-engage."""
+        return tuple(i for i, s in enumerate(self.seats) if s.deciding)
+
+    @property
+    def comeback_total(self) -> int:
+        """The total a seat that re-engages now comes back with: the highest among
+        the players still in ("with the same points as the player with the most
+        points at that moment")."""
+        return max((s.score for s in self.seats if not s.eliminated), default=0)
 
 
 class StateDecodeError(ValueError):
@@ -234,8 +269,15 @@ def _enc_seat(s: Seat) -> list[Any]:
     ]
     # Host, away and timeouts share one trailing integer, left out while all unset.
     flags = int(s.host) | int(s.away) << 1 | s.timeouts << 2
-    if flags:
+    extra = int(s.deciding) | s.chips_in << 1
+    if flags or extra or s.chips_out:
         fields.append(flags)
+    # The re-engage decision and the chips share a last integer (and the chips
+    # taken out of the pot one more), left out while unset.
+    if extra or s.chips_out:
+        fields.append(extra)
+    if s.chips_out:
+        fields.append(s.chips_out)
     return fields
 
 
@@ -418,13 +460,15 @@ def _dec_round(d: object, n: int) -> RoundState:
 @by_identity(8192)
 def _enc_record(r: RoundRecord) -> list[Any]:
     """A finished round in four fields: its number is its place in the list; reason,
-    winner and rummy share one integer, ender and first another; points are 0 when
-    all are zero; the hands are one string, comma-separated."""
+    winner and rummy share one integer, ender, first and dealer another; points are
+    0 when all are zero; the hands are one string, comma-separated."""
     meta = (
         REASONS.index(r.reason) + 3 * int(r.rummy) + 6 * (0 if r.winner is None else r.winner + 1)
     )
     points: Any = list(r.points) if any(r.points) else 0
-    return [meta, r.ender * 8 + r.first, points, ",".join(pack_cards(h) for h in r.hands)]
+    dealer = 0 if r.dealer is None else r.dealer + 1
+    seats = dealer * 64 + r.ender * 8 + r.first
+    return [meta, seats, points, ",".join(pack_cards(h) for h in r.hands)]
 
 
 @functools.lru_cache(maxsize=8192, typed=True)
@@ -449,8 +493,9 @@ def _dec_record(
         rummy=bool(meta % 6 // 3),
         points=points,
         hands=tuple(unpack_cards(h) for h in hands.split(",")),
-        ender=seats // 8,
+        ender=seats // 8 % 8,
         first=seats % 8,
+        dealer=None if seats < 64 else seats // 64 - 1,
     )
 
 
@@ -510,10 +555,13 @@ def _preset_json(name: str) -> dict[str, Any] | None:
 
 
 @functools.lru_cache(maxsize=256)
-def _options(preset: str, overrides: bytes) -> Options:
+def _options(preset: str, overrides: bytes, before_rulings: bool = False) -> Options:
     # Games share a few option sets, and building Options costs more than the
     # rest of a decode: remember them (Options is frozen).
-    return options_from_json({**(_preset_json(preset) or {}), **orjson.loads(overrides)})
+    base = _preset_json(preset) or {}
+    if before_rulings:  # stored as differences from the preset as it was then
+        base = {**base, **PRESETS_BEFORE_RULINGS.get(preset, {})}
+    return options_from_json({**base, **orjson.loads(overrides)})
 
 
 def decode_state(data: bytes) -> GameState:
@@ -555,6 +603,8 @@ def _dec_seat(
     carried: object,
     client_seed: object = None,
     flags: object = 0,
+    extra: object = 0,
+    chips_out: object = 0,
 ) -> Seat:
     if kind not in ("human", "bot"):
         raise StateDecodeError("bad seat")
@@ -574,12 +624,16 @@ def _dec_seat(
         host=bool(_int(flags) & 1),
         away=bool(_int(flags) & 2),
         timeouts=_int(flags) >> 2,
+        deciding=bool(_int(extra) & 1),
+        chips_in=_int(extra) >> 1,
+        chips_out=_int(chips_out),
     )
 
 
 #: Format versions this build reads: 2 (before how the cards are dealt was kept;
-#: such games read as seeded) and the current one.
-READABLE_VERSIONS = (2, FORMAT_VERSION)
+#: such games read as seeded), 3 (before the rulings that changed six presets: such
+#: games read their preset as it was, `PRESETS_BEFORE_RULINGS`) and the current one.
+READABLE_VERSIONS = (2, 3, FORMAT_VERSION)
 
 
 def _spectator_views(value: object) -> tuple[tuple[int, str], ...]:
@@ -597,6 +651,7 @@ def _spectator_views(value: object) -> tuple[tuple[int, str], ...]:
 
 def _decode(doc: list[Any]) -> GameState:
     old = doc[0] == 2
+    before_rulings = doc[0] < 4
     if len(doc) not in ((12,) if old else (16, 17)):
         raise StateDecodeError("wrong number of fields")
     deal = "seeded" if old else DEALS[_int(doc[12])]
@@ -606,12 +661,12 @@ def _decode(doc: list[Any]) -> GameState:
     status = STATUSES[_int(doc[1])]
     if type(doc[2]) is not str or not isinstance(doc[3], dict):
         raise StateDecodeError("bad preset or options")
-    options = _options(doc[2], orjson.dumps(doc[3], option=orjson.OPT_SORT_KEYS))
+    options = _options(doc[2], orjson.dumps(doc[3], option=orjson.OPT_SORT_KEYS), before_rulings)
     seats = []
     if not isinstance(doc[4], list) or not 2 <= len(doc[4]) <= 6:
         raise StateDecodeError("bad seats")
     for s in doc[4]:
-        if not isinstance(s, list) or len(s) not in ((9,) if old else (10, 11)):
+        if not isinstance(s, list) or len(s) not in ((9,) if old else (10, 11, 12, 13)):
             raise StateDecodeError("bad seat")
         seats.append(_dec_seat(*s))
     n = len(seats)

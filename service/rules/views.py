@@ -122,6 +122,23 @@ def public_view(state: GameState) -> dict[str, Any]:
         "rounds": rounds,
         "winners": None if state.winners is None else list(state.winners),
         "turn_deadline": None if state.turn_deadline is None else rfc3339(state.turn_deadline),
+        "pot": state.pot,
+        "reengage": _reengage_view(state),
+    }
+
+
+def _reengage_view(state: GameState) -> dict[str, Any] | None:
+    """The decision the next deal waits for (elimination), or ``None``: who must
+    decide, the total they would come back with, the chips it costs and by when."""
+    deciding = state.deciding
+    if not deciding or state.status != "active":
+        return None
+    options = state.options
+    return {
+        "seats": list(deciding),
+        "score": state.comeback_total,
+        "chips": options.reengage_chips() if options.stake is not None else None,
+        "deadline": rfc3339(state.turn_deadline),
     }
 
 

@@ -34,6 +34,26 @@ request's headers, and `read_body_within` reads the whole body, up to
 10); a client that takes longer is answered 408 and disconnected. A body
 longer than the limit (chunked bodies included) is cut at one byte past it:
 the app answers 413 and the connection is closed.
+
+At the edges of HTTP (docs/security.md, "Requests"):
+
+* **Send deadline.** gevent's sockets wait for ever by default: a client that
+  pipelines requests (or holds a stream) and never reads held its connection
+  and greenlet for good, its answers queued in the worker. Every write of an
+  answer, a stream's included, must be taken within ``SEND_TIMEOUT`` seconds
+  (the socket's timeout while the request is served; reading the next
+  request keeps the ``keepalive`` bound); a client that does not read is
+  dropped.
+* **Requests per connection.** After ``MAX_REQUESTS_PER_CONNECTION``
+  requests on one connection, keep-alive or pipelined, the answer says
+  ``Connection: close`` and the connection closes.
+* **Transfer-Encoding.** A request whose ``Transfer-Encoding`` is anything
+  but one ``chunked`` (``identity, chunked``, ``gzip, chunked``…) is refused
+  with 400 before its body is read: gunicorn reads such bodies as plain
+  chunked, which a proxy in front may frame otherwise (request smuggling).
+* **gunicorn's own error answers** (a malformed request line, 414, 431, a
+  refused header, its 500) are RFC 9457 problems like the app's
+  (`write_problem`, in place of gunicorn's HTML page: `init_process`).
 """
 
 from __future__ import annotations
@@ -47,12 +67,16 @@ from functools import partial
 from typing import Any, Final
 
 import gevent
+import gunicorn.util
+import orjson
 from gevent.pool import Pool
 from gevent.server import StreamServer
 from gunicorn.http.body import LengthReader
+from gunicorn.http.errors import InvalidHeader, UnsupportedTransferCoding
 from gunicorn.sock import ssl_context
 from gunicorn.workers.ggevent import GeventWorker
 
+from service.api.problems import HTTP_CODES, PROBLEM_MIMETYPE, problem_document
 from service.config import Config
 
 #: Workers a board has room for: the master hands each worker it starts the
@@ -151,15 +175,41 @@ def should_accept(connections: int, fewest_elsewhere: int | None) -> bool:
     return fewest_elsewhere is None or connections <= fewest_elsewhere + MARGIN
 
 
+#: Characters of gunicorn's message kept in a problem's `detail` (it may quote
+#: the request line, up to 8 KB of what the client sent).
+DETAIL_KEPT: Final = 200
+
+
+def problem_answer(status: int, reason: str, code: str, detail: str) -> bytes:
+    """A whole HTTP/1.1 answer carrying an RFC 9457 problem, after which the
+    connection closes (the worker answers so only before or outside the app)."""
+    body = orjson.dumps(problem_document(status, code, detail))
+    return (
+        f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\n"
+        f"Content-Type: {PROBLEM_MIMETYPE}\r\nX-Content-Type-Options: nosniff\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode("latin-1") + body
+
+
+def write_problem(sock: Any, status_int: int, reason: str, mesg: str) -> None:
+    """`gunicorn.util.write_error`, answering a problem instead of an HTML page:
+    the same status, the generic `code` of that status (`HTTP_CODES`), and
+    gunicorn's message (cut) as the `detail`."""
+    detail = mesg[:DETAIL_KEPT] if mesg else reason
+    answer = problem_answer(status_int, reason, HTTP_CODES.get(status_int, "error"), detail)
+    gunicorn.util.write_nonblock(sock, answer)
+
+
+def chunked_only(req: Any) -> bool:
+    """Whether gunicorn's request `req` has no ``Transfer-Encoding``, or exactly
+    one whose value is ``chunked`` (any case, without other codings)."""
+    codings = [value for name, value in req.headers if name == "TRANSFER-ENCODING"]
+    return not codings or (len(codings) == 1 and codings[0].strip(" \t").lower() == "chunked")
+
+
 #: The answer to a client too slow to send its body (then the connection closes).
-_BODY_TIMEOUT_BODY: Final = (
-    b'{"type":"https://rummy.example/problems/body_timeout","title":"Request Timeout",'
-    b'"status":408,"detail":"The request body did not arrive in time.","code":"body_timeout"}'
-)
-BODY_TIMEOUT_ANSWER: Final = (
-    b"HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n"
-    b"Content-Type: application/problem+json\r\n"
-    b"Content-Length: " + str(len(_BODY_TIMEOUT_BODY)).encode() + b"\r\n\r\n" + _BODY_TIMEOUT_BODY
+BODY_TIMEOUT_ANSWER: Final = problem_answer(
+    408, "Request Timeout", "body_timeout", "The request body did not arrive in time."
 )
 
 
@@ -232,6 +282,10 @@ class BalancedGeventWorker(GeventWorker):  # type: ignore[misc]  # gunicorn is u
         self.body_timeout = settings.BODY_READ_TIMEOUT
         #: Largest body the app accepts (``MAX_CONTENT_LENGTH``).
         self.body_limit = settings.MAX_CONTENT_LENGTH
+        #: Seconds a write of an answer may wait for the client (``SEND_TIMEOUT``).
+        self.send_timeout = settings.SEND_TIMEOUT
+        #: Requests served per connection before it closes (0: no bound).
+        self.requests_per_connection = settings.MAX_REQUESTS_PER_CONNECTION
 
     def init_process(self) -> None:
         """gunicorn's `init_process` (gevent's patching, then the app), with gevent's
@@ -246,6 +300,9 @@ class BalancedGeventWorker(GeventWorker):  # type: ignore[misc]  # gunicorn is u
         figures).
         """
         gevent.config.track_greenlet_tree = False
+        # gunicorn's `handle_error` writes its answer through this one function
+        # (gunicorn 27); this process runs only this worker.
+        gunicorn.util.write_error = write_problem
         super().init_process()
 
     @staticmethod
@@ -334,13 +391,36 @@ class BalancedGeventWorker(GeventWorker):  # type: ignore[misc]  # gunicorn is u
             self.connections -= 1
             self.rebalance(look=False)
 
+    def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
+        """gunicorn's answer to an error outside the app (a problem: `write_problem`),
+        with every refused transfer coding answered alike: 400, as ``Transfer-Encoding``
+        other than one ``chunked`` is (gunicorn answers an unknown coding 501)."""
+        if isinstance(exc, UnsupportedTransferCoding):
+            exc = InvalidHeader("TRANSFER-ENCODING", req=req)
+        super().handle_error(req, client, addr, exc)
+
     def handle_request(self, listener_name: Any, req: Any, sock: Any, addr: Any) -> Any:
-        """Serve one request whose body arrived in time (else answer 408 and
-        close), then let every connection that is ready run first."""
+        """Serve one request whose ``Transfer-Encoding`` is none or ``chunked`` (else
+        400) and whose body arrived in time (else 408), each write within
+        ``SEND_TIMEOUT`` (else the connection is dropped); then let every
+        connection that is ready run first."""
+        if not chunked_only(req):
+            # Answered by `handle_error` (the connection then closes), the body unread.
+            raise InvalidHeader("TRANSFER-ENCODING", req=req)
         if not read_body_within(req, self.body_timeout, self.body_limit):
             with gevent.Timeout(1.0, False):
                 sock.sendall(BODY_TIMEOUT_ANSWER)
             raise StopIteration  # gunicorn closes the connection
-        result = super().handle_request(listener_name, req, sock, addr)
+        if self.requests_per_connection and req.req_number >= self.requests_per_connection:
+            req.must_close = True  # answered with ``Connection: close``, then closed
+        # gevent's sendall honours the socket's timeout for the whole call.
+        sock.settimeout(self.send_timeout)
+        try:
+            result = super().handle_request(listener_name, req, sock, addr)
+        except TimeoutError:
+            self.log.info("Dropped %s: it read no answer for %s s", addr, self.send_timeout)
+            raise StopIteration from None  # gunicorn closes the connection
+        # Waiting for the next request is bounded by `keepalive` (gunicorn's timer).
+        sock.settimeout(None)
         gevent.sleep(YIELD_SECONDS)
         return result

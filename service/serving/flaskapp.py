@@ -21,6 +21,11 @@ same order, with the same hooks and signals:
   given a secret key gets Flask's signed cookie sessions as before.
 - `url_map_class`: a game path's route is remembered after its first match
   (`service.serving.routematch`).
+
+One override is not for speed: `raise_routing_exception` answers 404 where
+Werkzeug's routing would redirect (``/games//x`` to ``/games/x``, its
+``merge_slashes``): Werkzeug builds that redirect's ``Location`` from the
+request's ``Host`` header, which the client chooses (docs/security.md).
 """
 
 from __future__ import annotations
@@ -29,13 +34,15 @@ import inspect
 import sys
 from collections.abc import Callable
 from itertools import chain
-from typing import Any
+from typing import Any, NoReturn
 
 from flask import Flask, Request, Response
 from flask import typing as ft
 from flask.globals import _cv_request
 from flask.sessions import NullSession, SecureCookieSession, SecureCookieSessionInterface
 from flask.signals import request_tearing_down
+from werkzeug.exceptions import NotFound
+from werkzeug.routing import RequestRedirect
 
 from service.serving.routematch import ServiceMap
 
@@ -95,6 +102,13 @@ class ServiceFlask(Flask):
                     if rv is not None:
                         return rv  # type: ignore[no-any-return]
         return None
+
+    def raise_routing_exception(self, request: Request) -> NoReturn:
+        """Flask's, with a routing redirect answered 404 (its ``Location`` would be
+        built from the ``Host`` header)."""
+        if isinstance(request.routing_exception, RequestRedirect):
+            raise NotFound()
+        super().raise_routing_exception(request)
 
     def dispatch_request(self) -> ft.ResponseReturnValue:
         """`Flask.dispatch_request`: the matched view's answer (or the routing

@@ -168,6 +168,9 @@ EVENT_TYPES: tuple[str, ...] = (
     "seat_left",
     "seat_away",
     "seat_back",
+    "reengage_offered",
+    "reengage_declined",
+    "pot_opened",
 )
 _TYPE_NUMBERS = {name: number for number, name in enumerate(EVENT_TYPES)}
 

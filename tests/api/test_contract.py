@@ -170,7 +170,10 @@ def test_every_move_is_a_named_component_from_its_move_class(app: Flask) -> None
     from service.rules.moves import MOVE_CLASSES, MoveFormatError, move_schema, parse_move
 
     schemas = _spec(app)["components"]["schemas"]
-    names = ["DrawMove", "MeldMove", "LayoffMove", "SwapJokerMove", "DiscardMove", "ReengageMove"]
+    names = [
+        "DrawMove", "MeldMove", "LayoffMove", "SwapJokerMove", "DiscardMove", "ReengageMove",
+        "DeclineReengageMove",
+    ]  # fmt: skip
     assert list(MOVE_COMPONENTS) == names
     move = schemas["Move"]
     assert move["oneOf"] == [{"$ref": f"#/components/schemas/{name}"} for name in names]

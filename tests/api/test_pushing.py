@@ -183,6 +183,46 @@ def scenario_a_gone_client() -> dict[str, Any]:
     return {"outcome": served.get(timeout=30), "listeners_left": len(feed.listeners)}
 
 
+def scenario_a_client_that_never_reads(send_timeout: str) -> dict[str, Any]:
+    """Events of 2 kB pushed on, every 10 ms, to a client that never reads, on a
+    socket whose timeout is `send_timeout` as the balanced worker sets it
+    (``SEND_TIMEOUT``; a negative one: none, gevent's default): with it, the
+    stream's greenlet gives up its write once it has waited that long."""
+    import time
+
+    import gevent
+
+    server, client = socket.socketpair()
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    if float(send_timeout) >= 0:
+        server.settimeout(float(send_timeout))
+    feed = FakeFeed(size=2000)
+    counting = CountingSend(nonblocking_send(server))
+    stream = PushedStream(
+        feed,  # type: ignore[arg-type]
+        server,
+        Following(seat=0, after=0, delay=0, heartbeat=60.0, lifetime=60.0),
+        send=counting,
+    )
+    served = _serve(stream, server)
+    started = time.monotonic()
+    full_at = None
+    while not served.ready() and time.monotonic() - started < 3.0:
+        feed.add()
+        if full_at is None and counting.partial:
+            full_at = time.monotonic()  # from now on the stream's greenlet writes
+        gevent.sleep(0.01)
+    ended = served.ready()
+    if not ended:
+        served.kill()
+    return {
+        "outcome": served.get() if ended else "still writing",
+        "after_full": None if full_at is None else time.monotonic() - full_at,
+        "listeners_left": len(feed.listeners),
+    }
+
+
 def scenario_streams_of_one_feed() -> dict[str, Any]:
     """Streams of one feed at different viewers and last events: each is pushed
     its own viewer's events after its own last one, once; then they end."""
@@ -329,3 +369,19 @@ def test_pushed_streams_under_gevent() -> None:
         assert bodies[name]["ids"] == list(range(5, 10)), shared
     assert all(body["as_its_viewer"] for body in bodies.values()), shared
     assert shared["outcomes"] == ["ended"] * 4 and shared["listeners_left"] == 0, shared
+
+
+def test_a_stream_whose_client_never_reads_is_dropped_at_the_send_deadline() -> None:
+    outcomes = run_under_gevent(
+        {
+            "deadline": (scenario_a_client_that_never_reads, ["0.5"]),
+            "none": (scenario_a_client_that_never_reads, ["-1"]),
+        }
+    )
+    deadline = outcomes["deadline"]
+    # gevent's timeout: an OSError without errno; the feed forgets the stream.
+    assert deadline["outcome"] == "OSError None", deadline
+    assert deadline["after_full"] is not None and deadline["after_full"] < 0.5 + 1.0, deadline
+    assert deadline["listeners_left"] == 0, deadline
+    # Without it, the write waits for as long as the client does not read.
+    assert outcomes["none"]["outcome"] == "still writing", outcomes["none"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 import subprocess
 import sys
@@ -10,6 +11,7 @@ import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
@@ -42,22 +44,28 @@ def _finish_together(players: list[subprocess.Popen[str]], timeout: float) -> li
     return [p.communicate() for p in players]
 
 
-def test_two_client_processes_play_a_game_to_its_end(service_url: str) -> None:
+def test_two_client_processes_play_a_game_to_its_end(service_url: str, tmp_path: Path) -> None:
     game = _create(
         service_url,
         {"preset": "express", "seats": [{"name": "Ann"}, {"name": "Bob"}], "seed": 5},
     )
     command = [sys.executable, "-m", "service.bots.client", "--url", service_url]
     command += ["--game", game["id"], "--seed", "1", "--wait", "5"]
+    # One seat's token from the environment, the other's from a file: never argv.
+    ann, bob = (seat["token"] for seat in game["seats"])
+    token_file = tmp_path / "token"
+    token_file.write_text(bob + "\n")
+    env = {name: value for name, value in os.environ.items() if name != "RUMMY_TOKEN"}
     players = [
         subprocess.Popen(
-            [*command, "--token", seat["token"]],
+            [*command, *extra],
             cwd=ROOT,
+            env={**env, **seat_env},
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
         )
-        for seat in game["seats"]
+        for extra, seat_env in (((), {"RUMMY_TOKEN": ann}), (("--token-file", str(token_file)), {}))
     ]
     outputs = _finish_together(players, timeout=60)
     assert [p.returncode for p in players] == [0, 0], outputs

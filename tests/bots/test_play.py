@@ -104,3 +104,33 @@ def test_a_game_split_between_budgets_plays_as_one_call_would() -> None:
     # call is shorter, so only the outcome's shape is compared.
     assert state.status == whole.state.status == "finished"
     assert events[0] == whole.events[0]
+
+
+@pytest.mark.parametrize("stake", [None, 10])
+def test_bots_decide_every_reengage_offer_at_once_in_an_all_bot_elimination_game(
+    stake: int | None,
+) -> None:
+    opts = resolve_options("elimination", {} if stake is None else {"stake": stake}, 4)
+    seats = [SeatSpec(kind="bot", bot="greedy") for _ in range(4)]
+    state, _ = new_game(opts, "elimination", seats, seed=2)
+    played = play_bots(state, UNBOUNDED)
+    assert not played.pending and played.state.status == "finished"
+    events = played.events
+    offers = [i for i, e in enumerate(events) if e["type"] == "reengage_offered"]
+    assert offers  # this seed's game has re-engage decisions
+    for i in offers:
+        offer = events[i]
+        decided = events[i + 1 : i + 1 + len(offer["seats"])]
+        assert sorted(e["seat"] for e in decided) == offer["seats"]
+        for e in decided:
+            assert e["type"] in ("reengaged", "reengage_declined")
+            if e["type"] == "reengaged":
+                assert e["score"] == offer["score"] < 100  # below the target: worth it
+    end = played.state
+    if stake is None:
+        assert end.pot is None and "payouts" not in events[-1]
+    else:
+        paid_in = sum(s.chips_in for s in end.seats)
+        assert paid_in == 4 * stake + 5 * sum(s.reengaged for s in end.seats)
+        assert events[-1]["payouts"] == [paid_in if i in end.winners else 0 for i in range(4)]
+        assert end.pot == 0

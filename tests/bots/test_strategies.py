@@ -18,7 +18,7 @@ from service.bots.strategies import STRATEGIES, choose_move
 from service.rules.cards import build_deck, card_points
 from service.rules.engine import SeatSpec, apply, legal_moves, new_game
 from service.rules.melds import candidate_melds
-from service.rules.moves import Discard, Draw, LayOff, Meld, Move, Reengage
+from service.rules.moves import DeclineReengage, Discard, Draw, LayOff, Meld, Move, Reengage
 from service.rules.options import PRESETS, resolve_options
 from service.rules.state import GameState
 from service.rules.views import redact_event, seat_view
@@ -236,9 +236,39 @@ def test_greedy_does_not_feed_the_next_seat_what_it_collects() -> None:
     assert _greedy(_view(hand), _discards(hand), memory) == {Discard("DQ")}
 
 
-def test_greedy_re_engages_when_it_may() -> None:
+def _offer(score: int, stake: int | None = None) -> dict[str, Any]:
+    """Seat 0's view between the rounds of an elimination game (target 100), offered
+    to re-engage with ``score`` (the highest total among the players still in)."""
     view = _view([], preset="elimination")
-    assert _greedy(view, [Reengage()]) == {Reengage()}
+    view["round"] = None
+    if stake is not None:
+        view["options"] = {**view["options"], "stake": stake}
+    chips = None if stake is None else -(-stake // 2)
+    view["reengage"] = {"seats": [0], "score": score, "chips": chips, "deadline": None}
+    return view
+
+
+DECISION: list[Move] = [Reengage(), DeclineReengage()]
+
+
+@pytest.mark.parametrize("strategy", ["greedy", "expert"])
+@pytest.mark.parametrize(
+    ("score", "stake", "choice"),
+    [
+        (40, None, Reengage()),  # well below the target: back in
+        (99, None, Reengage()),  # one point of room still can win
+        (100, None, DeclineReengage()),  # at the target: it would be out again at once
+        (120, None, DeclineReengage()),
+        (90, 10, Reengage()),  # with a stake: ten points of room are enough
+        (91, 10, DeclineReengage()),  # less: the half stake is likely lost
+    ],
+)
+def test_bots_decide_the_reengage_by_the_comeback_total(
+    strategy: str, score: int, stake: int | None, choice: Move
+) -> None:
+    view = _offer(score, stake)
+    picked = {choose_move(strategy, view, DECISION, random.Random(i)) for i in range(4)}
+    assert picked == {choice}
 
 
 # --- memory and hand arithmetic ---------------------------------------------------

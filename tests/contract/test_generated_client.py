@@ -142,3 +142,66 @@ def test_the_generated_client_plays_a_whole_game_against_a_server_bot(
     # Without a seat token there is nothing to list: a typed 401 problem.
     refused = get_legal_moves.sync(game_id=created.id, client=anonymous)
     assert isinstance(refused, models.Problem) and refused.code == "missing_token"
+
+
+def test_the_generated_client_plays_a_re_engage_decision(
+    generated: tuple[ModuleType, str], server: GunicornServer
+) -> None:
+    """An elimination game of two seats held by the client: both draw and discard what
+    they drew until the stock runs out; Ann (30 points against a target of 20) is to
+    decide, sees the offer as a typed model, and re-engages with Bob's total."""
+    client_module = importlib.import_module(f"{PACKAGE}.client")
+    models = importlib.import_module(f"{PACKAGE}.models")
+    create_game = importlib.import_module(f"{PACKAGE}.api.games.create_game")
+    get_game = importlib.import_module(f"{PACKAGE}.api.games.get_game")
+    get_legal_moves = importlib.import_module(f"{PACKAGE}.api.moves.get_legal_moves")
+    make_move = importlib.import_module(f"{PACKAGE}.api.moves.make_move")
+    from tests.api.test_rulings_over_http import deck_of
+
+    deck = deck_of([["DK", "SK", "HQ"], ["C2", "D3", "H7"]], ["HA"])
+    body = models.CreateGame.from_dict(
+        {
+            "preset": "elimination",
+            "seats": [{"name": "Ann"}, {"name": "Bob"}],
+            "deck": deck,
+            "first_dealer": 1,
+            "options": {"hand_size": 3, "target_score": 20, "stock_refill": "none"},
+        }
+    )
+    anonymous = client_module.Client(base_url=server.url)
+    created = create_game.sync(client=anonymous, body=body)
+    assert isinstance(created, models.Created), created
+    seats = [
+        client_module.AuthenticatedClient(base_url=server.url, token=s.token) for s in created.seats
+    ]
+    for _turn in range(200):
+        movers = [
+            (i, get_legal_moves.sync(game_id=created.id, client=seat))
+            for i, seat in enumerate(seats)
+        ]
+        i, legal = next((i, legal) for i, legal in movers if legal.moves)
+        if any(isinstance(m, models.ReengageMove) for m in legal.moves):
+            break
+        draw = next(
+            m for m in legal.moves if isinstance(m, models.DrawMove) and m.source.value == "stock"
+        )
+        before = set(get_game.sync(game_id=created.id, client=seats[i]).hand)
+        view = make_move.sync(game_id=created.id, client=seats[i], body=draw)
+        assert isinstance(view, models.GameView), view
+        if view.round_ is None or view.round_.phase.value != "play":
+            continue  # the draw from the empty stock ended the round
+        (card,) = set(view.hand) - before
+        discard = models.DiscardMove.from_dict({"type": "discard", "card": card})
+        view = make_move.sync(game_id=created.id, client=seats[i], body=discard)
+        assert isinstance(view, models.GameView), view
+    assert i == 0 and {type(m).__name__ for m in legal.moves} == {
+        "ReengageMove",
+        "DeclineReengageMove",
+    }
+    seen = get_legal_moves.sync(game_id=created.id, client=seats[0])
+    offer = make_move.sync(game_id=created.id, client=seats[1], body=seen.moves[0])
+    assert isinstance(offer, models.Problem) and offer.code == "cannot_reengage"
+    back = make_move.sync(game_id=created.id, client=seats[0], body=seen.moves[0])
+    assert isinstance(back, models.GameView), back
+    assert back.reengage is None and back.round_ is not None and back.round_.number == 2
+    assert back.seats[0].score == back.seats[1].score and not back.seats[0].eliminated

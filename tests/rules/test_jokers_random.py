@@ -7,7 +7,9 @@ games with duplicates and jokers. After every step:
 
 - every card of the deck is in exactly one place (hands, stock, discard pile,
   table), each duplicate and every joker included, and every meld on the table is
-  valid with no more jokers than natural cards and what each joker stands for;
+  valid with what each joker stands for, and no more jokers than natural cards
+  (``joker_limit: natural_majority``) or at least one natural card (``one_natural``:
+  vrotham, and sometimes the presets given jokers here);
 - the move played was listed by ``legal_moves`` and applies; other listed moves
   apply too (a sample each step, every one of them on some steps);
 - sampled unlisted moves are refused, up to the canonical form of a move: a meld
@@ -46,8 +48,18 @@ from hypothesis.stateful import (
 from service.rules.cards import JOKER, NATURAL_CARDS, Card, build_deck, card_points
 from service.rules.engine import Event, SeatSpec, apply, cards_in_play, legal_moves, new_game
 from service.rules.melds import candidate_melds, extend_meld, make_meld
-from service.rules.moves import Discard, Draw, IllegalMove, LayOff, Meld, Move, Reengage, SwapJoker
-from service.rules.options import PRESETS, resolve_options
+from service.rules.moves import (
+    DeclineReengage,
+    Discard,
+    Draw,
+    IllegalMove,
+    LayOff,
+    Meld,
+    Move,
+    Reengage,
+    SwapJoker,
+)
+from service.rules.options import MAX_ONE_NATURAL_JOKERS, PRESETS, resolve_options
 from service.rules.state import GameState, encode_state
 from service.rules.views import public_view, redact_event, seat_view
 
@@ -81,6 +93,8 @@ def game_options(preset: str, players: int, rng: random.Random) -> tuple[int, di
             joker_points=rng.choice([0, 15, 25]),
             joker_swap=rng.random() < 0.8,
         )
+        if out["jokers"] <= MAX_ONE_NATURAL_JOKERS and rng.random() < 0.4:
+            out["joker_limit"] = "one_natural"
     if rng.random() < 0.8:  # a shorter game
         if base.end in ("target", "elimination"):
             out["target_score"] = rng.randint(5, 60)
@@ -100,6 +114,8 @@ def game_options(preset: str, players: int, rng: random.Random) -> tuple[int, di
             out["first_meld_min_points"] = rng.choice([0, 15, 30, 51])
         if rng.random() < 0.2:
             out["first_turn_no_draw"] = not base.first_turn_no_draw
+        if rng.random() < 0.3:
+            out["last_stock"] = rng.choice(["next_draw", "when_empty"])
     players = min(max(players, lo), hi)
     return players, out
 
@@ -126,8 +142,8 @@ def make_game(preset: str, players: int, seed: int) -> GameState:
 def choose(state: GameState, seat: int, moves: Sequence[Move], rng: random.Random) -> Move:
     """Mostly sensible random play, so rounds end: meld, lay off and swap eagerly, shed
     high cards that are in no meld."""
-    if isinstance(moves[0], Reengage):
-        return moves[0]
+    if isinstance(moves[0], Reengage | DeclineReengage):
+        return rng.choice(moves)
     draws = [m for m in moves if isinstance(m, Draw)]
     if draws:
         return rng.choice(draws)
@@ -141,7 +157,8 @@ def choose(state: GameState, seat: int, moves: Sequence[Move], rng: random.Rando
         return rng.choice(discards)
     opts = state.options
     assert state.round is not None
-    useful = {c for meld in candidate_melds(state.round.hands[seat], opts.ace) for c in meld}
+    hand = state.round.hands[seat]
+    useful = {c for meld in candidate_melds(hand, opts.ace, opts.joker_limit) for c in meld}
     pool = [m for m in discards if m.card not in useful] or discards
     return max(pool, key=lambda m: card_points(m.card, opts.ace_points, opts.joker_points))
 
@@ -152,15 +169,15 @@ def choose(state: GameState, seat: int, moves: Sequence[Move], rng: random.Rando
 
 def canonical(state: GameState, move: Move) -> object:
     """The move up to card order: melds and lay-offs by the meld they make."""
-    ace = state.options.ace
+    ace, limit = state.options.ace, state.options.joker_limit
     if isinstance(move, Meld):
-        shape = make_meld(move.cards, ace)
+        shape = make_meld(move.cards, ace, limit)
         if shape is not None:
             return ("meld", shape)
     if isinstance(move, LayOff) and state.round is not None:
         target = next((m for m in state.round.melds if m.id == move.meld), None)
         if target is not None:
-            grown = extend_meld(target.shape, move.cards, ace)
+            grown = extend_meld(target.shape, move.cards, ace, limit)
             if grown is not None:
                 return ("layoff", move.meld, grown)
     return move
@@ -179,14 +196,17 @@ def check_cards(state: GameState, melds: bool = True) -> None:
     for m in r.melds if melds else ():
         shape = m.shape
         jokers = shape.cards.count(JOKER)
-        assert jokers <= len(shape.cards) - jokers
+        if opts.joker_limit == "natural_majority":
+            assert jokers <= len(shape.cards) - jokers
+        else:
+            assert jokers < len(shape.cards)
         assert len(set(shape.stands_for)) == len(shape.stands_for)  # no card twice in a meld
         for card, stands in zip(shape.cards, shape.stands_for, strict=True):
             assert card in (JOKER, stands)
             assert stands != JOKER
         # What the jokers stand for, given in place of them, makes the same meld
         # (thirteen natural cards always read as A..K: the same cards).
-        again = make_meld(shape.stands_for, opts.ace)
+        again = make_meld(shape.stands_for, opts.ace, opts.joker_limit)
         assert again is not None
         assert sorted(again.stands_for) == sorted(shape.stands_for)
         assert len(shape.cards) == 13 or again.stands_for == shape.stands_for
@@ -278,7 +298,7 @@ def random_move(state: GameState, seat: int, rng: random.Random) -> Move:
     if kind == 0:
         return Draw(rng.choice(["stock", "discard"]))
     if kind in (1, 2):
-        melds = candidate_melds(hand, state.options.ace)
+        melds = candidate_melds(hand, state.options.ace, state.options.joker_limit)
         if melds and rng.random() < 0.7:
             picked = list(rng.choice(melds))
             if rng.random() < 0.5:
@@ -291,8 +311,8 @@ def random_move(state: GameState, seat: int, rng: random.Random) -> Move:
         return LayOff(rng.choice(ids), cards(1, 3))
     if kind == 5:
         return SwapJoker(rng.choice(ids), card())
-    if kind == 6:
-        return Reengage()
+    if kind == 6:  # never legal during a round
+        return rng.choice([Reengage(), DeclineReengage()])
     return Discard(card())
 
 
@@ -316,7 +336,7 @@ def check_unlisted(state: GameState, moves: Sequence[Move], rng: random.Random, 
             assert encode_state(same) == encode_state(after)
         # Another seat may not make it.
         other = (seat + 1) % state.players
-        if not isinstance(move, Reengage):
+        if not isinstance(move, Reengage | DeclineReengage):
             try:
                 apply(state, other, move)
             except IllegalMove as err:
@@ -368,26 +388,29 @@ class JokerGames(RuleBasedStateMachine):
         return self.state is not None and self.state.status == "active"
 
     def step(self, checks: int) -> None:
-        """One move, by the seat to move or an eliminated seat re-engaging, checked."""
+        """One move, by the seat to move or (between the rounds of an elimination game)
+        by a seat deciding whether to re-engage, checked."""
         state = self.state
-        assert state is not None and state.round is not None
+        assert state is not None
         rng = self.rng
-        seat = state.round.turn
+        actors = [i for i in range(state.players) if legal_moves(state, i)]
+        assert actors, "an active game always has a seat with a legal move"
+        if state.round is None:
+            assert state.deciding and actors == list(state.deciding)
+            for i in actors:
+                assert legal_moves(state, i) == [Reengage(), DeclineReengage()]
+        else:
+            assert actors == [state.round.turn], "only the seat to move has moves"
+        seat = rng.choice(actors)
         moves = legal_moves(state, seat)
-        assert moves, "the seat to move always has a legal move"
         assert len(set(moves)) == len(moves)
-        others = [i for i in range(state.players) if i != seat and legal_moves(state, i)]
-        if others and rng.random() < 0.2:
-            seat = rng.choice(others)
-            moves = legal_moves(state, seat)
-            assert moves == [Reengage()]
         move = choose(state, seat, moves, rng)
         if checks:
             deep = rng.random() < 0.05
             sample = moves if deep else rng.sample(list(moves), min(checks, len(moves)))
             for listed in sample:
                 apply(state, seat, listed)
-            if seat == state.round.turn:
+            if state.round is not None:
                 check_unlisted(state, moves, rng, 2 * checks)
             check_views(state, rng, deep)
         new, events = apply(state, seat, move)
@@ -398,7 +421,9 @@ class JokerGames(RuleBasedStateMachine):
         check_scores(new)
         if checks:
             check_events(new, events)
-        if new.round is not None and new.round.number != state.round.number:
+        if new.round is not None and (
+            state.round is None or new.round.number != state.round.number
+        ):
             self.round_began = len(self.history)
         assert len(self.history) - self.round_began <= MAX_ROUND_STEPS, "the round does not end"
 
@@ -412,7 +437,12 @@ class JokerGames(RuleBasedStateMachine):
     @rule()
     def play_a_round(self) -> None:
         """Moves until the round ends."""
-        assert self.state is not None and self.state.round is not None
+        assert self.state is not None
+        while self.active and self.state.round is None:  # re-engage decisions first
+            self.step(checks=1)
+        if not self.active:
+            return
+        assert self.state.round is not None
         number = self.state.round.number
         while self.active and self.state.round is not None and self.state.round.number == number:
             self.step(checks=1)

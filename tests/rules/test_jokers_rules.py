@@ -132,12 +132,27 @@ def test_two_decks_a_hand_holds_duplicates_and_a_move_takes_one_copy() -> None:
 
 
 def test_a_meld_holds_no_more_jokers_than_natural_cards() -> None:
-    state = vrotham("H7 H8 JK JK S7 D2 C4 DK")
+    # joker_limit natural_majority (romme's; vrotham's before its ruling).
+    state = vrotham("H7 H8 JK JK S7 D2 C4 DK", joker_limit="natural_majority")
     assert refused(state, 0, "meld JK JK H7") == "invalid_meld"
     assert refused(state, 0, "meld JK JK S7") == "invalid_meld"
     moves = legal_moves(state, 0)
     assert Meld(("JK", "JK", "H7", "H8")) in moves  # two and two
     assert Meld(("H7", "JK", "JK")) not in moves
+
+
+def test_vrotham_one_natural_a_meld_needs_one_natural_card() -> None:
+    # vrotham's joker_limit one_natural: the same hand melds one natural card and two jokers
+    # (a set of that rank), and no meld of jokers alone.
+    state = vrotham("H7 H8 JK JK S7 D2 C4 DK")
+    assert state.options.joker_limit == "one_natural"
+    moves = legal_moves(state, 0)
+    assert Meld(("JK", "JK", "H7", "H8")) in moves
+    # Listed in display order: the jokers stand for the missing suits, C D H S first.
+    assert Meld(("JK", "JK", "H7")) in moves and Meld(("JK", "JK", "S7")) in moves
+    assert Meld(("JK", "D2", "JK")) in moves
+    _, ev = play(state, 0, "meld JK JK S7")
+    assert melded(ev)["type"] == "set" and melded(ev)["jokers"] == {"0": "C7", "1": "D7"}
 
 
 def test_in_a_run_the_order_of_the_cards_fixes_what_each_joker_stands_for() -> None:
@@ -190,7 +205,8 @@ def test_in_a_set_a_joker_stands_for_a_missing_suit() -> None:
 
 
 def test_lay_offs_onto_a_meld_with_a_joker_and_a_joker_laid_off() -> None:
-    state = vrotham("H7 H9 JK JK JK H10 C4 DK")
+    # joker_limit natural_majority: no more jokers than natural cards after a lay-off.
+    state = vrotham("H7 H9 JK JK JK H10 C4 DK", joker_limit="natural_majority")
     state, _ = play(state, 0, "meld H7 JK H9")
     moves = legal_moves(state, 0)
     assert LayOff(1, ("H10",)) in moves and LayOff(1, ("JK",)) in moves
@@ -206,6 +222,19 @@ def test_lay_offs_onto_a_meld_with_a_joker_and_a_joker_laid_off() -> None:
     assert refused(state, 0, "layoff 1 H10") == "invalid_layoff"  # a joker stands for it
     state, ev = play(state, 0, "discard DK")
     assert types(ev) == ["discarded"]
+
+
+def test_vrotham_one_natural_lay_offs_of_jokers_beyond_the_natural_cards() -> None:
+    # vrotham's one_natural: the jokers laid off may outnumber the natural cards.
+    state = vrotham("H7 H9 JK JK JK H10 C4 DK")
+    state, _ = play(state, 0, "meld H7 JK H9")
+    moves = legal_moves(state, 0)
+    assert LayOff(1, ("JK", "JK")) in moves  # three jokers to two natural cards
+    assert refused(state, 0, "layoff 1 C4") == "invalid_layoff"
+    state, ev = play(state, 0, "layoff 1 JK", "layoff 1 JK")
+    assert melded(ev)["cards"] == ["H7", "JK", "H9", "JK", "JK"]
+    assert melded(ev)["jokers"] == {"1": "H8", "3": "H10", "4": "HJ"}
+    assert refused(state, 0, "layoff 1 H10") == "invalid_layoff"  # a joker stands for it
 
 
 def test_laying_off_the_card_a_set_joker_was_recorded_as() -> None:

@@ -12,6 +12,7 @@ from service.rules.moves import (
     MAX_ACTIONS,
     MAX_CARDS,
     MAX_MELD_ID,
+    DeclineReengage,
     Discard,
     Draw,
     IllegalMove,
@@ -20,6 +21,7 @@ from service.rules.moves import (
     MoveFormatError,
     Reengage,
     SwapJoker,
+    move_sort_key,
     parse_move,
     parse_request,
 )
@@ -32,6 +34,7 @@ API_SHAPES = [
     {"type": "discard", "card": "SK"},
     {"type": "swap_joker", "meld": 3, "card": "H9"},
     {"type": "reengage"},
+    {"type": "decline_reengage"},
 ]
 
 
@@ -47,6 +50,12 @@ def test_card_codes_in_moves_are_canonicalised() -> None:
     assert parse_move({"type": "swap_joker", "meld": 1, "card": "1h"}) == SwapJoker(1, "HA")
     assert parse_move({"type": "draw", "source": "stock"}) == Draw("stock")
     assert parse_move({"type": "reengage"}) == Reengage()
+    assert parse_move({"type": "decline_reengage"}) == DeclineReengage()
+
+
+def test_the_reengage_decision_sorts_reengage_first() -> None:
+    decision = [DeclineReengage(), Reengage(), Discard("SK")]
+    assert sorted(decision, key=move_sort_key) == [Discard("SK"), Reengage(), DeclineReengage()]
 
 
 @pytest.mark.parametrize(

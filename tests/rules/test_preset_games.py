@@ -12,6 +12,7 @@ import random
 
 from service.bots.strategies import choose_move
 from service.rules.engine import apply, legal_moves
+from service.rules.moves import Meld
 from service.rules.options import PRESETS
 from service.rules.scoring import best_seats
 from service.rules.state import GameState
@@ -27,15 +28,18 @@ FOUR = [
     "CJ C10 D9 S9 H9 D8 S8",
 ]
 RUMMY = ("draw stock", "meld H2 H3 H4", "meld C5 C6 C7 C8 C9")
+# Where going out needs a final discard (express, elimination): the drawn C9 goes last.
+RUMMY_DISCARD = ("draw stock", "meld H2 H3 H4", "meld C5 C6 C7 C8", "discard C9")
 
 
 def play_to_the_end(state: GameState, seed: int = 1, limit: int = 50_000) -> GameState:
-    """Every seat plays greedy until the game is over."""
+    """Every seat plays greedy until the game is over (between the rounds of an
+    elimination game, the seats deciding whether to re-engage decide, greedy too)."""
     rng = random.Random(seed)
     for _ in range(limit):
-        if state.status != "active" or state.round is None:
+        if state.status != "active":
             return state
-        seat = state.round.turn
+        seat = state.round.turn if state.round is not None else state.deciding[0]
         move = choose_move("greedy", seat_view(state, seat), legal_moves(state, seat), rng)
         state, _ = apply(state, seat, move)
     raise AssertionError("the game did not end")
@@ -95,7 +99,12 @@ def test_meld_first() -> None:
 
 def test_express() -> None:
     state, _ = scripted("express", FOUR, up="SA", stock="C9", dealer=3)
-    state, ev = play(state, 0, *RUMMY)
+    # Going out needs a final discard: melding the last cards is not a move.
+    state, ev = play(state, 0, *RUMMY_DISCARD[:2])
+    assert Meld(("C5", "C6", "C7", "C8", "C9")) not in legal_moves(state, 0)
+    state, more = play(state, 0, *RUMMY_DISCARD[2:])
+    ev += more
+    assert state.rounds[0].rummy and state.rounds[0].winner == 0
     assert [s.score for s in state.seats] == [0, 140, 140, 126]  # penalties doubled by rummy
     assert types(ev)[-1] == "game_ended" and state.winners == (0,) and len(state.rounds) == 1
 
@@ -105,9 +114,12 @@ def test_elimination() -> None:
         "elimination", ["H2 H3 H4 C5 C6 C7 C8", "DK DQ DJ D10 SK SQ SJ", "S2 S3 D2 D3 H5 C2 C3"],
         up="SA", stock="C9", dealer=2,
     )  # fmt: skip
-    state, _ = play(state, 0, *RUMMY)
+    state, ev = play(state, 0, *RUMMY_DISCARD)
     assert [s.score for s in state.seats] == [0, 140, 40]
     assert [s.eliminated for s in state.seats] == [False, True, False]
+    # Seat 1 decides between the rounds whether to re-engage (with 40, the top total).
+    assert types(ev)[-2:] == ["seat_eliminated", "reengage_offered"]
+    assert state.status == "active" and state.round is None and state.deciding == (1,)
     state = play_to_the_end(state)
     check_final(state)
     remaining = [i for i, s in enumerate(state.seats) if not s.eliminated]

@@ -12,7 +12,14 @@ keeps the preset's value or a drawn variation.
 Invariants (checked after every step):
 
 - every card of the deck is in exactly one place (hands, stock, discard pile, table);
-- the seat to move always has at least one legal move, listed sorted and without repeats;
+- the seat to move always has at least one legal move, listed sorted and without repeats,
+  and no other seat has any; between the rounds of an elimination game (no round),
+  the seats deciding whether to re-engage have exactly ``Reengage`` and
+  ``DeclineReengage``, and a seat that re-engages comes back with the highest total
+  among the players still in (the random player picks among the legal moves of any
+  seat that has some);
+- with a stake, each seat has put in the stake plus half of it per re-engagement,
+  and a finished game's winners took the whole pot (the rest to the first winner);
 - every listed move applies; sampled unlisted moves are refused with ``IllegalMove``;
 - no view and no redacted event shows another seat's cards or the stock;
 - each seat's total equals the points of its recorded rounds (plus what re-engaging carried);
@@ -47,6 +54,7 @@ from service.rules.cards import JOKER, NATURAL_CARDS, build_deck, rank, suit
 from service.rules.engine import SeatSpec, apply, cards_in_play, legal_moves, new_game
 from service.rules.melds import candidate_melds
 from service.rules.moves import (
+    DeclineReengage,
     Discard,
     Draw,
     IllegalMove,
@@ -95,6 +103,8 @@ def variations(draw: st.DrawFn, preset: str) -> dict[str, Any]:
         "layoff_requires_own_meld": st.booleans(),
         "ace_points": st.sampled_from([1, 15]),
         "first_turn_no_draw": st.booleans(),
+        "last_stock": st.sampled_from(["next_draw", "when_empty"]),
+        "stake": st.sampled_from([None, 1, 7, 100]),
     }
     for name in draw(st.lists(st.sampled_from(sorted(pool)), max_size=3, unique=True)):
         out[name] = draw(pool[name])
@@ -204,24 +214,27 @@ class RandomGames(RuleBasedStateMachine):
     # -- helpers -------------------------------------------------------------
 
     def _actor(self) -> int | None:
+        """A seat that has legal moves: the seat to move, or between the rounds of an
+        elimination game one of the seats deciding whether to re-engage."""
         s = self.state
         assert s is not None
-        if s.status != "active" or s.round is None:
+        if s.status != "active":
             return None
-        reengagers = [i for i in range(s.players) if Reengage() in legal_moves(s, i)]
-        if reengagers and self.rng.random() < 0.2:
-            return self.rng.choice(reengagers)
-        return s.round.turn
+        actors = [i for i in range(s.players) if legal_moves(s, i)]
+        assert actors, "an active game where no seat has a legal move"
+        return self.rng.choice(actors)
 
     def _pick(self, moves: list[Move], choice: int) -> Move:
         """A random move with a bias towards progress, so that games end sooner: melds
         and lay-offs two times in three, the discard when it completes a meld, and
         (half the time) a discard of a card that is in no meld and next to no card."""
+        s = self.state
+        assert s is not None
+        if s.round is None:  # a re-engage decision
+            return moves[choice % len(moves)]
         useful = [m for m in moves if isinstance(m, Meld | LayOff | SwapJoker)]
         if useful and choice % 3:
             return useful[choice % len(useful)]
-        s = self.state
-        assert s is not None and s.round is not None
         r = s.round
         hand = r.hands[r.turn]
         if Draw("discard") in moves and r.discard and choice % 2:
@@ -238,7 +251,12 @@ class RandomGames(RuleBasedStateMachine):
     def _apply(self, seat: int, move: Move) -> None:
         assert self.state is not None
         before = self.state.round.number if self.state.round is not None else None
+        comeback = self.state.comeback_total
         self.state, events = apply(self.state, seat, move)
+        if isinstance(move, Reengage):
+            # Back with the highest total among the players still in at that moment.
+            assert self.state.seats[seat].score == comeback
+            assert not self.state.seats[seat].eliminated
         self.new_events.extend(events)
         self.steps += 1
         after = self.state.round.number if self.state.round is not None else None
@@ -267,15 +285,18 @@ class RandomGames(RuleBasedStateMachine):
     def refuse_unlisted(self, data: st.DataObject) -> None:
         """Sampled moves that are not listed are refused, for any seat."""
         s = self.state
-        assert s is not None and s.round is not None
+        assert s is not None
         seat = data.draw(st.integers(0, s.players - 1), label="seat")
-        hand = list(s.round.hands[seat]) or ["C2"]
+        r = s.round
+        hand = (list(r.hands[seat]) if r is not None else []) or ["C2"]
         cards = sorted(CARD_CODES)
-        meld_ids = [m.id for m in s.round.melds] or [1]
+        meld_ids = [m.id for m in r.melds] if r is not None else []
+        meld_ids = meld_ids or [1]
         candidates: list[Move] = [
             Draw("stock"),
             Draw("discard"),
             Reengage(),
+            DeclineReengage(),
             Discard(data.draw(st.sampled_from(cards))),
             Discard(data.draw(st.sampled_from(hand))),
             Meld(tuple(data.draw(st.lists(st.sampled_from(hand), min_size=1, max_size=5)))),
@@ -322,14 +343,24 @@ class RandomGames(RuleBasedStateMachine):
     @invariant()
     def check_moves(self) -> None:
         s = self.state
-        if s is None or s.round is None or s.status != "active":
+        if s is None or s.status != "active":
             return
+        if s.round is None:
+            # Between rounds: the deal waits for the seats deciding whether to re-engage,
+            # and they alone have moves.
+            assert s.options.end == "elimination" and s.deciding
+            assert sum(not x.eliminated for x in s.seats) >= 1
+            for seat in range(s.players):
+                decision = [Reengage(), DeclineReengage()] if s.seats[seat].deciding else []
+                assert legal_moves(s, seat) == decision
+            return
+        assert not s.deciding
         moves = legal_moves(s, s.round.turn)
         assert moves, "the seat to move has no legal move"
         assert moves == sorted(moves, key=move_sort_key) and len(set(moves)) == len(moves)
         for seat in range(s.players):
             if seat != s.round.turn:
-                assert all(isinstance(m, Reengage) for m in legal_moves(s, seat))
+                assert legal_moves(s, seat) == []
 
     @invariant()
     def check_scores(self) -> None:
@@ -340,6 +371,26 @@ class RandomGames(RuleBasedStateMachine):
             assert seat.score == seat.carried + sum(r.points[i] for r in s.rounds)
         if s.status == "finished":
             assert s.winners and s.round is None
+        stake = s.options.stake
+        if stake is None:
+            assert s.pot is None and all(x.chips_in == x.chips_out == 0 for x in s.seats)
+            return
+        half = -(-stake // 2)
+        for seat in s.seats:
+            if s.status != "waiting":
+                assert seat.chips_in == stake + half * seat.reengaged
+        if s.status == "finished":
+            # The winners share the whole pot: equal shares, the rest to the first winner.
+            assert s.pot == 0 and s.winners is not None
+            share, rest = divmod(sum(x.chips_in for x in s.seats), len(s.winners))
+            first = min(s.winners)
+            expected = [
+                (share + (rest if i == first else 0)) if i in s.winners else 0
+                for i in range(s.players)
+            ]
+            assert [x.chips_out for x in s.seats] == expected
+        else:
+            assert s.pot == sum(x.chips_in for x in s.seats)
 
     @invariant()
     def check_views(self) -> None:

@@ -135,3 +135,32 @@ def test_parts_remembered_from_a_good_state_never_pass_a_corrupt_one() -> None:
     for bad in corrupt:
         with pytest.raises(StateDecodeError):
             decode_state(orjson.dumps(bad))
+
+
+@pytest.mark.parametrize(
+    ("preset", "before"),
+    [
+        ("vrotham", {"joker_limit": "natural_majority"}),
+        ("traditional", {"last_stock": "next_draw"}),
+        ("meld_first", {"last_stock": "next_draw"}),
+        ("express", {"go_out_requires_discard": False}),
+        ("elimination", {"go_out_requires_discard": False}),
+        ("straight", {"no_winner": "void"}),
+        ("standard", {}),
+    ],
+)
+def test_a_version_3_state_reads_its_preset_as_it_was_before_the_rulings(
+    preset: str, before: dict[str, object]
+) -> None:
+    assert FORMAT_VERSION == 4
+    state = played(preset, 2, 3)
+    doc = orjson.loads(encode_state(state))
+    assert doc[3] == {}  # no overrides: the options are the preset's
+    old = decode_state(orjson.dumps([3, *doc[1:]]))
+    changed = {
+        name: getattr(old.options, name)
+        for name in state.options.to_json()
+        if getattr(old.options, name) != getattr(state.options, name)
+    }
+    assert changed == before
+    assert decode_state(encode_state(state)) == state  # version 4 reads the preset as it is

@@ -34,10 +34,12 @@ SEAT_VIEW_KEYS = {
     "round",
     "rounds",
     "winners",
+    "pot",
+    "reengage",
 }
 SEAT_KEYS = {
-    "seat", "name", "kind", "hand_size", "score", "has_melded", "eliminated", "away",
-    "client_seed", "known_cards",
+    "seat", "name", "kind", "hand_size", "score", "has_melded", "eliminated", "deciding",
+    "reengaged", "chips_in", "chips_out", "away", "client_seed", "known_cards",
 }  # fmt: skip
 ROUND_KEYS = {
     "number", "dealer", "turn", "phase", "stock_size", "refills", "discard_pile",
@@ -61,7 +63,8 @@ def test_seat_view_has_exactly_the_api_fields() -> None:
     assert set(view["seats"][0]) == SEAT_KEYS
     assert view["seats"][0] == {
         "seat": 0, "name": "P0", "kind": "human", "hand_size": 2, "score": 0,
-        "has_melded": True, "eliminated": False, "away": False, "client_seed": None,
+        "has_melded": True, "eliminated": False, "deciding": False, "reengaged": 0,
+        "chips_in": 0, "chips_out": 0, "away": False, "client_seed": None,
         "known_cards": ["SQ"],
     }  # fmt: skip
     assert view["round"] == {
@@ -73,6 +76,7 @@ def test_seat_view_has_exactly_the_api_fields() -> None:
     assert set(view["round"]) == ROUND_KEYS
     assert view["options"] == state.options.to_json()
     assert view["rounds"] == [] and view["winners"] is None and view["status"] == "active"
+    assert view["pot"] is None and view["reengage"] is None  # no stake, no decision
 
 
 def test_public_view_is_the_seat_view_without_you_and_hand() -> None:

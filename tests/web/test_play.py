@@ -417,3 +417,163 @@ def test_a_turn_clock_counts_down_for_the_seat_to_move(
     expect(clock).not_to_have_attribute("aria-label", f"{left} seconds left")  # it runs
     assert_clean(page_log)
     page.context.close()
+
+
+RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+#: Three hands of the first round of an elimination game dealt by seat 0: seat 1
+#: (a bot, first to play) goes out at once with rummy (a run and a set, then the
+#: card it draws); seat 0 keeps 70 points, 140 with the rummy doubled, and is
+#: eliminated (the target is 100); seat 2 keeps 31 points, 62, and stays in.
+ELIMINATING_HANDS = [
+    "SA HK DQ CJ S10 D8 C7",
+    "H2 H3 H4 H5 S9 D9 C9",
+    "C2 D3 S4 D6 C5 S7 D4",
+]
+
+
+def eliminating_deck(up: str = "CQ", stock_top: str = "SK") -> list[str]:
+    """The whole deck that deals `ELIMINATING_HANDS` with seat 0 dealing (one card at a
+    time from seat 1), turns `up` up and puts `stock_top` on the stock."""
+    hands = [hand.split() for hand in ELIMINATING_HANDS]
+    order = [1, 2, 0]
+    deck = [hands[seat][i] for i in range(len(hands[0])) for seat in order]
+    deck += [up, stock_top]
+    deck += [s + r for s in "SHDC" for r in RANKS if s + r not in deck]
+    assert len(deck) == len(set(deck)) == 52
+    return deck
+
+
+def create_game(server: GunicornServer, body: dict[str, Any]) -> dict[str, Any]:
+    """Create a game through the API; the answer (with the named seats' tokens)."""
+    request = urllib.request.Request(
+        f"{server.url}/games",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
+    with urllib.request.urlopen(request) as answer:
+        assert answer.status == 201
+        created: dict[str, Any] = json.loads(answer.read())
+        return created
+
+
+def eliminated_at_once(server: GunicornServer, options: dict[str, Any]) -> tuple[str, str]:
+    """An elimination game of Ann (seat 0) and two greedy bots whose first round
+    eliminates Ann while both bots stay in: (game id, Ann's token)."""
+    created = create_game(
+        server,
+        {
+            "preset": "elimination",
+            "seats": [{"name": "Ann"}, {"bot": "greedy"}, {"bot": "greedy"}],
+            "deck": eliminating_deck(),
+            "first_dealer": 0,
+            "options": options,
+        },
+    )
+    return created["id"], created["seats"][0]["token"]
+
+
+def open_seat_page(browser: Browser, server: GunicornServer, game_id: str, token: str) -> Any:
+    """A page holding the seat of `token` (as if this browser had created the game)."""
+    page = browser.new_page(viewport=DESKTOP)
+    page.goto(f"{server.url}/play")
+    seat = json.dumps({"token": token, "seat": 0})
+    page.evaluate(
+        "([key, seat]) => localStorage.setItem(key, seat)", [f"rummy.seat.{game_id}", seat]
+    )
+    page.goto(f"{server.url}/play#/games/{game_id}")
+    return page
+
+
+def test_an_eliminated_person_re_engages_with_the_total_shown_and_is_dealt_the_next_round(
+    browser: Browser, page_log: PageLog, play_server: GunicornServer
+) -> None:
+    game_id, token = eliminated_at_once(play_server, {})
+    page = open_seat_page(browser, play_server, game_id, token)
+    watcher = browser.new_page(viewport=PHONE)
+    watcher.goto(f"{play_server.url}/play#/games/{game_id}")
+
+    # Between rounds: the round's result, and the choice, to Ann only.
+    decision = page.get_by_role("region", name="Re-engage")
+    expect(decision.get_by_role("heading")).to_have_text("You are eliminated with 140 points")
+    reengage = decision.get_by_role("button", name="Re-engage with 62 points")
+    expect(reengage).to_be_enabled()
+    expect(decision.get_by_role("button", name="Decline")).to_be_enabled()
+    expect(decision.get_by_role("timer")).to_have_count(0)  # no turn clock: no deadline
+    expect(page.get_by_role("region", name="Round 1 result")).to_be_visible()
+    expect(page.get_by_role("region", name="Your hand")).to_have_count(0)
+    me = page.locator(".players .player").first
+    expect(me).to_contain_text("deciding")
+    expect(me).to_contain_text("Score 140")
+    expect(page.locator(".log")).to_contain_text("You may re-engage with 62 points.")
+    expect(page.locator(".game-header")).not_to_contain_text("pot")  # no stake
+    # The other players see who is deciding, and no choice of theirs.
+    expect(watcher.get_by_role("region", name="Re-engage")).to_have_text(
+        "Waiting for Ann to decide whether to re-engage…"
+    )
+    expect(watcher.get_by_role("button", name=re.compile("Re-engage|Decline"))).to_have_count(0)
+    save_screenshot(page, "play-reengage-1280x800")
+
+    reengage.click()
+    expect(decision).to_have_count(0)
+    expect(page.locator(".game-header")).to_contain_text("round 2")
+    expect(page.get_by_role("region", name="Your hand")).to_be_visible()
+    expect(page.locator(".hand-cards .card")).not_to_have_count(0)
+    expect(page.locator(".hand .status")).to_have_text(re.compile("^(Your turn|Waiting for)"))
+    expect(me).to_contain_text("Score 62")
+    expect(me).to_contain_text("re-engaged")
+    expect(me).not_to_contain_text("eliminated")
+    expect(page.locator(".log")).to_contain_text("You re-engaged with 62 points.")
+    expect(watcher.get_by_role("region", name="Re-engage")).to_have_count(0)
+    expect(watcher.locator(".log")).to_contain_text("Ann re-engaged with 62 points.")
+    assert_clean(page_log)
+    page.context.close()
+    watcher.context.close()
+
+
+def test_a_stake_game_shows_the_pot_the_chips_and_the_payouts(
+    browser: Browser, page_log: PageLog, play_server: GunicornServer
+) -> None:
+    game_id, token = eliminated_at_once(play_server, {"stake": 10, "turn_seconds": 120})
+    page = open_seat_page(browser, play_server, game_id, token)
+
+    expect(page.locator(".game-header .pot")).to_have_text("pot 30 chips")
+    chips = page.locator(".players .chips")
+    expect(chips).to_have_count(3)
+    for i in range(3):
+        expect(chips.nth(i)).to_contain_text("Chips in 10")
+        expect(chips.nth(i)).to_contain_text("out 0")
+        expect(chips.nth(i)).to_have_attribute("aria-label", "10 chips in, 0 chips out")
+    expect(page.locator(".log")).to_contain_text(
+        "Every player put 10 chips in the pot: 30 chips to win."
+    )
+    decision = page.get_by_role("region", name="Re-engage")
+    expect(
+        decision.get_by_role("button", name="Re-engage with 62 points for 5 chips")
+    ).to_be_enabled()
+    clock = decision.get_by_role("timer")  # the turn clock runs for the decision too
+    expect(clock).to_have_attribute("aria-label", re.compile(r"^\d+ seconds left$"))
+    assert 0 < int((clock.get_attribute("aria-label") or "").split()[0]) <= 120
+
+    # Ann declines: the bots play on to the end by themselves, and the winner takes the pot.
+    decision.get_by_role("button", name="Decline").click()
+    over = page.get_by_role("region", name="Game over")
+    expect(over).to_contain_text("won")
+    heads = over.locator("table.scores thead th").all_inner_texts()
+    assert heads == ["Player", "Total", "Chips in", "Payout"]
+    rows = over.locator("table.scores tbody tr")
+    expect(rows).to_have_count(3)
+    table = [
+        [int(cell) for cell in rows.nth(i).locator("td").all_inner_texts()[1:]] for i in range(3)
+    ]
+    put_in = sum(row[1] for row in table)
+    assert put_in >= 30 and table[0][1] == 10  # Ann's stake, and the bots' re-engagements
+    assert sum(row[2] for row in table) == put_in  # the whole pot is paid out
+    assert table[0][2] == 0  # Ann won nothing
+    winners = over.locator("table.scores tbody tr.winner td:last-child").all_inner_texts()
+    assert winners and all(int(payout) > 0 for payout in winners)
+    expect(page.locator(".log")).to_contain_text(re.compile(r"The game ended: .* won \d+ chips"))
+    expect(page.locator(".game-header .pot")).to_have_count(0)  # paid out
+    save_screenshot(page, "play-stake-game-over-1280x800")
+    assert_clean(page_log)
+    page.context.close()

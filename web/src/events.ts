@@ -33,9 +33,49 @@ export function meldText(value: unknown): string {
     .join(" ");
 }
 
+function seatList(seats: unknown): number[] {
+  return Array.isArray(seats) ? seats.filter((s): s is number => typeof s === "number") : [];
+}
+
 function names(seats: unknown, name: SeatNamer): string {
-  const list = Array.isArray(seats) ? seats.filter((s): s is number => typeof s === "number") : [];
-  return list.map(name).join(" and ");
+  return seatList(seats).map(name).join(" and ");
+}
+
+const numbers = new Map<string, Intl.NumberFormat>();
+
+/** A number as the reader's locale writes it: 1250 → "1,250" (en). */
+export function formatNumber(value: number, locale?: string): string {
+  const key = locale ?? "";
+  let format = numbers.get(key);
+  if (format === undefined) {
+    format = new Intl.NumberFormat(locale);
+    numbers.set(key, format);
+  }
+  return format.format(value);
+}
+
+/** A count with its unit: "1 point", "1,250 points", "5 chips". */
+export function quantity(value: number, unit: "point" | "chip", locale?: string): string {
+  return `${formatNumber(value, locale)} ${unit}${value === 1 ? "" : "s"}`;
+}
+
+function number(value: unknown): number | null {
+  return typeof value === "number" && Number.isFinite(value) ? value : null;
+}
+
+/** "Bob won 35 chips." / "You and Bob won 15 chips each." / "You won 8 chips and Bob won 7 chips." */
+function payoutText(payouts: unknown, name: SeatNamer): string | null {
+  if (!Array.isArray(payouts)) return null;
+  const shares = payouts.map(number);
+  const takers = shares.flatMap((share, seat) => (share !== null && share > 0 ? [seat] : []));
+  if (takers.length === 0) return null;
+  const share = (seat: number): number => shares[seat] ?? 0;
+  const first = share(takers[0] as number);
+  if (takers.every((seat) => share(seat) === first)) {
+    const each = takers.length > 1 ? " each" : "";
+    return `${takers.map(name).join(" and ")} won ${quantity(first, "chip")}${each}`;
+  }
+  return takers.map((seat) => `${name(seat)} won ${quantity(share(seat), "chip")}`).join(" and ");
 }
 
 /** One sentence for one event; `you` is the reader's seat (null for a spectator). */
@@ -72,10 +112,30 @@ export function describeEvent(event: EventLike, name: SeatNamer, you: number | n
       return `${who} ${mine ? "are" : "is"} away; the server plays the seat.`;
     case "seat_back":
       return `${who} ${mine ? "are" : "is"} back.`;
-    case "reengaged":
-      return `${who} re-engaged.`;
+    case "reengage_offered": {
+      const seats = seatList(event.seats);
+      const score = number(event.score);
+      const back = score === null ? "" : ` with ${quantity(score, "point")}`;
+      if (seats.length === 0) return `Eliminated players may re-engage${back}.`;
+      return `${names(seats, name)} may re-engage${back}.`;
+    }
+    case "reengaged": {
+      const score = number(event.score);
+      const chips = number(event.chips);
+      const back = score === null ? "" : ` with ${quantity(score, "point")}`;
+      const paid = chips === null ? "" : `, putting ${quantity(chips, "chip")} in the pot`;
+      return `${who} re-engaged${back}${paid}.`;
+    }
+    case "reengage_declined":
+      return `${who} declined to re-engage and ${mine ? "are" : "is"} out.`;
+    case "pot_opened": {
+      const stake = number(event.stake);
+      const pot = number(event.pot);
+      const each = `Every player put ${stake === null ? "the stake" : quantity(stake, "chip")} in the pot`;
+      return pot === null ? `${each}.` : `${each}: ${quantity(pot, "chip")} to win.`;
+    }
     case "seat_rejoined":
-      return `${who} rejoined with ${String(event.score)} points.`;
+      return `${who} rejoined with ${quantity(number(event.score) ?? 0, "point")}.`;
     case "went_out":
       return `${who} went out${event.rummy === true ? " with rummy" : ""}!`;
     case "round_ended": {
@@ -84,9 +144,11 @@ export function describeEvent(event: EventLike, name: SeatNamer, you: number | n
       return `Round ${number} ended with no winner.`;
     }
     case "seat_eliminated":
-      return `${who} ${mine ? "are" : "is"} eliminated with ${String(event.score)} points.`;
+      return `${who} ${mine ? "are" : "is"} eliminated with ${quantity(number(event.score) ?? 0, "point")}.`;
     case "game_ended": {
       const winners = names(event.winners, name);
+      const payouts = payoutText(event.payouts, name);
+      if (payouts !== null) return `The game ended: ${payouts}.`;
       return winners === "" ? "The game ended." : `The game ended: ${winners} won.`;
     }
     default: {

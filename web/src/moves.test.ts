@@ -43,6 +43,18 @@ describe("offer: buttons enabled from legal moves only", () => {
     expect(o.drawStock).toEqual({ type: "draw", source: "stock" });
     expect(o.drawDiscard).toBeNull();
     expect(o.reengage).toBeNull();
+    expect(o.declineReengage).toBeNull();
     expect(offer([], ["H8"]).discard).toBeNull();
+  });
+
+  it("offers the re-engage decision only to the seat whose legal moves list it", () => {
+    const deciding = offer([{ type: "reengage" }, { type: "decline_reengage" }], []);
+    expect(deciding.reengage).toEqual({ type: "reengage" });
+    expect(deciding.declineReengage).toEqual({ type: "decline_reengage" });
+    expect(deciding.drawStock).toBeNull();
+    expect(deciding.discard).toBeNull();
+    const others = offer([], []);
+    expect(others.reengage).toBeNull();
+    expect(others.declineReengage).toBeNull();
   });
 });

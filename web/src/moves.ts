@@ -27,6 +27,8 @@ export function toMove(legal: LegalMove): Move | null {
         : null;
     case "reengage":
       return { type: "reengage" };
+    case "decline_reengage":
+      return { type: "decline_reengage" };
     default:
       return null;
   }
@@ -44,7 +46,10 @@ export interface Offer {
   swaps: Map<number, Move>;
   /** The discard of the one selected card. */
   discard: Move | null;
+  /** Between rounds, an eliminated seat's choice: come back in... */
   reengage: Move | null;
+  /** ...or stay out. */
+  declineReengage: Move | null;
   /** Every meld the hand could make now (suggestions to select). */
   melds: Card[][];
   /** Every lay-off the hand could make now (suggestions to select). */
@@ -64,6 +69,7 @@ export function offer(legalMoves: readonly LegalMove[], selected: readonly Card[
     swaps: new Map(),
     discard: null,
     reengage: null,
+    declineReengage: null,
     melds: [],
     layoffOptions: [],
     swapOptions: [],
@@ -99,6 +105,9 @@ export function offer(legalMoves: readonly LegalMove[], selected: readonly Card[
         break;
       case "reengage":
         result.reengage = move;
+        break;
+      case "decline_reengage":
+        result.declineReengage = move;
         break;
     }
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { GameView } from "./api/client";
-import { againSeats, indicesOf, isOpenSeat, secondsLeft, turnText } from "./table";
+import { againSeats, indicesOf, isOpenSeat, reengageLabel, reengageWaiting, secondsLeft, turnText } from "./table";
 
 function view(overrides: Partial<GameView>): GameView {
   return {
@@ -48,6 +48,30 @@ describe("table helpers", () => {
     expect(turnText(view({ round: { ...round, phase: "play" } as GameView["round"] }), 0)).toContain("discard a card");
     expect(turnText(view({ round: { ...round, turn: 2 } as GameView["round"] }), 0)).toBe("Waiting for Bob…");
     expect(turnText(view({ status: "finished" }), 0)).toBe("The game is over.");
+  });
+});
+
+describe("the re-engage offer", () => {
+  const offer = { seats: [2], score: 1250, chips: null, deadline: null };
+
+  it("says on its button the total it comes back with, and with a stake what it costs", () => {
+    expect(reengageLabel(offer, "en-US")).toBe("Re-engage with 1,250 points");
+    expect(reengageLabel({ ...offer, score: 1 }, "en-US")).toBe("Re-engage with 1 point");
+    expect(reengageLabel({ ...offer, score: 1250, chips: 5 }, "de-DE")).toBe("Re-engage with 1.250 points for 5 chips");
+    expect(reengageLabel({ ...offer, score: 40, chips: 1 }, "en-US")).toBe("Re-engage with 40 points for 1 chip");
+  });
+
+  it("tells the other players who is deciding", () => {
+    expect(reengageWaiting(view({ reengage: offer }), 0)).toBe("Waiting for Bob to decide whether to re-engage…");
+    expect(reengageWaiting(view({ reengage: offer }), null)).toBe(
+      "Waiting for Bob to decide whether to re-engage…",
+    );
+    expect(reengageWaiting(view({ reengage: offer }), 2)).toBeNull();
+    expect(reengageWaiting(view({ reengage: { ...offer, seats: [0, 2] } }), 1)).toBe(
+      "Waiting for Ann and Bob to decide whether to re-engage…",
+    );
+    expect(reengageWaiting(view({ reengage: null }), 0)).toBeNull();
+    expect(turnText(view({ reengage: offer }), 0)).toBe("Waiting for the next deal.");
   });
 });
 

@@ -18,7 +18,7 @@ import {
 import { type Card, type SortOrder, cardLabel, cardText, sortHand } from "./cards";
 import { Alert, CardBack, CardButton } from "./components";
 import { contract } from "./contract";
-import { type EventLike, describeEvent } from "./events";
+import { type EventLike, describeEvent, formatNumber, quantity } from "./events";
 import { follow, sseEvents } from "./live";
 import { createAndOpen } from "./lobby";
 import { type Offer, offer } from "./moves";
@@ -39,6 +39,24 @@ function loadSort(): SortOrder {
 /** A seat is open while nobody holds it. */
 export function isOpenSeat(seat: GameView["seats"][number]): boolean {
   return seat.kind === "human" && seat.name === null;
+}
+
+/** Between rounds of an elimination game, the decision the next deal waits for. */
+export type ReengageOffer = NonNullable<GameView["reengage"]>;
+
+/** The re-engage button's words: "Re-engage with 1,250 points" (and "for 5 chips" with a stake). */
+export function reengageLabel(offer: ReengageOffer, locale?: string): string {
+  const chips = typeof offer.chips === "number" ? ` for ${quantity(offer.chips, "chip", locale)}` : "";
+  return `Re-engage with ${quantity(offer.score, "point", locale)}${chips}`;
+}
+
+/** For everyone but the seats deciding: "Waiting for Bob to decide whether to re-engage…";
+ * null when no other seat is deciding. */
+export function reengageWaiting(view: GameView, you: number | null): string | null {
+  const others = (view.reengage?.seats ?? []).filter((seat) => seat !== you);
+  if (others.length === 0) return null;
+  const who = others.map((seat) => view.seats[seat]?.name ?? `seat ${seat + 1}`).join(" and ");
+  return `Waiting for ${who} to decide whether to re-engage…`;
 }
 
 /** Seats for "play again": the same bots, me, and open seats for the other people. */
@@ -240,6 +258,12 @@ export function GamePage(props: { gameId: string }) {
           <strong>{view.preset}</strong>
           {view.round !== null && ` · round ${view.round.number}`}
           {` · ${view.status}`}
+          {typeof view.pot === "number" && view.status !== "finished" && (
+            <>
+              {" "}
+              <span class="tag pot">pot {quantity(view.pot, "chip")}</span>
+            </>
+          )}
         </span>
         {you !== null && (
           <LeaveButton
@@ -262,16 +286,30 @@ export function GamePage(props: { gameId: string }) {
       )}
       <Players view={view} name={name} />
       <Alert text={refusal} onClose={() => setRefusal(null)} />
+      {view.status === "active" && view.reengage != null && (
+        <ReengageDecision
+          view={view}
+          offer={view.reengage}
+          you={you}
+          offers={offers}
+          busy={busy}
+          send={(m) => void send(m)}
+        />
+      )}
       {view.status === "finished" && (
         <GameOver view={view} name={name} saved={saved} you={you} />
       )}
-      {view.status !== "finished" && seenRound !== null && view.rounds.length > seenRound && (
-        <RoundOver
-          round={view.rounds[view.rounds.length - 1] as FinishedRound}
-          name={name}
-          onClose={() => setSeenRound(view.rounds.length)}
-        />
-      )}
+      {view.status !== "finished" &&
+        seenRound !== null &&
+        view.rounds.length > 0 &&
+        (view.rounds.length > seenRound || view.round === null) && (
+          <RoundOver
+            round={view.rounds[view.rounds.length - 1] as FinishedRound}
+            name={name}
+            // Between rounds (a re-engage decision) the result stays until the next deal.
+            onClose={view.round === null ? undefined : () => setSeenRound(view.rounds.length)}
+          />
+        )}
       {view.round !== null && (
         <TableArea
           view={view}
@@ -332,7 +370,8 @@ export function indicesOf(hand: readonly Card[], cards: readonly Card[]): number
 export function turnText(view: GameView, you: number | null): string {
   const round = view.round;
   if (view.status === "waiting") return "Waiting for players to join.";
-  if (view.status === "finished" || round === null) return "The game is over.";
+  if (view.status === "finished") return "The game is over.";
+  if (round === null) return "Waiting for the next deal.";
   if (round.turn === null) return "";
   if (round.turn !== you) {
     const seat = view.seats[round.turn];
@@ -465,6 +504,7 @@ function Waiting(props: {
 function Players(props: { view: GameView; name: (seat: number) => string }) {
   const { view } = props;
   const turn = view.status === "active" ? view.round?.turn : null;
+  const stakes = typeof view.pot === "number";
   return (
     <section class="players" aria-label="Players">
       {view.seats.map((seat) => {
@@ -478,6 +518,7 @@ function Players(props: { view: GameView; name: (seat: number) => string }) {
               {seat.seat === turn && typeof view.turn_deadline === "string" && (
                 <TurnClock deadline={view.turn_deadline} now={view.now} />
               )}
+              {seat.deciding === true && <span class="tag turn-tag">deciding</span>}
               {seat.away === true && <span class="tag warn">away: the server plays</span>}
             </div>
             <div class="player-stats">
@@ -485,7 +526,19 @@ function Players(props: { view: GameView; name: (seat: number) => string }) {
               <span aria-label={`score ${seat.score}`}>Score {seat.score}</span>
               {seat.has_melded === true && <span class="tag">melded</span>}
               {seat.eliminated === true && <span class="tag warn">eliminated</span>}
+              {(seat.reengaged ?? 0) > 0 && (
+                <span class="tag">re-engaged{(seat.reengaged ?? 0) > 1 ? ` ×${seat.reengaged}` : ""}</span>
+              )}
             </div>
+            {stakes && (
+              <div
+                class="player-stats chips"
+                aria-label={`${quantity(seat.chips_in ?? 0, "chip")} in, ${quantity(seat.chips_out ?? 0, "chip")} out`}
+              >
+                <span>Chips in {formatNumber(seat.chips_in ?? 0)}</span>
+                <span>out {formatNumber(seat.chips_out ?? 0)}</span>
+              </div>
+            )}
             {(seat.known_cards ?? []).length > 0 && (
               <div
                 class="known"
@@ -662,11 +715,6 @@ function Hand(props: {
         >
           Discard selected
         </button>
-        {offers.reengage !== null && (
-          <button type="button" disabled={busy} onClick={() => offers.reengage && props.send(offers.reengage)}>
-            Re-engage
-          </button>
-        )}
       </div>
       {offers.layoffOptions.length > 0 && (
         <div class="suggestions">
@@ -715,6 +763,58 @@ function Hand(props: {
             </button>
           ))}
         </div>
+      )}
+    </section>
+  );
+}
+
+/** The seat to decide chooses from its legal moves; everyone else sees who decides. */
+function ReengageDecision(props: {
+  view: GameView;
+  offer: ReengageOffer;
+  you: number | null;
+  offers: Offer;
+  busy: boolean;
+  send: (move: Move) => void;
+}) {
+  const { view, offer, offers, busy } = props;
+  const deciding = offers.reengage !== null || offers.declineReengage !== null;
+  const waiting = reengageWaiting(view, props.you);
+  const clock =
+    typeof offer.deadline === "string" ? <TurnClock deadline={offer.deadline} now={view.now} /> : null;
+  const score = props.you === null ? undefined : view.seats[props.you]?.score;
+  return (
+    <section class="panel reengage" aria-label="Re-engage">
+      {deciding && (
+        <>
+          <h2>
+            You are eliminated{typeof score === "number" ? ` with ${quantity(score, "point")}` : ""}
+          </h2>
+          <p>Come back in at the next deal with the highest total among the players still in, or stay out.</p>
+          <div class="actions">
+            <button
+              type="button"
+              class="primary"
+              disabled={busy || offers.reengage === null}
+              onClick={() => offers.reengage && props.send(offers.reengage)}
+            >
+              {reengageLabel(offer)}
+            </button>
+            <button
+              type="button"
+              disabled={busy || offers.declineReengage === null}
+              onClick={() => offers.declineReengage && props.send(offers.declineReengage)}
+            >
+              Decline
+            </button>
+            {clock}
+          </div>
+        </>
+      )}
+      {waiting !== null && (
+        <p class="status" aria-live="polite">
+          {waiting} {!deciding && clock}
+        </p>
       )}
     </section>
   );
@@ -769,6 +869,7 @@ function GameOver(props: {
   const [busy, setBusy] = useState(false);
   const winners = (view.winners ?? []).map(props.name);
   const last = view.rounds[view.rounds.length - 1];
+  const stakes = typeof view.pot === "number";
   const again = async (): Promise<void> => {
     setBusy(true);
     const myName = view.seats[props.you ?? -1]?.name ?? savedName();
@@ -787,6 +888,8 @@ function GameOver(props: {
           <tr>
             <th>Player</th>
             <th>Total</th>
+            {stakes && <th>Chips in</th>}
+            {stakes && <th>Payout</th>}
           </tr>
         </thead>
         <tbody>
@@ -794,6 +897,8 @@ function GameOver(props: {
             <tr key={seat.seat} class={view.winners?.includes(seat.seat) === true ? "winner" : ""}>
               <td>{props.name(seat.seat)}</td>
               <td>{seat.score}</td>
+              {stakes && <td>{formatNumber(seat.chips_in ?? 0)}</td>}
+              {stakes && <td>{formatNumber(seat.chips_out ?? 0)}</td>}
             </tr>
           ))}
         </tbody>
@@ -866,13 +971,14 @@ export function secondsLeft(deadline: string, serverNow: string | undefined, loa
 }
 
 function TurnClock(props: { deadline: string; now?: string | undefined }) {
-  const [loadedAt] = useState(() => Date.now());
-  const [at, setAt] = useState(loadedAt);
+  // The server's `now` is of the view just fetched: the skew is measured from when it came.
+  const loadedAt = useMemo(() => Date.now(), [props.now]);
+  const [, setTicks] = useState(0);
   useEffect(() => {
-    const timer = setInterval(() => setAt(Date.now()), 1000);
+    const timer = setInterval(() => setTicks((n) => n + 1), 1000);
     return () => clearInterval(timer);
   }, []);
-  const left = secondsLeft(props.deadline, props.now, loadedAt, at);
+  const left = secondsLeft(props.deadline, props.now, loadedAt, Date.now());
   return (
     <span class="tag clock" role="timer" aria-label={`${left} seconds left`}>
       ⏱ {left} s
