@@ -95,7 +95,37 @@ control_socket_disable = True
 
 
 def post_worker_init(worker):
-    """Once the app is loaded: keep its objects out of the collector's full passes."""
+    """Once the app is loaded: keep its objects out of the collector's full passes,
+    and end the worker's event streams as soon as it is told to stop."""
     from service.serving.gc_tuning import tune_gc_for_serving
 
     tune_gc_for_serving()
+    _end_streams_when_stopping(worker)
+
+
+def _end_streams_when_stopping(worker):
+    """Once the worker stops (SIGTERM: `alive` goes false), end its open streams:
+    each client reconnects to a worker still serving, and the worker exits within
+    a second, not at its ``graceful_timeout`` (an open stream lasts up to
+    `STREAM_LIFETIME`, 300 s). A gevent worker only: a greenlet looks every
+    `STOP_LOOK_EVERY` s (gunicorn runs no hook of the app's on SIGTERM)."""
+    try:
+        import gevent
+        from gevent import monkey
+    except ImportError:  # pragma: no cover - gevent is a dependency
+        return
+    if not monkey.is_module_patched("socket"):
+        return  # gthread or sync: gunicorn's own graceful stop
+
+    def watch():
+        from service.api.feeds import end_streams
+
+        while worker.alive:
+            gevent.sleep(STOP_LOOK_EVERY)
+        end_streams()
+
+    gevent.spawn(watch)
+
+
+#: Seconds between two looks of a gevent worker at whether it is stopping.
+STOP_LOOK_EVERY = 0.2

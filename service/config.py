@@ -17,6 +17,7 @@ from service.store.base import (
     DEFAULT_MAX_EVENTS,
     DEFAULT_MAX_SUBSCRIBERS,
     DEFAULT_QUOTA_PENDING,
+    DEFAULT_WAIT_TIMEOUT_MS,
 )
 
 
@@ -35,10 +36,21 @@ class Config:
     #: Where games live: ``memory://`` (one process), ``redis://host:port/db``,
     #: ``rediss://…`` or ``redis+cluster://host:port``.
     STORE_URL: str = "memory://"
+    #: Folder of the games when `rummy-service` runs without a ``STORE_URL``: the
+    #: append-only file of the Redis-protocol server it starts (relative to the
+    #: directory it is started in; service/serving/embedded.py).
+    DATA_DIR: str = "rummy-data"
     #: Password of the store's Redis (``requirepass`` or an ACL user's, with
     #: ``STORE_URL`` naming the user); keep it in a Secret. A password in
     #: ``STORE_URL`` itself wins. Also used by the rate limiter's counts.
     STORE_PASSWORD: str = field(default="", repr=False)
+    #: Replicas of the store's Redis that must acknowledge each save (a move, a
+    #: create, a join) before it is answered: ``WAIT`` after the save script, in
+    #: the same round trip (0: none, the save is answered once the primary has it;
+    #: docs/reliability.md, "Failover"). Too few in time: 503 with ``Retry-After``.
+    STORE_WAIT_REPLICAS: int = 0
+    #: Milliseconds a save waits for those acknowledgements (at least 1).
+    STORE_WAIT_TIMEOUT_MS: int = DEFAULT_WAIT_TIMEOUT_MS
     #: Prefix of every Redis key (lets several deployments share one Redis).
     STORE_PREFIX: str = "rummy"
     #: Largest request body accepted, in bytes; larger bodies answer 413.
@@ -180,8 +192,14 @@ class Config:
         changes: dict[str, Any] = {}
         if "STORE_URL" in env:
             changes["STORE_URL"] = env["STORE_URL"]
+        if "DATA_DIR" in env:
+            changes["DATA_DIR"] = env["DATA_DIR"]
         if "STORE_PASSWORD" in env:
             changes["STORE_PASSWORD"] = env["STORE_PASSWORD"]
+        if "STORE_WAIT_REPLICAS" in env:
+            changes["STORE_WAIT_REPLICAS"] = max(0, int(env["STORE_WAIT_REPLICAS"]))
+        if "STORE_WAIT_TIMEOUT_MS" in env:
+            changes["STORE_WAIT_TIMEOUT_MS"] = max(1, int(env["STORE_WAIT_TIMEOUT_MS"]))
         if "STORE_PREFIX" in env:
             changes["STORE_PREFIX"] = env["STORE_PREFIX"]
         if "MAX_CONTENT_LENGTH" in env:
@@ -245,7 +263,13 @@ class Config:
         for name in seconds:
             if name in env:
                 changes[name] = max(0.0, float(env[name]))
-        for name in ("RATELIMIT_ENABLED", "ACCESS_LOG", "STORE_PIPELINING", "RUNNER_IN_PROCESS"):
+        flags = (
+            "RATELIMIT_ENABLED",
+            "ACCESS_LOG",
+            "STORE_PIPELINING",
+            "RUNNER_IN_PROCESS",
+        )
+        for name in flags:
             if name in env:
                 changes[name] = _flag(env[name])
         for name in (
@@ -292,6 +316,8 @@ def store_settings(values: Mapping[str, Any]) -> dict[str, Any]:
         "quota_pending": values["QUOTA_PENDING"],
         "idempotency_bytes": values["IDEMPOTENCY_BYTES"],
         "wakeup_read_interval": values["WAKEUP_READ_INTERVAL"],
+        "wait_replicas": values["STORE_WAIT_REPLICAS"],
+        "wait_timeout_ms": values["STORE_WAIT_TIMEOUT_MS"],
     }
 
 

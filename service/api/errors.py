@@ -9,7 +9,7 @@ from service.rules.cards import CardCodeError
 from service.rules.engine import FixedDealRefused
 from service.rules.moves import IllegalMove, MoveFormatError
 from service.rules.options import OptionsError
-from service.store.errors import GameNotFound, StoreUnavailable
+from service.store.errors import GameNotFound, NotReplicated, StoreUnavailable
 
 
 def _illegal_move(error: IllegalMove) -> Response:
@@ -44,12 +44,13 @@ def _game_not_found(error: GameNotFound) -> Response:
 
 
 def _store_unavailable(error: StoreUnavailable) -> Response:
-    return problem_response(
-        503,
-        "store_unavailable",
-        "The game store does not answer; retry shortly.",
-        headers={"Retry-After": "1"},
-    )
+    detail = "The game store does not answer; retry shortly."
+    if isinstance(error, NotReplicated):
+        detail = (
+            "The game store's replicas did not confirm the write in time; retry shortly "
+            "with the same Idempotency-Key."
+        )
+    return problem_response(503, "store_unavailable", detail, headers={"Retry-After": "1"})
 
 
 def _too_deep(error: RecursionError) -> Response:

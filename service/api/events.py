@@ -9,7 +9,9 @@ game's streams in this process, woken by the store's `watch`).
 
 from __future__ import annotations
 
+import contextlib
 import re
+import socket
 import threading
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -276,7 +278,8 @@ class Stream(MethodView):
             lifetime=float(config["STREAM_LIFETIME"]),
             push_interval=float(config["STREAM_PUSH_INTERVAL"]),
         )
-        sock = pushable_socket(request.environ)
+        request_environ = request.environ
+        sock = pushable_socket(request_environ)
         if sock is not None:  # a gevent worker: the feed writes to the socket itself
             body = PushedStream(feed, sock, following).body()
         else:
@@ -286,7 +289,21 @@ class Stream(MethodView):
         response.headers["X-Accel-Buffering"] = "no"  # proxies: pass each event on at once
         response.headers["Vary"] = "Authorization"
         response.call_on_close(cleanup.close)
+        response.call_on_close(lambda: _hang_up_if_ending(feeds, request_environ))
         return response
+
+
+def _hang_up_if_ending(feeds: Feeds, environ: dict[str, Any]) -> None:
+    """Once a stream has ended because its worker stops (`feeds.end_streams`):
+    stop reading its connection (gunicorn wrote the body's end already), so
+    gunicorn closes it rather than keep it alive for another request, which
+    would hold the stopping worker until its keep-alive timeout. The client
+    reconnects, to a worker still serving."""
+    if feeds.ending:
+        sock = environ.get("gunicorn.socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RD)
 
 
 def _follow(feed: Feed, following: Following) -> Iterator[bytes]:

@@ -38,6 +38,7 @@ import operator
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -49,7 +50,7 @@ from service.rules import views
 from service.store.base import GameStore
 from service.store.errors import GameNotFound, StoreUnavailable
 
-__all__ = ["HEARTBEAT", "RETRY", "Feed", "Feeds", "Following", "sse_event"]
+__all__ = ["HEARTBEAT", "RETRY", "Feed", "Feeds", "Following", "end_streams", "sse_event"]
 
 _log = logging.getLogger(__name__)
 
@@ -345,6 +346,22 @@ def _greenlet_threads() -> bool:
     return monkey is not None and bool(monkey.is_module_patched("threading"))
 
 
+#: Every `Feeds` of this process (an app's), for `end_streams`.
+_every_feeds: weakref.WeakSet[Feeds] = weakref.WeakSet()
+
+
+def end_streams() -> int:
+    """End every stream of this process, now and from now on (a worker shutting
+    down): each sends what its feed holds and closes, and its client reconnects
+    (after the ``retry`` each stream starts with) to a worker still serving.
+    Without this, an open stream held a stopping worker for its whole
+    `STREAM_LIFETIME` or gunicorn's ``graceful_timeout``. How many feeds were open."""
+    ended = 0
+    for feeds in list(_every_feeds):
+        ended += feeds.end_all()
+    return ended
+
+
 class Feeds:
     """This process's feeds, by game: opened by a game's first stream, closed by its last."""
 
@@ -352,6 +369,23 @@ class Feeds:
         self.keep = keep
         self._feeds: dict[str, tuple[Feed, int]] = {}
         self._lock = threading.Lock()
+        #: Set by `end_all`: a stream opened after ends at once.
+        self._ending = False
+        _every_feeds.add(self)
+
+    @property
+    def ending(self) -> bool:
+        """Whether `end_all` ended the streams (the process is stopping)."""
+        return self._ending
+
+    def end_all(self) -> int:
+        """End every feed, hence its streams, and each one opened after; how many were open."""
+        with self._lock:
+            self._ending = True
+            feeds = [feed for feed, _ in self._feeds.values()]
+        for feed in feeds:
+            feed.close()  # its reader ends it: its streams send the rest and end
+        return len(feeds)
 
     @property
     def open_feeds(self) -> int:
@@ -371,6 +405,8 @@ class Feeds:
             feed = self._join(game_id, made) or made
             if feed is not made:
                 made.close()  # another stream's feed got there first
+        if self._ending:
+            feed.close()  # the process is stopping: the stream ends at once
         try:
             yield feed
         finally:

@@ -174,7 +174,7 @@ class Games(MethodView):
         return json_response(
             answer,
             201,
-            {"Location": f"/games/{game_id}", "ETag": etag(created.version)},
+            {"Location": f"/games/{game_id}", "ETag": etag(created.version, created.epoch)},
         )
 
     @blp.arguments(LobbyQuerySchema(), location="query")
@@ -276,7 +276,7 @@ def view_game(game_id: str) -> Response:
         view = game_view(game_id, game.state, game.version, game.last_event, seat)
         return json_response(view, 200, headers)
 
-    return conditional_get(game.version, answer)
+    return conditional_get(game.version, answer, game.epoch)
 
 
 @blp.route("/<string:game_id>", parameters=[GAME_ID_PARAMETER, _IF_NONE_MATCH])
@@ -366,7 +366,9 @@ class Join(MethodView):
         game = done.game
         view = game_view(game_id, game.state, game.version, game.last_event, done.seat)
         return json_response(
-            {"seat": done.seat, "token": token, "game": view}, 201, {"ETag": etag(game.version)}
+            {"seat": done.seat, "token": token, "game": view},
+            201,
+            {"ETag": etag(game.version, game.epoch)},
         )
 
 
@@ -395,7 +397,7 @@ class Leave(MethodView):
 
         game = transact(game_id, leave, seat=_seat_of(token)).game
         view = game_view(game_id, game.state, game.version, game.last_event, None)
-        return json_response(view, 200, {"ETag": etag(game.version)})
+        return json_response(view, 200, {"ETag": etag(game.version, game.epoch)})
 
 
 def _seat_of(token: str) -> Callable[[LoadedGame], tuple[LoadedGame, int]]:

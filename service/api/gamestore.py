@@ -22,7 +22,7 @@ from service.api import auth, viewcache
 from service.api.current import current_app_object
 from service.api.idempotency import key_reused, recorded_version
 from service.api.lru import Lru
-from service.api.preconditions import check_if_match
+from service.api.preconditions import Expected, check_if_match
 from service.api.problems import Problem
 from service.bots import play as bots
 from service.bots.play import Budget
@@ -63,6 +63,9 @@ class LoadedGame:
     state: GameState
     version: int
     last_event: int
+    #: The version's epoch (`service.store.base.Loaded.epoch`): with the version,
+    #: the game's `ETag`.
+    epoch: str = ""
 
 
 class DecodedStates:
@@ -115,23 +118,24 @@ STATES = DecodedStates(1024)
 
 
 class LegalMovesCache:
-    """Answers of `GET /games/{id}/legal-moves` by (game, version, seat) (LRU).
+    """Answers of `GET /games/{id}/legal-moves` by (game, version, epoch, seat) (LRU).
 
-    A game's version names one state, so a listing made once serves every
+    A game's version and its epoch name one state (the version alone does not
+    after a failover: `service.store.base.Loaded.epoch`), so a listing made once serves every
     request for that version and seat (clients and bots poll it), and its
     work — bounded, but the largest of any read — is not done again.
     """
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._answers: Lru[tuple[str, int, int | None], bytes] = Lru(size)
+        self._answers: Lru[tuple[str, int, str, int | None], bytes] = Lru(size)
         #: Listings made (cache misses), for tests and benchmarks.
         self.computed = 0
 
     def answer(self, game: LoadedGame, seat: int | None) -> bytes:
         """The JSON answer (``{"version", "moves", "unavailable"}``) for ``seat``
         (``None``: no seat)."""
-        key = (game.game_id, game.version, seat)
+        key = (game.game_id, game.version, game.epoch, seat)
         found = self._answers.get(key)
         if found is not None:
             return found
@@ -175,7 +179,7 @@ def load_game(game_id: str) -> LoadedGame:
         if limiter is not None and counters:
             limiter.settle(counts)  # the one rate-limit check of a load
     state = STATES.decode(game_id, loaded.state)
-    return LoadedGame(game_id, state, loaded.version, loaded.last_event)
+    return LoadedGame(game_id, state, loaded.version, loaded.last_event, loaded.epoch)
 
 
 def encode(game_id: str, state: GameState) -> bytes:
@@ -300,7 +304,7 @@ def transact(
     step: Step,
     *,
     seat: Callable[[LoadedGame], tuple[LoadedGame, int]] | None = None,
-    expected: int | str | None = None,
+    expected: Expected | str | None = None,
     idempotency: Idempotent | None = None,
     loaded: LoadedGame | None = None,
 ) -> Outcome:
@@ -335,7 +339,7 @@ def transact(
                     # record: the answer shows the game it made.
                     game = load_game(game_id)
                 return Outcome(game, who, replayed=record.status)
-        check_if_match(expected, game.version)
+        check_if_match(expected, game.version, game.epoch)
         change = step(game, who)
         if change is None:
             return Outcome(game, who)
@@ -364,7 +368,7 @@ def transact(
                 due=due,
                 owner=change.owner,
             )
-            after = LoadedGame(game_id, state, result.version, result.last_event)
+            after = LoadedGame(game_id, state, result.version, result.last_event, result.epoch)
             who = change.seat
         if result.status == "saved":
             return Outcome(after, who)
@@ -373,7 +377,7 @@ def transact(
         if expected is not None:
             # Someone else wrote first: the client asked for that version only
             # (a stale answer carries the game's current version).
-            check_if_match(expected, result.version)
+            check_if_match(expected, result.version, result.epoch)
     raise busy()
 
 

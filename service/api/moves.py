@@ -82,6 +82,7 @@ def legal_moves(game_id: str) -> Response:
     return conditional_get(
         game.version,
         lambda headers: raw_json_response(LEGAL_MOVES.answer(game, seat), 200, headers),
+        game.epoch,
     )
 
 
@@ -191,7 +192,7 @@ def make_move(game_id: str) -> Response:
     done = transact(game_id, move, seat=mover, expected=expected, idempotency=idempotent)
     game = done.game
     view = game_view(game_id, game.state, game.version, game.last_event, done.seat)
-    headers = {"ETag": etag(game.version)}
+    headers = {"ETag": etag(game.version, game.epoch)}
     if done.replayed is None:
         return raw_json_response(orjson.dumps(view), 200, headers)
     # A retry with its Idempotency-Key: the record holds only the status and

@@ -34,7 +34,10 @@ def check_game_ids(blueprint: Blueprint) -> None:
 
 #: The documented `ETag` response header of every answer that carries a game.
 ETAG_HEADER = {
-    "ETag": {"description": 'the game version, quoted: `"17"`', "schema": {"type": "string"}}
+    "ETag": {
+        "description": 'the game version and its epoch, quoted: `"17.3f9a1c2b4d5e6f70"`',
+        "schema": {"type": "string"},
+    }
 }
 
 #: OpenAPI description of the optional `If-None-Match` header of the game reads.

@@ -1,7 +1,12 @@
 """Game versions as HTTP validators: `ETag`, `If-Match`, `If-None-Match`.
 
-The entity tag of a game is its version, quoted: `"17"`. `If-Match` on a
-move accepts `"17"`, `W/"17"` or `*`; any other form answers 400
+The entity tag of a game is its version and the version's epoch (a random tag
+of the save that made it: `service.store.base.Loaded.epoch`), quoted:
+`"17.3f9a1c2b4d5e6f70"`. The epoch keeps a tag naming one state even across a
+Redis failover, where a promoted replica that lacks the last saves makes the
+same version numbers again (docs/reliability.md, "Failover"). `If-Match` on a
+move accepts that tag, the version alone (`"17"`, as the body's `version`
+gives it: any epoch), either with `W/`, or `*`; any other form answers 400
 `invalid_if_match` (documented in the OpenAPI description of the header).
 """
 
@@ -9,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from flask import Response
@@ -16,12 +22,20 @@ from flask import Response
 from service.api.current import environ
 from service.api.problems import Problem
 
-_TAG = re.compile(r'^\s*(?:W/)?"(\d{1,18})"\s*$')
+_TAG = re.compile(r'^\s*(?:W/)?"(\d{1,18})(?:\.([0-9a-f]{1,32}))?"\s*$')
 
 
-def etag(version: int) -> str:
-    """The `ETag` header value of a game version."""
-    return f'"{version}"'
+def etag(version: int, epoch: str = "") -> str:
+    """The `ETag` header value of a game version (and its epoch, when known)."""
+    return f'"{version}.{epoch}"' if epoch else f'"{version}"'
+
+
+@dataclass(frozen=True)
+class Expected:
+    """The version an `If-Match` names, and its epoch (``None``: the version alone)."""
+
+    version: int
+    epoch: str | None = None
 
 
 #: OpenAPI description of the optional `If-Match` header of a move (the
@@ -29,14 +43,17 @@ def etag(version: int) -> str:
 IF_MATCH_PARAMETER = {
     "in": "header",
     "name": "If-Match",
-    "description": 'the version the move expects, quoted: `"17"`; stale → 412',
-    "schema": {"type": "string", "pattern": r'^(\*|(W/)?"[0-9]{1,18}")$'},
+    "description": (
+        'the version the move expects: an `ETag` as given (`"17.3f9a1c2b4d5e6f70"`), or '
+        'the version alone (`"17"`, whatever its epoch); stale → 412'
+    ),
+    "schema": {"type": "string", "pattern": r'^(\*|(W/)?"[0-9]{1,18}(\.[0-9a-f]{1,32})?")$'},
     "required": False,
 }
 
 
-def if_match(env: Mapping[str, Any] | None = None) -> int | str | None:
-    """The version the request's `If-Match` asks for: an int, `"*"` for any,
+def if_match(env: Mapping[str, Any] | None = None) -> Expected | str | None:
+    """What the request's `If-Match` asks for: an `Expected`, `"*"` for any,
     `None` if absent; 400 `invalid_if_match` for any other form.
 
     ``env``: the request's WSGI environ, when the caller holds it already.
@@ -53,32 +70,38 @@ def if_match(env: Mapping[str, Any] | None = None) -> int | str | None:
         raise Problem(
             400,
             "invalid_if_match",
-            'If-Match must be a quoted game version such as "17" (or W/"17", or *).',
+            'If-Match must be a game ETag such as "17.3f9a1c2b4d5e6f70", or a quoted '
+            'version such as "17" (or either with W/, or *).',
         )
-    return int(match.group(1))
+    return Expected(int(match.group(1)), match.group(2))
 
 
-def check_if_match(expected: int | str | None, version: int) -> None:
-    """Raise 412 `version_mismatch` when `If-Match` names another version."""
-    if expected is None or expected == "*" or expected == version:
+def check_if_match(expected: Expected | str | None, version: int, epoch: str = "") -> None:
+    """Raise 412 `version_mismatch` when `If-Match` names another version, or the
+    same version of another epoch (another state, made after a failover)."""
+    if expected is None or expected == "*":
         return
+    assert isinstance(expected, Expected)
+    if expected.version == version and (expected.epoch is None or expected.epoch == epoch):
+        return
+    named = etag(expected.version, expected.epoch or "")
     raise Problem(
         412,
         "version_mismatch",
-        f"The game is at version {version}, not {expected}.",
-        headers={"ETag": etag(version)},
+        f"The game is at {etag(version, epoch)}, not {named}.",
+        headers={"ETag": etag(version, epoch)},
         extra={"version": version},
     )
 
 
-def not_modified(version: int) -> bool:
-    """Whether `If-None-Match` already names this version (answer 304)."""
+def not_modified(version: int, epoch: str = "") -> bool:
+    """Whether `If-None-Match` already names this version and epoch (answer 304)."""
     header = environ().get("HTTP_IF_NONE_MATCH")  # `If-None-Match`
     if not header:
         return False
     if header.strip() == "*":
         return True
-    wanted = etag(version)
+    wanted = etag(version, epoch)
     for part in header.split(","):
         tag = part.strip()
         if tag.startswith("W/"):
@@ -88,11 +111,13 @@ def not_modified(version: int) -> bool:
     return False
 
 
-def conditional_get(version: int, answer: Callable[[dict[str, str]], Response]) -> Response:
+def conditional_get(
+    version: int, answer: Callable[[dict[str, str]], Response], epoch: str = ""
+) -> Response:
     """A read of game `version`: 304 when `If-None-Match` already names it (before
     any view or listing is made), else `answer(headers)`; both with the version's
     `ETag` and `Vary: Authorization` (the answer depends on the caller's token)."""
-    headers = {"ETag": etag(version), "Vary": "Authorization"}
-    if not_modified(version):
+    headers = {"ETag": etag(version, epoch), "Vary": "Authorization"}
+    if not_modified(version, epoch):
         return Response(status=304, headers=headers)
     return answer(headers)

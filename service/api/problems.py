@@ -39,7 +39,9 @@ class ProblemCode(NamedTuple):
 API_PROBLEM_CODES: dict[str, ProblemCode] = {
     "invalid_json": ProblemCode(400, "the body is not JSON, or is nested too deeply"),
     "invalid_if_match": ProblemCode(
-        400, 'If-Match is not a quoted version such as `"17"`, `W/"17"` or `*`'
+        400,
+        'If-Match is not a game `ETag` such as `"17.3f9a1c2b4d5e6f70"`, a quoted version '
+        'such as `"17"`, either with `W/`, or `*`',
     ),
     "invalid_last_event_id": ProblemCode(
         400, "`Last-Event-ID` of a stream is not an event's `seq`"

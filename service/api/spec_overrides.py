@@ -219,7 +219,10 @@ _WWW_AUTHENTICATE = {
     "description": 'the scheme to authenticate with: `Bearer realm="rummy"`',
     "schema": {"type": "string"},
 }
-_ETAG = {"description": 'the game version, quoted: `"17"`', "schema": {"type": "string"}}
+_ETAG = {
+    "description": 'the game version and its epoch, quoted: `"17.3f9a1c2b4d5e6f70"`',
+    "schema": {"type": "string"},
+}
 _REPLAYED = {
     "description": "`true` when the answer replays the first answer to this Idempotency-Key",
     "schema": {"type": "string", "enum": ["true"]},

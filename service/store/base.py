@@ -98,6 +98,10 @@ DEFAULT_MAX_WAIT = 30.0
 DEFAULT_MAX_SUBSCRIBERS = 256
 #: Lobby page size when none is given.
 DEFAULT_LOBBY_LIMIT = 50
+#: Milliseconds a save waits for its replicas' acknowledgement (`STORE_WAIT_REPLICAS`)
+#: before it answers 503: well under the store's 1 s socket timeout and a
+#: move's patience, well over a healthy replica's lag on one network.
+DEFAULT_WAIT_TIMEOUT_MS = 500
 
 
 class Keep(enum.Enum):
@@ -210,6 +214,8 @@ class Created:
     game_id: str
     version: int
     last_event: int
+    #: The version's epoch (`Loaded.epoch`).
+    epoch: str = ""
 
 
 #: Counters a load counts in its own round trip: ``(key, ttl_ms)`` each (`GameStore.load`).
@@ -226,6 +232,11 @@ class Loaded:
     version: int
     last_event: int
     counts: tuple[int, ...] = ()
+    #: A random tag of the save that made this version (Redis: its nonce). With
+    #: the version it names one state even across a failover: a promoted
+    #: replica that lacks the last saves makes the same version numbers again,
+    #: never with the same epoch (the `ETag` carries both; docs/reliability.md).
+    epoch: str = ""
 
 
 @quick_init
@@ -240,6 +251,8 @@ class SaveResult:
     status: SaveStatus
     version: int
     last_event: int
+    #: The epoch of ``version`` (`Loaded.epoch`; "" when unknown: not found).
+    epoch: str = ""
 
     @property
     def saved(self) -> bool:

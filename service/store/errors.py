@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["GameNotFound", "QuotaExceeded", "StoreError", "StoreUnavailable"]
+__all__ = ["GameNotFound", "NotReplicated", "QuotaExceeded", "StoreError", "StoreUnavailable"]
 
 
 class StoreError(Exception):
@@ -23,6 +23,13 @@ class GameNotFound(StoreError, LookupError):
 class StoreUnavailable(StoreError):
     """The backing store cannot be reached or failed; the operation changed nothing
     that the caller can rely on. Retry later (the API answers 503)."""
+
+
+class NotReplicated(StoreUnavailable):
+    """A save the primary made but too few replicas acknowledged in time
+    (``STORE_WAIT_REPLICAS``): a failover now could lose it, so it is not
+    acknowledged either (503). A retry with the same ``Idempotency-Key`` applies
+    nothing twice."""
 
 
 class QuotaExceeded(StoreError):

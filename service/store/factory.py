@@ -22,8 +22,8 @@ def open_store(url: str | None = None, **settings: Any) -> GameStore:
     (seconds, bytes or counts) for both; ``prefix``,
     ``socket_timeout``, ``connect_timeout``, ``retries``, ``max_connections``,
     ``pool_timeout``, ``password``, ``max_subscribers``, ``pipelining``,
-    ``wakeup_read_interval`` for Redis. No connection is made
-    here: Redis may still be down.
+    ``wakeup_read_interval``, ``wait_replicas``, ``wait_timeout_ms`` for Redis.
+    No connection is made here: Redis may still be down.
     """
     if url is None:
         url = os.environ.get("STORE_URL") or "memory://"
@@ -43,6 +43,8 @@ def open_store(url: str | None = None, **settings: Any) -> GameStore:
             "wakeup_read_interval",
             "max_subscribers",
             "pipelining",
+            "wait_replicas",
+            "wait_timeout_ms",
         }
         return MemoryStore(**{k: v for k, v in settings.items() if k not in redis_only})
     if scheme in ("redis", "rediss", "unix"):

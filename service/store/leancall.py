@@ -110,6 +110,8 @@ class LeanConnections:
         #: Packs the pipeline's commands (never connected).
         self._packer = self._connection_class(**self._settings)
         self._idle: list[Any] = []
+        #: Free connections of `run_script_then` (a longer socket timeout).
+        self._waiting_idle: list[Any] = []
         self._made: list[Any] = []
         self._pid = _PID
         #: Bumped by `close`: a connection taken before is closed, not kept.
@@ -134,6 +136,7 @@ class LeanConnections:
         # A forked child must not share the parent's sockets (and a gunicorn
         # worker patches its sockets after the fork).
         self._idle, self._made, self._pid = [], [], _PID
+        self._waiting_idle = []
         self._pipeline = self._pipeline_here()
 
     def call(self, *command: EncodableT) -> Any:
@@ -190,12 +193,66 @@ class LeanConnections:
         except NoScriptError:
             return self.call("EVAL", script.script, len(keys), *keys, *args)
 
+    def run_script_then(
+        self,
+        script: Script,
+        keys: Sequence[Any],
+        args: Sequence[Any],
+        then: Sequence[EncodableT],
+        extra_timeout: float,
+    ) -> tuple[Any, Any]:
+        """``script`` (as `run_script`) and then the command ``then``, in one write
+        on one connection of their own, and both replies (the script's error
+        reply, as an exception object, in place of its reply).
+
+        For a ``WAIT`` after a save: it waits for the writes of its own
+        connection, and it blocks that connection until answered, so never on
+        the shared pipelined one. Its connections' socket timeout is
+        ``extra_timeout`` s longer (the longest the command may block)."""
+        if self._pid != _PID:
+            self._forked()
+        then_packed = self._pack(self._packer, tuple(then))
+        script_packed = self._pack(self._packer, ("EVALSHA", script.sha, len(keys), *keys, *args))
+        try:
+            return self._waiting(script_packed + then_packed, extra_timeout)
+        except NoScriptError:
+            script_packed = self._pack(
+                self._packer, ("EVAL", script.script, len(keys), *keys, *args)
+            )
+            return self._waiting(script_packed + then_packed, extra_timeout)
+
+    def _waiting(self, packed: bytes, extra_timeout: float) -> tuple[Any, Any]:
+        """`run_script_then`'s round trip on a free connection of its own kind."""
+        generation = self._generation
+        try:
+            conn = self._waiting_idle.pop()
+        except IndexError:
+            settings = dict(self._settings)
+            settings["socket_timeout"] = (settings.get("socket_timeout") or 1.0) + extra_timeout
+            conn = self._connection_class(**settings)
+            self._made.append(conn)
+        try:
+            first, second = conn.retry.call_with_retry(
+                lambda: _send_packed_read_two(conn, packed), lambda _error: conn.disconnect()
+            )
+        except BaseException:
+            conn.disconnect()  # a reply may be half read: start afresh next time
+            raise
+        finally:
+            if generation == self._generation:
+                self._waiting_idle.append(conn)
+            else:
+                conn.disconnect()  # closed while this command was in flight
+        if isinstance(first, ResponseError):
+            raise first  # both replies were read: the connection is clean
+        return first, second
+
     def close(self) -> None:
         """Close every connection made here (a later call opens new ones)."""
         self._generation += 1
         if self._pipeline is not None:
             self._pipeline.close()
-        made, self._made, self._idle = self._made, [], []
+        made, self._made, self._idle, self._waiting_idle = self._made, [], [], []
         for conn in made:
             conn.disconnect()
 
@@ -203,6 +260,17 @@ class LeanConnections:
 def _send_and_read(conn: Any, command: Sequence[EncodableT]) -> Any:
     conn.send_packed_command(conn.pack_command(*command))
     return cast(Any, conn.read_response())
+
+
+def _send_packed_read_two(conn: Any, packed: bytes) -> tuple[Any, Any]:
+    """Send two packed commands; their two replies (the first's error reply as
+    an exception object: the second reply must be read all the same)."""
+    conn.send_packed_command([packed])
+    try:
+        first = conn.read_response()
+    except ResponseError as error:
+        first = error
+    return first, conn.read_response()
 
 
 def _send_packed(conn: Any, packed: bytes) -> Any:

@@ -6,6 +6,7 @@ condition that every write notifies. Data lives as long as the process.
 
 from __future__ import annotations
 
+import random
 import threading
 import time
 from collections import deque
@@ -68,6 +69,8 @@ class _Game:
     expires: float
     events: deque[bytes]
     status: str = ""
+    #: The epoch of `version` (`Loaded.epoch`), drawn anew by each save.
+    epoch: str = ""
     idempotency: dict[tuple[int, str], tuple[IdempotencyRecord, float]] = field(
         default_factory=dict
     )
@@ -225,6 +228,8 @@ class MemoryStore:
             game.events.append(stamp_event(game.last_event, version, at, tail))
         game.state = state
         game.version = version
+        # Drawn as Redis's save nonce is: the ETag's form does not depend on the store.
+        game.epoch = f"{random.getrandbits(64):016x}"
         now = self._clock()
         game.expires = now + ttl
         if idempotency is not None:
@@ -286,7 +291,7 @@ class MemoryStore:
                 game.owners.append(owner)
                 for name in counts:
                     index[name][game_id] = game.expires
-            created = Created(game_id, game.version, game.last_event)
+            created = Created(game_id, game.version, game.last_event, game.epoch)
         self._queued(due)
         return created
 
@@ -318,7 +323,7 @@ class MemoryStore:
             game = self._live(game_id)
             if game is None:
                 raise GameNotFound(game_id, counts if counters else None)
-            return Loaded(game.state, game.version, game.last_event, counts)
+            return Loaded(game.state, game.version, game.last_event, counts, game.epoch)
 
     def _count(self, counters: LoadCounters) -> tuple[int, ...]:
         now = self._clock()
@@ -349,14 +354,14 @@ class MemoryStore:
             if game is None:
                 return SaveResult("not_found", 0, 0)
             if game.version != expected_version:
-                return SaveResult("stale", game.version, game.last_event)
+                return SaveResult("stale", game.version, game.last_event, game.epoch)
             said = self._write(game_id, game, bytes(state), tails, idempotency, lobby, events, due)
             joined = owner is not None and owner not in game.owners
             if joined and owner is not None:
                 game.owners.append(owner)
             if joined or said:  # as the save script: an ordinary move touches no owner
                 self._touch_owners(game_id, game, game.status)
-            result = SaveResult("saved", game.version, game.last_event)
+            result = SaveResult("saved", game.version, game.last_event, game.epoch)
         self._queued(due)
         return result
 

@@ -103,6 +103,7 @@ from service.store.base import (
     DEFAULT_MAX_SUBSCRIBERS,
     DEFAULT_MAX_WAIT,
     DEFAULT_QUOTA_PENDING,
+    DEFAULT_WAIT_TIMEOUT_MS,
     DEFAULT_WAITING_TTL,
     KEEP,
     OWNER_COUNTS,
@@ -130,12 +131,13 @@ from service.store.codec import (
     new_game_id,
     now_ms,
 )
-from service.store.errors import GameNotFound, QuotaExceeded, StoreUnavailable
+from service.store.errors import GameNotFound, NotReplicated, QuotaExceeded, StoreUnavailable
 from service.store.subscription import PatternSubscription, readable_leanly
 from service.store.watch import Deliver, RedisHub, Watch
 
 __all__ = [
     "CLAIM_SCRIPT",
+    "CONFIRM_SCRIPT",
     "DELETE_SCRIPT",
     "DROP_DUE_SCRIPT",
     "DUE_SCRIPT",
@@ -197,9 +199,10 @@ SAVE_SCRIPT = (
 -- ARGV[16] due: '' keep, '-' unqueue, '<ms> <reason>' queue,
 -- ARGV[17] key base of an owner the game counts for from now on ('' = none),
 -- ARGV[18..] event tails (the caller's fields, compact JSON, to follow seq/version/at)
--- Returns {code, version, last_event, due changed, owners, status, until}: code 1
--- saved, 0 stale, -1 not found; owners (with the status and until to give their
--- entries) is '' unless the caller must update the owners' indexes itself.
+-- Returns {code, version, last_event, due changed, owners, status, until, nonce}:
+-- code 1 saved, 0 stale, -1 not found; owners (with the status and until to give
+-- their entries) is '' unless the caller must update the owners' indexes itself;
+-- nonce is that of the version returned (its epoch; '' when not found).
 local cur = redis.call('HMGET', KEYS[1], 'version', 'last_event', 'nonce', 'due', 'owners',
                        'status')
 local expected = tonumber(ARGV[12])
@@ -208,12 +211,15 @@ if cur[1] then
   version, seq = tonumber(cur[1]), tonumber(cur[2])
   if version ~= expected then
     if version == expected + 1 and cur[3] == ARGV[15] then
-      return {1, version, seq, 1, '', '', 0}  -- a retry of a save that already succeeded
+      -- A retry of a save that already succeeded. The nonce written again is a
+      -- write of this connection's, so a WAIT sent after it waits for the save.
+      redis.call('HSET', KEYS[1], 'nonce', ARGV[15])
+      return {1, version, seq, 1, '', '', 0, ARGV[15]}
     end
-    return {0, version, seq, 0, '', '', 0}
+    return {0, version, seq, 0, '', '', 0, cur[3] or ''}
   end
 elseif expected ~= 0 then
-  return {-1, 0, 0, 0, '', '', 0}
+  return {-1, 0, 0, 0, '', '', 0, ''}
 end
 version = version + 1
 local stamp = ' ' .. version .. ' ' .. ARGV[14] .. ' '
@@ -305,7 +311,7 @@ elseif KEYS[5] then
   touch_owners(owners, ARGV[4], status, untl)
   owners = ''
 end
-return {1, version, seq, due_changed, owners, status, untl}
+return {1, version, seq, due_changed, owners, status, untl, ARGV[15]}
 """
 )
 
@@ -431,6 +437,13 @@ return 1
 """
 )
 
+CONFIRM_SCRIPT = """
+-- Write an idempotency record's expiry again, so that a WAIT after this
+-- covers the record (`STORE_WAIT_REPLICAS`: a replay is confirmed on the
+-- replicas before it is answered). KEYS[1] the record, ARGV[1] its TTL ms.
+return redis.call('PEXPIRE', KEYS[1], ARGV[1])
+"""
+
 LOAD_COUNTING_SCRIPT = """
 -- A load with counters riding along (the rate limiter's, on a single server).
 -- KEYS[1] game hash, KEYS[2..] counters; ARGV[i] expiry ms of KEYS[i + 1]
@@ -445,7 +458,7 @@ for i = 2, #KEYS do
   end
   out[i - 1] = count
 end
-out[#KEYS] = redis.call('HMGET', KEYS[1], 'state', 'version', 'last_event')
+out[#KEYS] = redis.call('HMGET', KEYS[1], 'state', 'version', 'last_event', 'nonce')
 return out
 """
 
@@ -534,7 +547,8 @@ REDIS_ERRORS = (redis.exceptions.RedisError, redis.exceptions.RedisClusterExcept
 
 _log = logging.getLogger(__name__)
 
-_LOAD_FIELDS = ("state", "version", "last_event")
+#: A load's fields: the nonce of the save that wrote the version is its epoch.
+_LOAD_FIELDS = ("state", "version", "last_event", "nonce")
 
 #: Games whose hot keys (`RedisStore._hot_keys`) a store keeps made: any well-formed
 #: game id a request names enters the table, so it is bounded (then emptied).
@@ -626,7 +640,27 @@ class RedisStore:
         pipelining: bool = True,
         quota_pending: float = DEFAULT_QUOTA_PENDING,
         wakeup_read_interval: float = 0.0,
+        wait_replicas: int = 0,
+        wait_timeout_ms: int = DEFAULT_WAIT_TIMEOUT_MS,
     ) -> None:
+        if wait_replicas and cluster:
+            raise ValueError(
+                "STORE_WAIT_REPLICAS needs one Redis server (its WAIT follows the save on "
+                "the save's connection); on Redis Cluster set min-replicas-to-write on its "
+                "nodes instead (docs/reliability.md)"
+            )
+        #: Replicas that must acknowledge each save (have it in their memory)
+        #: before it is answered, within `wait_timeout_ms` (0: none waited for).
+        #: ``WAIT``, not ``WAITAOF``: after a script, Valkey 8.1's replicas often
+        #: acknowledged it in their append-only file only with the next write
+        #: (docs/reliability.md, "Failover").
+        self.wait_replicas = max(int(wait_replicas), 0)
+        self.wait_timeout_ms = max(int(wait_timeout_ms), 1)  # WAIT's 0 waits for ever
+        self._wait_command: tuple[EncodableT, ...] = (
+            "WAIT",
+            self.wait_replicas,
+            self.wait_timeout_ms,
+        )
         self.url = url
         self.cluster = cluster
         self.prefix = prefix
@@ -688,6 +722,7 @@ class RedisStore:
         self._delete: Script
         self._owner_note: Script
         self._owner_touch: Script
+        self._confirm: Script
         self._poll_client: Client | None = None
         #: How the hot path's commands are sent, picked when the client is built:
         #: lean connections, or a cluster client's own routing (see leancall).
@@ -737,6 +772,7 @@ class RedisStore:
                     self._delete = client.register_script(DELETE_SCRIPT)
                     self._owner_note = client.register_script(OWNER_NOTE_SCRIPT)
                     self._owner_touch = client.register_script(OWNER_TOUCH_SCRIPT)
+                    self._confirm = client.register_script(CONFIRM_SCRIPT)
                     self._commands = (
                         leancall.LeanConnections(client, pipelining=self.pipelining)
                         if isinstance(client, redis.Redis)
@@ -802,6 +838,7 @@ class RedisStore:
     ) -> SaveResult:
         tails = [event_tail(e) for e in events]
         status, ttl = lifecycle(events, lobby, self.lifetimes)
+        nonce = save_nonce()  # the new version's epoch too
         game_key, events_key, unused_key, records_key = self._hot_keys(game_id)
         keys = [game_key, events_key]
         record: Sequence[EncodableT] = _NO_RECORD
@@ -832,7 +869,7 @@ class RedisStore:
             expected_version,
             bytes(state),
             now_ms(),
-            save_nonce(),
+            nonce,
             _due_arg(due),
             "" if owner is None else self._owner_base(owner),
             *tails,
@@ -842,7 +879,10 @@ class RedisStore:
         try:
             if self._client is None:  # the property is a Python call
                 self.client  # noqa: B018 - builds the client and its scripts
-            reply = self._run(self._save, keys, args, leading)
+            if self.wait_replicas:
+                reply = self._save_and_wait(keys, args, leading)
+            else:
+                reply = self._run(self._save, keys, args, leading)
         except REDIS_ERRORS as exc:
             raise StoreUnavailable(f"save failed: {exc}") from exc
         code, version, last_event, due_changed, owners = reply[:5]
@@ -851,10 +891,28 @@ class RedisStore:
                 self._queue_in_cluster(game_id, due)
             if owners:  # a cluster: the owners' indexes live in other slots
                 self._touch_owners(game_id, owners, reply[5], int(reply[6]))
-            return SaveResult("saved", int(version), int(last_event))
+            return SaveResult("saved", int(version), int(last_event), nonce)
         if code == 0:
-            return SaveResult("stale", int(version), int(last_event))
+            return SaveResult("stale", int(version), int(last_event), reply[7].decode())
         return SaveResult("not_found", 0, 0)
+
+    def _save_and_wait(self, keys: list[Any], args: list[EncodableT], leading: int) -> Any:
+        """The save script and, in the same write on the same connection, ``WAIT``
+        for `wait_replicas`: still one round trip. A save made but not acknowledged
+        in time raises `NotReplicated` (the primary holds it; a failover now may
+        lose it)."""
+        commands = self._hot()
+        if not isinstance(commands, leancall.LeanConnections):  # pragma: no cover - refused
+            raise StoreUnavailable("WAIT after a save needs one Redis server")
+        reply, acked = commands.run_script_then(
+            self._save, keys, args, self._wait_command, self.wait_timeout_ms / 1000
+        )
+        if reply[0] == 1 and int(acked) < self.wait_replicas:
+            raise NotReplicated(
+                f"save acknowledged by {int(acked)} of {self.wait_replicas} replicas "
+                f"within {self.wait_timeout_ms} ms"
+            )
+        return reply
 
     def _queue_in_cluster(self, game_id: str, due: DueUpdate) -> None:
         # The queue is in another slot than the game: a second round trip, only
@@ -1014,7 +1072,7 @@ class RedisStore:
             raise StoreUnavailable(f"game id {game_id} already taken")
         if lobby is not None:
             self._set_listing(game_id, result.version, lobby)
-        return Created(game_id, result.version, result.last_event)
+        return Created(game_id, result.version, result.last_event, result.epoch)
 
     def reserve(self, owner: str, game_id: str, limit: int) -> None:
         """Note ``game_id`` among ``owner``'s open games within ``limit`` (one
@@ -1122,7 +1180,7 @@ class RedisStore:
             loaded = self.load(game_id)
         except GameNotFound:
             return SaveResult("not_found", 0, 0)
-        return SaveResult("stale", loaded.version, loaded.last_event)
+        return SaveResult("stale", loaded.version, loaded.last_event, loaded.epoch)
 
     # -- reads -----------------------------------------------------------------
 
@@ -1140,10 +1198,11 @@ class RedisStore:
         except REDIS_ERRORS as exc:
             raise StoreUnavailable(f"load failed: {exc}") from exc
         fields: list[bytes | None] = reply  # no `typing.cast`: a call of its own, every load
-        state, version, last_event = fields
+        state, version, last_event, nonce = fields
         if version is None or state is None:
             raise GameNotFound(game_id, counts if counters else None)
-        return Loaded(state, int(version), int(last_event or 0), counts)
+        epoch = nonce.decode() if nonce is not None else ""
+        return Loaded(state, int(version), int(last_event or 0), counts, epoch)
 
     def _run(
         self, script: Script, keys: Sequence[Any], args: Sequence[Any], leading: int = 0
@@ -1296,6 +1355,8 @@ class RedisStore:
             raise StoreUnavailable(f"idempotency read failed: {exc}") from exc
         if not found:
             return None
+        if self.wait_replicas:
+            self._confirm_on_replicas(record_key)
         return IdempotencyRecord(
             seat=int(found[b"seat"]),
             key=found[b"key"].decode(),
@@ -1303,6 +1364,28 @@ class RedisStore:
             status=int(found[b"status"]),
             body=found[b"body"],
         )
+
+    def _confirm_on_replicas(self, record_key: str) -> None:
+        """Raise `NotReplicated` unless `wait_replicas` have the record: it may come
+        from a save that was refused as not acknowledged, and a replay of it must
+        not be acknowledged before the save is (one more round trip, replays only)."""
+        commands = self._hot()
+        assert isinstance(commands, leancall.LeanConnections)  # no cluster (refused)
+        try:
+            _, acked = commands.run_script_then(
+                self._confirm,
+                [record_key],
+                [self.idempotency_ttl_ms],
+                self._wait_command,
+                self.wait_timeout_ms / 1000,
+            )
+        except REDIS_ERRORS as exc:
+            raise StoreUnavailable(f"idempotency record not confirmed: {exc}") from exc
+        if int(acked) < self.wait_replicas:
+            raise NotReplicated(
+                f"idempotency record acknowledged by {int(acked)} of {self.wait_replicas} "
+                f"replicas within {self.wait_timeout_ms} ms"
+            )
 
     def lobby(
         self,

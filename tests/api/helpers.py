@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from flask.testing import FlaskClient
@@ -20,6 +21,16 @@ DECK = [
 ANN_HAND = ["H2", "H3", "H4", "C7", "D7", "S7", "D9", "D10", "DJ", "SQ"]
 
 DRAW = {"type": "draw", "source": "stock"}
+
+
+_ETAG = re.compile(r'^"(\d+)\.([0-9a-f]{16})"$')
+
+
+def etag_version(tag: str) -> int:
+    """The version of a game's `ETag` (``"<version>.<epoch>"``, the epoch 16 hex digits)."""
+    match = _ETAG.match(tag)
+    assert match is not None, f"not a game ETag: {tag!r}"
+    return int(match.group(1))
 
 
 def bearer(token: str | None) -> dict[str, str]:

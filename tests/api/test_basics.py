@@ -157,6 +157,9 @@ def test_config_reads_the_environment() -> None:
             "LONGPOLL_SUBSCRIBERS": "12",
             "STORE_PIPELINING": "0",
             "QUOTA_PENDING": "2.5",
+            "DATA_DIR": "/srv/games",
+            "STORE_WAIT_REPLICAS": "2",
+            "STORE_WAIT_TIMEOUT_MS": "0",
         }
     )
     assert config.STORE_URL == "redis://r:6379/1"
@@ -168,6 +171,11 @@ def test_config_reads_the_environment() -> None:
     assert config.STORE_PIPELINING is False and Config().STORE_PIPELINING is True
     assert config.QUOTA_PENDING == 2.5
     assert store_settings(config.flask_settings())["quota_pending"] == 2.5
+    assert config.DATA_DIR == "/srv/games" and Config().DATA_DIR == "rummy-data"
+    assert (config.STORE_WAIT_REPLICAS, Config().STORE_WAIT_REPLICAS) == (2, 0)  # off by default
+    assert config.STORE_WAIT_TIMEOUT_MS == 1 and Config().STORE_WAIT_TIMEOUT_MS == 500
+    waiting = store_settings(config.flask_settings())
+    assert (waiting["wait_replicas"], waiting["wait_timeout_ms"]) == (2, 1)
     assert Config.from_env({}) == Config()
 
 

@@ -148,3 +148,19 @@ def test_the_one_event_every_viewer_sees_alike_is_answered_for_all_at_once(
     store.deliver([stock])
     assert feed.since_everyone(4) is None  # the card is the drawer's only
     assert b"S5" in feed.since(4, 1)[0] and b"S5" not in feed.since(4, 0)[0]
+
+
+def test_ending_the_streams_ends_every_feed_and_each_one_opened_after() -> None:
+    from service.api.feeds import Feeds, end_streams
+
+    store = Store(last=1)
+    feeds = Feeds(keep=24)
+    with feeds.follow(store, "g", reread=3600.0) as feed:  # type: ignore[arg-type]
+        assert feed.wait_loaded(10.0) and not feed.ended
+        changed = feed.changed
+        assert end_streams() >= 1
+        assert changed.wait(10.0)  # its streams are woken, and see it ended
+        until(lambda: feed.ended)
+        assert feeds.ending
+    with feeds.follow(store, "h", reread=3600.0) as late:  # type: ignore[arg-type]
+        until(lambda: late.ended)  # a stream opened while stopping ends at once

@@ -252,3 +252,35 @@ def test_streams_of_one_game_cost_one_load_each_and_no_read_per_save(
     assert commands["round trips"] == 2, commands
     for stream in (first, second):
         stream.close()
+
+
+def test_with_wait_replicas_a_move_is_still_two_round_trips(
+    make_app: Callable[..., Flask], sends: list[int]
+) -> None:
+    """`STORE_WAIT_REPLICAS`: the save's ``WAIT`` goes in the save's own write, on
+    the save's connection: a move is two round trips still, of three commands."""
+    from tests.support.redis_server import start_replica
+
+    primary = RedisServer().start()
+    replica = start_replica(primary)
+    try:
+        config = replace(
+            TestConfig(), STORE_URL=primary.url, RATELIMIT_ENABLED=True, STORE_WAIT_REPLICAS=1
+        )
+        client = make_app(config).test_client()
+        body = {"seats": [{"name": "Ann"}, {"bot": "greedy"}], "deck": DECK, "first_dealer": 1}
+        created = client.post("/games", json=body).get_json()
+        game, auth = created["id"], bearer(created["seats"][0]["token"])
+        client.get(f"/games/{game}", headers=auth)
+        move = {"type": "draw", "source": "stock"}
+        answer, commands = counted(
+            primary, lambda: client.post(f"/games/{game}/moves", json=move, headers=auth), sends
+        )
+        assert answer.status_code == 200, answer.get_json()
+        assert commands.pop("wait") == 1, commands
+        commands.pop("replconf", None)  # the replica's acknowledgement
+        assert round_trips(commands) == Counter({"evalsha": 2}), commands
+        assert commands["round trips"] == 2, commands
+    finally:
+        replica.cleanup()
+        primary.cleanup()

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from service.serving import gc_tuning
-from service.serving.cli import GUNICORN_CONF, gunicorn_command
+from service.serving.cli import GRACEFUL_TIMEOUT, GUNICORN_CONF, banner, gunicorn_command
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -26,6 +26,22 @@ def test_rummy_service_serves_the_memory_store_in_one_process_on_localhost() -> 
     assert argv[-3:] == ["--bind", "127.0.0.1:8000", "service.wsgi:app"]
     assert ["--config", str(GUNICORN_CONF)] == argv[3:5]
     assert env["WEB_CONCURRENCY"] == "1"
+
+
+def test_rummy_service_stops_without_waiting_out_long_polls() -> None:
+    argv, _ = gunicorn_command({})
+    at = argv.index("--graceful-timeout")
+    assert int(argv[at + 1]) == GRACEFUL_TIMEOUT <= 5  # the config's 40 s waits out long-polls
+
+
+def test_the_banner_says_where_games_live_and_whether_a_restart_loses_them() -> None:
+    env = {"HOST": "127.0.0.1", "PORT": "8000"}
+    kept = banner({**env, "STORE_URL": "redis://127.0.0.1:1234/0"}, Path("/srv/rummy-data"))
+    assert kept == "Serving on http://127.0.0.1:8000 (games kept in /srv/rummy-data; docs at /docs)"
+    lost = banner({**env, "STORE_URL": "memory://"}, None)
+    assert "games are lost on restart" in lost
+    other = banner({**env, "STORE_URL": "redis://:s3cret@r:6379/0"}, None)
+    assert "s3cret" not in other and "r:6379" in other
 
 
 def test_rummy_service_honours_host_port_and_workers_on_redis() -> None:
@@ -112,13 +128,15 @@ def test_rummy_service_help_prints_usage_and_serves_nothing() -> None:
 
 
 @pytest.mark.slow
-def test_the_serve_banner_appears_once_the_socket_is_bound() -> None:
+def test_the_serve_banner_appears_once_the_socket_is_bound(tmp_path: Path) -> None:
     from tests.support.redis_server import find_free_port
 
     port = find_free_port()
+    env = {k: v for k, v in os.environ.items() if k != "STORE_URL"}
     server = subprocess.Popen(
         [str(Path(sys.executable).with_name("rummy-service")), "--port", str(port)],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, start_new_session=True,
+        env={**env, "DATA_DIR": str(tmp_path / "data")},
     )  # fmt: skip
     try:
         assert server.stdout is not None
@@ -142,3 +160,15 @@ def test_the_serve_banner_appears_once_the_socket_is_bound() -> None:
         except subprocess.TimeoutExpired:
             os.killpg(server.pid, signal.SIGKILL)
             server.wait(10)
+
+
+def test_a_data_folder_in_use_is_refused_before_any_server_starts(tmp_path: Path) -> None:
+    import fcntl
+
+    from service.serving.embedded import EmbeddedServer
+
+    (tmp_path / "lock").touch()
+    with (tmp_path / "lock").open() as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        with pytest.raises(RuntimeError, match="in use by another rummy-service"):
+            EmbeddedServer(tmp_path, executable="/nonexistent").start()

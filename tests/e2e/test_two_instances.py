@@ -134,7 +134,8 @@ def test_racing_retries_of_one_move_apply_it_once(
     for thread in threads:
         thread.join(30)
     assert [status for status, _, _ in answers] == [200] * 6, answers
-    assert {tag for _, tag, _ in answers} == {f'"{view["version"] + 1}"'}
+    tags = {tag for _, tag, _ in answers}  # one version, one epoch
+    assert len(tags) == 1 and tags.pop().startswith(f'"{view["version"] + 1}.')
     assert sorted(replayed for _, _, replayed in answers) == [""] + ["true"] * 5
     after = setup.get(f"/games/{game}").json
     assert after["version"] == view["version"] + 1

@@ -10,7 +10,7 @@ import redis
 from flask import Flask
 
 from service.config import TestConfig
-from tests.api.helpers import Api
+from tests.api.helpers import Api, etag_version
 
 DRAW = {"type": "draw", "source": "stock"}
 
@@ -42,4 +42,4 @@ def test_a_keyed_move_stores_a_pointer_and_a_retry_rebuilds_the_answer(
     assert later.status_code == 200
     assert later.headers["Idempotency-Replayed"] == "true"
     assert later.get_json()["version"] == 3 == api.view(game, ann).get_json()["version"]
-    assert later.headers["ETag"] == '"3"'
+    assert etag_version(later.headers["ETag"]) == 3

@@ -4,6 +4,7 @@ memory store and the Redis store (ids mapped, event times left out)."""
 from __future__ import annotations
 
 import uuid
+from dataclasses import replace
 from typing import Any
 
 from hypothesis import HealthCheck, settings
@@ -79,13 +80,17 @@ class SameAnswers(RuleBasedStateMachine):
             idem = IdempotencyRecord(record[0], record[1], "fp", 200, state)
         m = self.memory.save(mem_id, expected, state, evs, idem, lobby)
         r = self.redis.save(redis_id, expected, state, evs, idem, lobby)
-        assert m == r
+        # Epochs are random per save (and per store); "" only when not found.
+        assert bool(m.epoch) == bool(r.epoch) == (m.status != "not_found")
+        assert replace(m, epoch="") == replace(r, epoch="")
 
     @precondition(lambda self: self.games)
     @rule(data=st.data(), after=st.integers(0, 12), limit=st.none() | st.integers(1, 4))
     def read(self, data: st.DataObject, after: int, limit: int | None) -> None:
         mem_id, redis_id = data.draw(st.sampled_from(self.games))
-        assert self.memory.load(mem_id) == self.redis.load(redis_id)
+        m, r = self.memory.load(mem_id), self.redis.load(redis_id)
+        assert m.epoch and r.epoch
+        assert replace(m, epoch="") == replace(r, epoch="")
         assert without_times(self.memory.events(mem_id, after, limit=limit)) == without_times(
             self.redis.events(redis_id, after, limit=limit)
         )

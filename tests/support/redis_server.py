@@ -63,7 +63,7 @@ import redis.cluster
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-__all__ = ["RedisCluster", "RedisServer", "find_free_port", "redis_executable"]
+__all__ = ["RedisCluster", "RedisServer", "find_free_port", "redis_executable", "start_replica"]
 
 HOST = "127.0.0.1"
 START_TIMEOUT = 15.0
@@ -338,6 +338,40 @@ class RedisServer:
 
     def __repr__(self) -> str:
         return f"RedisServer(port={self.port}, cluster={self.cluster})"
+
+
+def start_replica(
+    primary: RedisServer, *, appendonly: bool = False, extra_args: tuple[str, ...] = ()
+) -> RedisServer:
+    """A new server replicating `primary` (``--replicaof``), once its link is up, its
+    first sync done and the primary counts its acknowledgements (``WAIT``). Promote
+    it with ``client().execute_command("REPLICAOF", "NO", "ONE")``; freeze it
+    (`RedisServer.freeze`) to make it stop acknowledging."""
+    with contextlib.closing(primary.client()) as admin:
+        # The first sync at once (a diskless sync waits 5 s for more replicas by default).
+        admin.config_set("repl-diskless-sync-delay", 0)
+    replica = RedisServer(
+        appendonly=appendonly,
+        executable=primary.executable,
+        extra_args=("--replicaof", primary.host, str(primary.port), *extra_args),
+    ).start()
+    deadline = time.monotonic() + START_TIMEOUT
+    with contextlib.closing(replica.client()) as probe:
+        while probe.info("replication").get("master_link_status") != "up":
+            if time.monotonic() > deadline:
+                replica.cleanup()
+                raise RuntimeError(f"replica never synced:\n{replica.log_tail()}")
+            time.sleep(0.02)
+    # The primary counts it (WAIT) once it is online there, after its first
+    # acknowledgement: a moment later on a busy machine.
+    with contextlib.closing(primary.client()) as admin:
+        while True:
+            admin.set("replica-probe", b"1", px=1000)
+            if admin.wait(1, 100) >= 1:
+                return replica
+            if time.monotonic() > deadline:
+                replica.cleanup()
+                raise RuntimeError(f"replica never acknowledged:\n{replica.log_tail()}")
 
 
 class RedisCluster:
