@@ -159,7 +159,9 @@ class Runner:
             if raising:
                 raise
             return
-        _log.info("runner: released %d of %d claims", released, len(self._held))
+        _log.warning(
+            "runner: released %d of %d claims after a store error", released, len(self._held)
+        )
         self.released += released
         self._held = []
 
