@@ -48,9 +48,9 @@ class BotAllowance:
         with self._lock:
             left = self._left(owner, now)
             granted = min(max(left, 0.0), wanted)
-            self._buckets[owner] = (left - granted, now)
-            if len(self._buckets) > MOST_OWNERS:
+            if owner not in self._buckets and len(self._buckets) >= MOST_OWNERS:
                 self._forget(now)
+            self._buckets[owner] = (left - granted, now)
         return granted
 
     def give_back(self, owner: str, granted: float, spent: float) -> None:
@@ -77,7 +77,7 @@ class BotAllowance:
         full = [owner for owner in self._buckets if self._left(owner, now) >= self.burst]
         for owner in full:
             del self._buckets[owner]
-        if len(self._buckets) > MOST_OWNERS:
+        if len(self._buckets) >= MOST_OWNERS:
             self._buckets.clear()
 
 
