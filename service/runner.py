@@ -13,11 +13,18 @@ Several runners may share one store: a claim moves the game's entry to the
 end of a lease, so no other runner takes it meanwhile, and every advance is a
 compare-and-set on the game's version, so a game moved by anyone else in the
 meantime is loaded again, never overwritten. A runner that dies leaves its
-claims due again when their leases end.
+claims due again when their leases end; one whose store fails under it gives
+its claims back at once (`GameStore.release_due`), as soon as the store answers.
 
-The queue is generic: an entry is a due time and a reason. Today the only
-reason is ``"bots"`` (due at once); turn deadlines can be scheduled in the
-same queue (`next_due` says what a state is waiting for, `advance` does it).
+The queue is generic: an entry is a due time, a reason and an owner (the
+client whose request queued it). The reasons are ``"bots"`` (due at once) and
+``"clock"`` (a turn's deadline); `next_due` says what a state is waiting for,
+`advance` does it. Fairness: each claim takes the due clocks first (an advance
+of one plays only the timeout) and one bot game, of the owner a claim served
+least recently (`GameStore.claim_due`); a bot game's advance is one slice of
+bot play (``RUNNER_BOT_SECONDS``). So a clock falls due and waits at most one
+slice, and one owner's many bot games delay another owner's by one slice each
+time round.
 
 How it runs:
 
@@ -26,8 +33,8 @@ How it runs:
 - with the memory store (one process), as a thread of the web process, woken
   by each save that queues a game (`InProcessRunner`).
 
-Settings (environment, see `service.config.Config`): ``RUNNER_BATCH`` games
-claimed at once, ``RUNNER_LEASE`` seconds a claim lasts, ``RUNNER_IDLE``
+Settings (environment, see `service.config.Config`): ``RUNNER_BATCH`` due
+clocks claimed at once (with one bot game), ``RUNNER_LEASE`` seconds a claim lasts, ``RUNNER_IDLE``
 seconds between two looks at an empty queue, the bot budget of one advance
 ``RUNNER_BOT_MOVES`` / ``RUNNER_BOT_SECONDS``, and ``RUNNER_REPAIR_SECONDS``
 between two repairs of the queue (`GameStore.repair_due_queue`: in a Redis
