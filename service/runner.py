@@ -34,8 +34,9 @@ How it runs:
   by each save that queues a game (`InProcessRunner`).
 
 Settings (environment, see `service.config.Config`): ``RUNNER_BATCH`` due
-clocks claimed at once (with one bot game), ``RUNNER_LEASE`` seconds a claim lasts, ``RUNNER_IDLE``
-seconds between two looks at an empty queue, the bot budget of one advance
+clocks claimed at once (with one bot game), ``RUNNER_LEASE`` seconds a claim
+lasts, ``RUNNER_IDLE`` seconds between two looks at an empty queue, the bot
+budget of one advance (a slice)
 ``RUNNER_BOT_MOVES`` / ``RUNNER_BOT_SECONDS``, and ``RUNNER_REPAIR_SECONDS``
 between two repairs of the queue (`GameStore.repair_due_queue`: in a Redis
 Cluster a save writes the queue in a second step, which can be missed).
