@@ -2,8 +2,8 @@
 
 Usage (from the project root)::
 
-    .venv/bin/python -m bench.bot_flood                 # about 2 minutes
-    .venv/bin/python -m bench.bot_flood --seconds 30 --workers 2
+    .venv/bin/python -m bench.bot_flood                 # about 2 minutes (30 s phases)
+    .venv/bin/python -m bench.bot_flood --seconds 60    # docs/performance.md's figures
 
 Starts its own redis-server and gunicorn with the production config (2
 workers, one trusted proxy so that clients are told apart by the address it
