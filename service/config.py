@@ -137,7 +137,12 @@ class Config:
     BOT_MOVES_PER_REQUEST: int = 500
     #: Seconds of bot play one request may spend (checked between moves).
     BOT_SECONDS_PER_REQUEST: float = 0.25
-    #: Games the runner claims at once (service/runner.py).
+    #: Seconds of bot play one client's requests (its address, as the rate
+    #: limiter sees it) may spend per minute in one worker process, at most
+    #: ``BOT_SECONDS_PER_REQUEST`` at once, shared by its concurrent requests; past
+    #: it their bot turns are left to the runner (0: no limit; docs/security.md).
+    BOT_SECONDS_PER_OWNER: float = 6.0
+    #: Due turn clocks the runner claims at once, before one bot game (service/runner.py).
     RUNNER_BATCH: int = 16
     #: Seconds a runner's claim on a game lasts (then another runner may take it).
     RUNNER_LEASE: float = 30.0
@@ -255,6 +260,7 @@ class Config:
                 changes[name] = max(0 if name == "BOT_MOVES_PER_REQUEST" else 1, int(env[name]))
         seconds = (
             "BOT_SECONDS_PER_REQUEST",
+            "BOT_SECONDS_PER_OWNER",
             "RUNNER_LEASE",
             "RUNNER_IDLE",
             "RUNNER_BOT_SECONDS",
@@ -330,6 +336,7 @@ class TestConfig(Config):
     #: Bot turns bounded by moves only: what a test sees must not depend on the
     #: machine's speed.
     BOT_SECONDS_PER_REQUEST: float = 3600.0
+    BOT_SECONDS_PER_OWNER: float = 0.0
     RAISE_UNEXPECTED: bool = True
     #: Tests send bursts from one address; the rate-limit tests turn it on.
     RATELIMIT_ENABLED: bool = False

@@ -13,11 +13,18 @@ Several runners may share one store: a claim moves the game's entry to the
 end of a lease, so no other runner takes it meanwhile, and every advance is a
 compare-and-set on the game's version, so a game moved by anyone else in the
 meantime is loaded again, never overwritten. A runner that dies leaves its
-claims due again when their leases end.
+claims due again when their leases end; one whose store fails under it gives
+its claims back at once (`GameStore.release_due`), as soon as the store answers.
 
-The queue is generic: an entry is a due time and a reason. Today the only
-reason is ``"bots"`` (due at once); turn deadlines can be scheduled in the
-same queue (`next_due` says what a state is waiting for, `advance` does it).
+The queue is generic: an entry is a due time, a reason and an owner (the
+client whose request queued it). The reasons are ``"bots"`` (due at once) and
+``"clock"`` (a turn's deadline); `next_due` says what a state is waiting for,
+`advance` does it. Fairness: each claim takes the due clocks first (an advance
+of one plays only the timeout) and one bot game, of the owner a claim served
+least recently (`GameStore.claim_due`); a bot game's advance is one slice of
+bot play (``RUNNER_BOT_SECONDS``). So a clock falls due and waits at most one
+slice, and one owner's many bot games delay another owner's by one slice each
+time round.
 
 How it runs:
 
@@ -26,9 +33,10 @@ How it runs:
 - with the memory store (one process), as a thread of the web process, woken
   by each save that queues a game (`InProcessRunner`).
 
-Settings (environment, see `service.config.Config`): ``RUNNER_BATCH`` games
-claimed at once, ``RUNNER_LEASE`` seconds a claim lasts, ``RUNNER_IDLE``
-seconds between two looks at an empty queue, the bot budget of one advance
+Settings (environment, see `service.config.Config`): ``RUNNER_BATCH`` due
+clocks claimed at once (with one bot game), ``RUNNER_LEASE`` seconds a claim
+lasts, ``RUNNER_IDLE`` seconds between two looks at an empty queue, the bot
+budget of one advance (a slice)
 ``RUNNER_BOT_MOVES`` / ``RUNNER_BOT_SECONDS``, and ``RUNNER_REPAIR_SECONDS``
 between two repairs of the queue (`GameStore.repair_due_queue`: in a Redis
 Cluster a save writes the queue in a second step, which can be missed).
@@ -46,7 +54,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from service import clock
-from service.bots.play import Budget, bot_to_move, play_bots
+from service.bots.play import BotPlay, Budget, bot_to_move, play_bots
 from service.rules.state import GameState, decode_state, encode_state
 from service.store.base import Due, DueClaim, GameStore
 from service.store.errors import GameNotFound, StoreUnavailable
@@ -63,14 +71,15 @@ BOTS = "bots"
 CLOCK = "clock"
 
 
-def next_due(state: GameState, now: float | None = None) -> Due | None:
+def next_due(state: GameState, now: float | None = None, owner: str = "") -> Due | None:
     """What the game waits for from the server, or ``None``: bots to move are due
-    at once, a clocked turn at its deadline (service/clock.py)."""
+    at once, a clocked turn at its deadline (service/clock.py); left by ``owner``
+    (`owner_tag` of the client whose request leaves it: claims take turns by owner)."""
     if bot_to_move(state):
-        return Due(time.time() if now is None else now, BOTS)
+        return Due(time.time() if now is None else now, BOTS, owner)
     deadline = clock.due(state)
     if deadline is not None:
-        return Due(deadline / 1000, CLOCK)
+        return Due(deadline / 1000, CLOCK, owner)
     return None
 
 
@@ -83,6 +92,7 @@ RUNNER_BUDGET = Budget(moves=2000, seconds=1.0)
 class RunnerSettings:
     """How a runner works (see the module docstring for the settings' names)."""
 
+    #: Due turn clocks claimed at once (with one bot game).
     batch: int = 16
     lease: float = 30.0
     idle: float = 0.5
@@ -108,19 +118,60 @@ class Runner:
         self.clock = clock
         #: Advances that saved a change (for tests and the log).
         self.advanced = 0
+        #: Claims given up after a store error (for tests and the log).
+        self.released = 0
+        #: Claims a store error left held, released first thing next time.
+        self._held: list[DueClaim] = []
 
     def run_once(self) -> int:
-        """Claim one batch of due games and advance each; how many were claimed."""
+        """Claim the due turn clocks (up to ``batch``) and one bot game, and advance
+        them in that order; how many were claimed.
+
+        One bot game a claim: each advance of one is a slice (the bot budget),
+        so a clock that falls due meanwhile waits at most one slice, and the
+        next claim takes another owner's game if one is due (`GameStore.claim_due`).
+        On a store error the claims not yet done are released at once
+        (`GameStore.release_due`), or at the next call if the store still fails,
+        so a Redis hiccup does not stall them for the lease."""
+        self._release_held()
         settings = self.settings
-        claims = self.store.claim_due(self.clock(), settings.batch, settings.lease)
-        for claim in claims:
-            try:
-                self.advance(claim)
-            except StoreUnavailable:
-                raise
-            except Exception:  # one broken game must not stop the others
-                _log.exception("advancing game %s failed", claim.game_id)
+        claims = self.store.claim_due(
+            self.clock(), settings.batch, settings.lease, first=CLOCK, others=1
+        )
+        held = list(claims)
+        try:
+            while held:
+                try:
+                    self.advance(held[0])
+                except StoreUnavailable:
+                    raise
+                except Exception:  # one broken game must not stop the others
+                    _log.exception("advancing game %s failed", held[0].game_id)
+                del held[0]
+        except StoreUnavailable:
+            # The one being advanced too: had its save been made, its entry changed
+            # and releasing it changes nothing.
+            self._held.extend(held)
+            self._release_held(raising=False)
+            raise
         return len(claims)
+
+    def _release_held(self, raising: bool = True) -> None:
+        """Release the claims a store error left held (kept to try again if the
+        store still fails: raised, unless not ``raising``)."""
+        if not self._held:
+            return
+        try:
+            released = self.store.release_due(self._held)
+        except StoreUnavailable:
+            if raising:
+                raise
+            return
+        _log.warning(
+            "runner: released %d of %d claims after a store error", released, len(self._held)
+        )
+        self.released += released
+        self._held = []
 
     def advance(self, claim: DueClaim) -> str:
         """Do what the claimed game waits for; the outcome: ``saved``, ``idle``
@@ -140,20 +191,24 @@ class Runner:
                 return "idle"
             if due.at > now:
                 return "idle"  # a later save queued it again, for then
-            events: list[dict[str, Any]] = []
             timed_out = clock.time_out(state, int(now * 1000))
             if timed_out is not None:
                 # The only writer of timeouts: this save is a compare-and-set on
-                # the version read, so no other runner applies the same one.
+                # the version read, so no other runner applies the same one. A
+                # timeout is all it does: bots that move next are queued, so a
+                # clock costs no slice of bot play (clocks are claimed first).
                 state, events = timed_out
-            played = play_bots(state, self.settings.budget)
+                played = BotPlay(state)
+            else:
+                events = []
+                played = play_bots(state, self.settings.budget)
             after = clock.stamp(state, played.state, int(now * 1000))
             result = self.store.save(
                 claim.game_id,
                 loaded.version,
                 encode_state(after),
                 events + played.events,
-                due=next_due(after, now),
+                due=next_due(after, now, claim.owner),
             )
             if result.status == "saved":
                 self.advanced += 1

@@ -7,7 +7,9 @@ import dataclasses
 import pytest
 
 from service import clock
+from service.app import create_app, shutdown
 from service.bots.play import UNBOUNDED, play_bots
+from service.config import TestConfig
 from service.rules import engine
 from service.rules.moves import Discard, Draw
 from service.rules.options import OptionsError, resolve_options
@@ -120,17 +122,25 @@ def test_clock_options_are_bounded() -> None:
 
 
 def test_a_request_stamps_the_clock_and_queues_only_a_clocked_or_stale_game() -> None:
+    from service.api.gamestore import client_owner
     from service.api.gamestore import play_bots as request_bots
 
-    # A person to move without a clock: the state as it is, nothing queued.
-    plain = _game(turn_seconds=None)
-    assert request_bots(plain, plain) == (plain, [], None)
-    # A deadline left from a clock (no longer running): cleared, nothing queued.
-    stale = dataclasses.replace(plain, turn_deadline=T0)
-    after, events, due = request_bots(stale, stale)
-    assert after.turn_deadline is None and events == [] and due is None
-    # A clocked turn going on: its deadline kept and queued for the runner.
-    clocked = _game()
-    after, _, due = request_bots(clocked, clocked)
-    assert after.turn_deadline == T0 + 30_000
-    assert due is not None and due.at == (T0 + 30_000) / 1000
+    app = create_app(TestConfig())
+    try:
+        with app.test_request_context(environ_base={"REMOTE_ADDR": "192.0.2.7"}):
+            # A person to move without a clock: the state as it is, nothing queued.
+            plain = _game(turn_seconds=None)
+            assert request_bots(plain, plain) == (plain, [], None)
+            # A deadline left from a clock (no longer running): cleared, nothing queued.
+            stale = dataclasses.replace(plain, turn_deadline=T0)
+            after, events, due = request_bots(stale, stale)
+            assert after.turn_deadline is None and events == [] and due is None
+            # A clocked turn going on: its deadline kept and queued for the runner,
+            # in the name of the client whose request queued it.
+            clocked = _game()
+            after, _, due = request_bots(clocked, clocked)
+            assert after.turn_deadline == T0 + 30_000
+            assert due is not None and due.at == (T0 + 30_000) / 1000
+            assert due.owner == client_owner() and due.owner
+    finally:
+        shutdown(app)

@@ -9,20 +9,23 @@ import threading
 import time
 import urllib.request
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from typing import cast
 
 import pytest
 import redis
 from flask import Flask
 
+from service import clock
 from service.app import RUNNER_EXTENSION, create_app, shutdown
-from service.bots.play import UNBOUNDED, Budget, play_bots
+from service.bots.play import UNBOUNDED, Budget, bot_to_move, play_bots
 from service.config import TestConfig
 from service.rules.engine import SeatSpec, new_game
 from service.rules.options import resolve_options
 from service.rules.state import GameState, decode_state, encode_state
-from service.runner import BOTS, Runner, RunnerSettings, next_due
-from service.store.base import Due, GameStore
+from service.runner import BOTS, CLOCK, Runner, RunnerSettings, next_due
+from service.store.base import Due, DueClaim, GameStore
+from service.store.errors import StoreUnavailable
 from service.store.memory import MemoryStore
 from service.store.redis import RedisStore
 from tests.support.gunicorn import GunicornServer
@@ -242,3 +245,77 @@ def test_a_shut_down_app_leaves_no_runner_thread_and_starts_none() -> None:
     assert not runner._thread.is_alive()
     runner.wake()  # as a save that queues a game would
     assert not any(t.name == "rummy-runner" for t in threading.enumerate())
+
+
+class FailingSaves:
+    """A store whose saves (and, while `release_fails`, releases) raise `StoreUnavailable`."""
+
+    def __init__(self, inner: GameStore) -> None:
+        self.inner = inner
+        self.failing = True
+        self.release_fails = False
+
+    def save(self, *args: object, **kwargs: object) -> object:
+        if self.failing:
+            raise StoreUnavailable("save failed: Timeout reading from socket")
+        return self.inner.save(*args, **kwargs)  # type: ignore[arg-type]
+
+    def release_due(self, claims: Sequence[DueClaim]) -> int:
+        if self.release_fails:
+            raise StoreUnavailable("release failed: Timeout reading from socket")
+        return self.inner.release_due(claims)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)
+
+
+def test_a_store_error_gives_the_runners_claims_back_at_once() -> None:
+    store = MemoryStore()
+    now = time.time()
+    clocks = [
+        store.create(encode_state(bot_game(seed)), due=Due(now - 5 + seed, CLOCK, "b")).game_id
+        for seed in range(3)
+    ]
+    flaky = FailingSaves(store)
+    runner = Runner(cast(GameStore, flaky))
+    with pytest.raises(StoreUnavailable):
+        runner.run_once()  # three clocks claimed; the first one's save fails
+    assert runner.released == 3
+    # Due again at once, as they were (not after the 30 s lease).
+    assert [c.game_id for c in store.claim_due(time.time(), 10, 30, first=CLOCK)] == clocks
+
+
+def test_claims_a_failing_store_could_not_take_back_are_given_back_first_thing_next_time() -> None:
+    store = MemoryStore()
+    game = queue(store, bot_game(4))
+    flaky = FailingSaves(store)
+    flaky.release_fails = True
+    runner = Runner(cast(GameStore, flaky), small(5))
+    with pytest.raises(StoreUnavailable):
+        runner.run_once()
+    assert runner.released == 0 and store.claim_due(time.time(), 10, 30) == []  # still held
+    flaky.failing = flaky.release_fails = False  # the store answers again
+    assert runner.run_once() == 1  # released, then claimed again and advanced
+    assert runner.released == 1 and runner.advanced == 1 and store.load(game).version == 2
+
+
+def test_a_due_clock_is_played_before_bot_games_due_earlier_and_costs_no_bot_slice() -> None:
+    store = MemoryStore()
+    for seed in range(5):  # one client's bot games, due first
+        state = bot_game(seed)
+        store.create(encode_state(state), due=Due(time.time() - 10, BOTS, "a"))
+    options = resolve_options("express", {"turn_seconds": 5}, 3)
+    seats = [SeatSpec("Ann", "human", None, "h"), *[SeatSpec(kind="bot", bot="random")] * 2]
+    clocked = new_game(options, "express", seats, seed=1, first_dealer=2)[0]  # Ann first
+    clocked = clock.stamp(None, clocked, int((time.time() - 6) * 1000))  # 1 s past its deadline
+    due = next_due(clocked, owner="b")
+    assert due is not None and due.reason == CLOCK
+    game = store.create(encode_state(clocked), due=due).game_id
+    runner = Runner(store, RunnerSettings(budget=Budget(moves=10_000, seconds=60)))
+    assert runner.run_once() == 2  # the clock, then one bot game
+    after = decode_state(store.load(game).state)
+    assert after.seats[0].timeouts == 1
+    # Only the timeout was played: the bots that follow are queued, still Ann's client's.
+    assert bot_to_move(after)
+    queued = [c for c in store.claim_due(time.time(), 10, 30, first=CLOCK) if c.game_id == game]
+    assert [(c.reason, c.owner) for c in queued] == [(BOTS, "b")]

@@ -15,6 +15,7 @@ from service.api.gamestore import (
     Delete,
     LoadedGame,
     caller_seat,
+    client_name,
     game_view,
     get_store,
     load_game,
@@ -48,7 +49,6 @@ from service.api.smorest import (
     common_errors,
     dispatch_directly,
 )
-from service.ops.ratelimit import client_address, client_key
 from service.rules import engine
 from service.rules.options import resolve_options
 from service.rules.state import encode_state
@@ -228,7 +228,7 @@ def quota_owner() -> str | None:
         return None
     if not any(config[setting] for setting, _ in _QUOTA_SETTINGS.values()):
         return None
-    return "a:" + client_key(client_address(int(config["RATELIMIT_PROXY_HOPS"])))
+    return client_name()
 
 
 def game_quotas() -> dict[str, int]:

@@ -25,13 +25,15 @@ from service.api.lru import Lru
 from service.api.preconditions import Expected, check_if_match
 from service.api.problems import Problem
 from service.bots import play as bots
+from service.bots.allowance import BotAllowance
 from service.bots.play import Budget
 from service.config import store_settings
+from service.ops.ratelimit import client_address, client_key
 from service.quickinit import quick_init
 from service.rules import engine, views
 from service.rules.state import GameState, decode_state, encode_state
 from service.runner import next_due
-from service.store.base import KEEP, Due, GameStore, IdempotencyRecord, LobbyUpdate
+from service.store.base import KEEP, Due, GameStore, IdempotencyRecord, LobbyUpdate, owner_tag
 from service.store.errors import GameNotFound
 from service.store.factory import open_store
 
@@ -41,11 +43,33 @@ if TYPE_CHECKING:
 STORE_EXTENSION = "rummy.store"
 
 
+#: The app's `BotAllowance` (bot-seconds per client, this process's).
+ALLOWANCE_EXTENSION = "rummy.bot_allowance"
+
+
 def init_store(app: Flask) -> None:
-    """Open the store named by `STORE_URL` and attach it to the app."""
+    """Open the store named by `STORE_URL` and attach it to the app, with the
+    bot-seconds budget per client (`BOT_SECONDS_PER_OWNER`, 0: none)."""
     app.extensions[STORE_EXTENSION] = open_store(
         app.config["STORE_URL"], **store_settings(app.config)
     )
+    per_minute = float(app.config["BOT_SECONDS_PER_OWNER"])
+    if per_minute > 0:
+        burst = float(app.config["BOT_SECONDS_PER_REQUEST"])
+        app.extensions[ALLOWANCE_EXTENSION] = BotAllowance(per_minute, burst)
+
+
+def client_name() -> str:
+    """The current request's client, as the quotas count games against it: its
+    address as the rate limiter sees it (an IPv6 one by its /64, `client_key`)."""
+    hops = int(current_app_object().config["RATELIMIT_PROXY_HOPS"])
+    return "a:" + client_key(client_address(hops))
+
+
+def client_owner() -> str:
+    """The current request's client as the due queue and the bot budget name it
+    (the `owner_tag` of `client_name`)."""
+    return owner_tag(client_name())
 
 
 def get_store() -> GameStore:
@@ -201,28 +225,38 @@ def play_bots(
     state: GameState, before: GameState | None = None
 ) -> tuple[GameState, list[dict[str, Any]], Due | None]:
     """Play bot seats (and away ones) within the request's budget
-    (`BOT_MOVES_PER_REQUEST`, `BOT_SECONDS_PER_REQUEST`), then stamp the turn
-    clock (`before`: the state as loaded, whose deadline goes on while the same
-    turn does): the state, its events, and the game's entry in the runner's
-    queue (for the save): due at once when bots are still to move, at the turn's
-    deadline when a clock runs."""
+    (`BOT_MOVES_PER_REQUEST`, `BOT_SECONDS_PER_REQUEST`, and what is left of
+    the client's `BOT_SECONDS_PER_OWNER`: service/bots/allowance.py), then stamp
+    the turn clock (`before`: the state as loaded, whose deadline goes on while
+    the same turn does): the state, its events, and the game's entry in the
+    runner's queue (for the save, in the client's name): due at once when bots
+    are still to move, at the turn's deadline when a clock runs."""
     events: list[dict[str, Any]] = []
     if bots.bot_to_move(state):  # most moves hand the turn to a person: no budget to read
-        config = current_app_object().config
-        budget = Budget(
-            moves=int(config["BOT_MOVES_PER_REQUEST"]),
-            seconds=float(config["BOT_SECONDS_PER_REQUEST"]),
-        )
+        app = current_app_object()
+        config = app.config
+        owner = client_owner()
+        seconds = float(config["BOT_SECONDS_PER_REQUEST"])
+        allowance: BotAllowance | None = app.extensions.get(ALLOWANCE_EXTENSION)
+        if allowance is not None:
+            seconds = allowance.take(owner, seconds)
+        started = time.monotonic()
+        # With nothing left no bot moves here: the game is queued for the runner.
+        budget = Budget(moves=int(config["BOT_MOVES_PER_REQUEST"]), seconds=seconds)
         played = bots.play_bots(state, budget)
+        if allowance is not None:
+            allowance.give_back(owner, seconds, time.monotonic() - started)
         state, events = played.state, played.events
     elif state.options.turn_seconds is None and state.turn_deadline is None:
         # No clock and a person to move (most moves): `clock.stamp` would keep
         # the state and `next_due` answer None; their five calls skipped
         # ("What a move costs").
         return state, events, None
+    else:
+        owner = client_owner()
     now = time.time()
     state = clock.stamp(before, state, int(now * 1000))
-    return state, events, next_due(state, now)
+    return state, events, next_due(state, now, owner)
 
 
 def seated(game: LoadedGame, token: str, move_type: str | None = None) -> tuple[LoadedGame, int]:

@@ -26,6 +26,7 @@ expiry as of that save.
 from __future__ import annotations
 
 import enum
+import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -35,6 +36,7 @@ from service.quickinit import quick_init
 from service.store.watch import Deliver, Watch
 
 __all__ = [
+    "CLAIM_WINDOW",
     "DEFAULT_FINISHED_TTL",
     "DEFAULT_IDEMPOTENCY_BYTES",
     "DEFAULT_IDEMPOTENCY_TTL",
@@ -64,6 +66,7 @@ __all__ = [
     "SaveStatus",
     "lifecycle",
     "owner_counts",
+    "owner_tag",
     "record_bytes",
 ]
 
@@ -182,14 +185,31 @@ def record_bytes(record: IdempotencyRecord) -> int:
 @dataclass(frozen=True)
 class Due:
     """Server-side work a game is waiting for: at ``at`` (epoch seconds), for ``reason``
-    (e.g. ``"bots"``: bot seats still to move; later, turn deadlines).
+    (e.g. ``"bots"``: bot seats still to move; ``"clock"``: a turn's deadline), left
+    by ``owner`` (`owner_tag` of the client whose request left it; ``""``: none).
 
     A game has at most one entry in the queue of due games: the next thing due.
-    The runner (`service.runner`) claims due games and advances them.
+    The runner (`service.runner`) claims due games and advances them, taking
+    turns between owners (`GameStore.claim_due`).
     """
 
     at: float
     reason: str
+    #: Stored with the reason as one text (``"<reason> <owner>"``): neither holds a space.
+    owner: str = ""
+
+
+def owner_tag(client: str) -> str:
+    """The tag a due entry names its owner by: 16 hex digits of the client key's
+    SHA-256 (bounded and without spaces, whatever a forwarded address held)."""
+    return hashlib.sha256(client.encode()).hexdigest()[:16]
+
+
+#: Most due entries one claim looks at (`GameStore.claim_due`): entries are
+#: claimed from the first this many due, so a claim's work stays bounded however
+#: long the queue grows (a clock behind more due bot games than this waits for
+#: the front of the queue to be claimed).
+CLAIM_WINDOW = 1000
 
 
 #: The ``due`` argument of a save: a `Due` to (re)queue the game, ``None`` to take
@@ -200,11 +220,15 @@ DueUpdate: TypeAlias = Due | Keep | None
 @dataclass(frozen=True)
 class DueClaim:
     """A due game claimed by a runner until ``lease`` (epoch ms; also the claim's
-    token: `GameStore.drop_due` removes the entry only while it is unchanged)."""
+    token: `GameStore.drop_due` and `GameStore.release_due` change the entry only
+    while it is unchanged); ``owner`` and ``due`` (epoch ms) are the entry's as
+    claimed, so that a released claim is due again as it was."""
 
     game_id: str
     reason: str
     lease: int
+    owner: str = ""
+    due: int = 0
 
 
 @dataclass(frozen=True)
@@ -350,15 +374,30 @@ class GameStore(Protocol):
         counts for it from now on, like for its creator)."""
         ...
 
-    def claim_due(self, now: float, limit: int, lease: float) -> list[DueClaim]:
-        """Up to ``limit`` games due at ``now`` (epoch s), earliest first, each
-        pushed ``lease`` seconds later so that no other runner claims it
-        meanwhile (a runner that dies leaves it due again after the lease)."""
+    def claim_due(
+        self, now: float, limit: int, lease: float, first: str = "", others: int | None = None
+    ) -> list[DueClaim]:
+        """Up to ``limit`` games due at ``now`` (epoch s), each pushed ``lease``
+        seconds later so that no other runner claims it meanwhile (a runner that
+        dies leaves it due again after the lease).
+
+        Taken from the first `CLAIM_WINDOW` due entries: those of reason ``first``
+        (e.g. turn clocks) first, earliest first; then at most ``others`` of the
+        rest (``None``: up to ``limit``), owners taking turns: the owner whose
+        entry a claim took least recently (by any runner) first, each owner's
+        earliest entry first. So one owner's many games delay another owner's
+        by at most one advance each time round."""
         ...
 
     def drop_due(self, claim: DueClaim) -> bool:
         """Take a claimed game off the queue, unless a save queued it again since
         the claim; whether it was taken off."""
+        ...
+
+    def release_due(self, claims: Sequence[DueClaim]) -> int:
+        """Give claims up: each game not queued again since its claim is due again
+        at its entry's time (`DueClaim.due`) at once, not after the lease (a runner
+        that cannot advance them, e.g. the store failed under it); how many."""
         ...
 
     def next_due(self) -> float | None:

@@ -21,11 +21,14 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from datetime import UTC, datetime
 from functools import lru_cache
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import orjson
 
 from service.tokens import url_safe_token
+
+if TYPE_CHECKING:
+    from service.store.base import Due
 
 __all__ = [
     "EVENT_TYPES",
@@ -346,6 +349,12 @@ def decode_event(data: bytes) -> dict[str, Any]:
     elif isinstance(kind, list):
         event["type"] = kind[0]
     return event
+
+
+def due_text(due: Due) -> str:
+    """How a due entry's reason is stored: the reason, then its owner after a
+    space when it has one (a queued game's ``why``)."""
+    return f"{due.reason} {due.owner}" if due.owner else due.reason
 
 
 def key_digest(key: str) -> str:

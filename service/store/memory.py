@@ -18,6 +18,7 @@ from typing import Any
 import orjson
 
 from service.store.base import (
+    CLAIM_WINDOW,
     DEFAULT_FINISHED_TTL,
     DEFAULT_IDEMPOTENCY_BYTES,
     DEFAULT_IDEMPOTENCY_TTL,
@@ -46,6 +47,7 @@ from service.store.base import (
 from service.store.codec import (
     decode_cursor,
     decode_event,
+    due_text,
     event_tail,
     lobby_page,
     new_game_id,
@@ -59,6 +61,43 @@ __all__ = ["MemoryStore"]
 
 # Expired games are swept at most this often (seconds); reads check expiry anyway.
 _SWEEP_INTERVAL = 60.0
+
+
+def pick_due(
+    window: Sequence[tuple[str, str]],
+    limit: int,
+    first: str,
+    others: int | None,
+    served: dict[str, int],
+    now_ms: int,
+) -> list[int]:
+    """Which of the due entries ``window`` (game id, reason text; earliest first) a
+    claim takes, by index: ``first``'s, then the others by owner in turns, the owner
+    ``served`` least recently first (`GameStore.claim_due`; Redis's `CLAIM_SCRIPT`
+    chooses alike). Each owner served is stamped ``now_ms`` (in the order served)."""
+    limit = max(limit, 0)
+    picked: list[int] = []
+    queues: dict[str, list[int]] = {}  # owner -> its entries, earliest first
+    for index, (_, text) in enumerate(window):
+        reason, _, owner = text.partition(" ")
+        if first and reason == first:
+            if len(picked) < limit:
+                picked.append(index)
+        else:
+            queues.setdefault(owner, []).append(index)
+    room = limit - len(picked) if others is None else min(limit - len(picked), others)
+    # Least recently served first; owners never served (0) in the order they are due.
+    order = sorted(queues, key=lambda owner: served.get(owner, 0))
+    turn = 0
+    while room > 0 and order:
+        for owner in order:
+            if room > 0 and turn < len(queues[owner]):
+                picked.append(queues[owner][turn])
+                room -= 1
+                served[owner] = now_ms + len(picked)  # in the order served
+        turn += 1
+        order = [owner for owner in order if turn < len(queues[owner])]
+    return picked
 
 
 @dataclass
@@ -119,8 +158,11 @@ class MemoryStore:
         self._changed = threading.Condition(self._lock)
         self._games: dict[str, _Game] = {}
         self._lobby: dict[str, _Listing] = {}
-        #: The queue of due games: game id -> (due, epoch ms; reason).
+        #: The queue of due games: game id -> (due, epoch ms; reason, and its
+        #: owner after a space when it has one: Redis's form, `due_text`).
         self._due: dict[str, tuple[int, str]] = {}
+        #: When a claim last took an entry of each owner (epoch ms): owners take turns.
+        self._served: dict[str, int] = {}
         #: Counters counted by loads: key -> (count, when it is forgotten).
         self._counters: dict[str, tuple[int, float]] = {}
         #: Called (outside the lock) after a write queued a game: the in-process
@@ -244,7 +286,7 @@ class MemoryStore:
         if due is None:
             self._due.pop(game_id, None)
         elif due is not KEEP:
-            self._due[game_id] = (int(due.at * 1000), due.reason)
+            self._due[game_id] = (int(due.at * 1000), due_text(due))
         self._changed.notify_all()
         if tails:
             self._hub.notify(game_id)
@@ -365,19 +407,33 @@ class MemoryStore:
         self._queued(due)
         return result
 
-    def claim_due(self, now: float, limit: int, lease: float) -> list[DueClaim]:
-        """Games due at ``now``, earliest first, each leased for ``lease`` s."""
+    def claim_due(
+        self, now: float, limit: int, lease: float, first: str = "", others: int | None = None
+    ) -> list[DueClaim]:
+        """Games due at ``now``, each leased for ``lease`` s: ``first``'s earliest
+        first, then the others by owner in turns (see `GameStore.claim_due`)."""
         now_ms = int(now * 1000)
-        until = now_ms + int(lease * 1000)
+        until = int((now + lease) * 1000)
         with self._lock:
-            ready = sorted((at, game_id) for game_id, (at, _) in self._due.items() if at <= now_ms)[
-                : max(limit, 0)
-            ]
+            window = sorted(
+                (at, game_id, text) for game_id, (at, text) in self._due.items() if at <= now_ms
+            )[:CLAIM_WINDOW]
+            picked = pick_due(
+                [(game_id, text) for _, game_id, text in window],
+                limit,
+                first,
+                others,
+                self._served,
+                now_ms,
+            )
             claims = []
-            for _, game_id in ready:
-                reason = self._due[game_id][1]
-                self._due[game_id] = (until, reason)
-                claims.append(DueClaim(game_id, reason, until))
+            for index in picked:
+                at, game_id, text = window[index]
+                self._due[game_id] = (until, text)
+                reason, _, owner = text.partition(" ")
+                claims.append(DueClaim(game_id, reason, until, owner, at))
+            if len(self._served) > 2 * CLAIM_WINDOW:  # forget owners not served for an hour
+                self._served = {o: t for o, t in self._served.items() if t > now_ms - 3_600_000}
             return claims
 
     def drop_due(self, claim: DueClaim) -> bool:
@@ -388,6 +444,19 @@ class MemoryStore:
                 return False
             del self._due[claim.game_id]
             return True
+
+    def release_due(self, claims: Sequence[DueClaim]) -> int:
+        """Make each claimed game not queued again since due again at its entry's time."""
+        released = 0
+        with self._lock:
+            for claim in claims:
+                entry = self._due.get(claim.game_id)
+                if entry is not None and entry[0] == claim.lease:
+                    self._due[claim.game_id] = (claim.due, entry[1])
+                    released += 1
+        if released and self.due_listener is not None:
+            self.due_listener()
+        return released
 
     def repair_due_queue(self) -> int:
         """Nothing to repair: a save queues its game under the same lock (0)."""

@@ -33,12 +33,15 @@ changes no status and does no owner work.
 
 The queue of due games (`service.runner`): ``P:{due}:q`` (sorted set, game id
 scored by the epoch ms it is due at) and ``P:{due}:why`` (hash, game id ->
-reason); the game hash's ``due`` field repeats its entry (``<ms> <reason>``).
+reason, and after a space the tag of the owner who left it); the game hash's
+``due`` field repeats its entry (``<ms> <reason>[ <owner>]``).
 On a single server the save script updates them in the same compare-and-set;
 in a cluster (another slot) a save whose entry changed sends `DUE_SCRIPT` as a
 second round trip. `CLAIM_SCRIPT` claims due games by pushing each to the end
-of a lease; `DROP_DUE_SCRIPT` unqueues a claimed game unless a save queued it
-again meanwhile.
+of a lease (clocks first, then owners in turns, by ``P:{due}:served``: owner ->
+when a claim last took one of its entries); `DROP_DUE_SCRIPT` unqueues a claimed
+game unless a save queued it again meanwhile, `RELEASE_DUE_SCRIPT` makes it due
+again at once.
 
 Round trips: a load is one ``HMGET``; a save is one ``EVALSHA`` of
 `SAVE_SCRIPT` (after Redis has the script; redis-py loads it on ``NOSCRIPT``).
@@ -94,6 +97,7 @@ from redis.typing import EncodableT
 
 from service.store import leancall
 from service.store.base import (
+    CLAIM_WINDOW,
     DEFAULT_FINISHED_TTL,
     DEFAULT_IDEMPOTENCY_BYTES,
     DEFAULT_IDEMPOTENCY_TTL,
@@ -124,6 +128,7 @@ from service.store.codec import (
     LobbyRow,
     decode_cursor,
     decode_event,
+    due_text,
     event_tail,
     is_game_id,
     key_digest,
@@ -147,6 +152,7 @@ __all__ = [
     "LOBBY_SCRIPT",
     "OWNER_NOTE_SCRIPT",
     "OWNER_TOUCH_SCRIPT",
+    "RELEASE_DUE_SCRIPT",
     "SAVE_SCRIPT",
     "RedisStore",
 ]
@@ -340,17 +346,86 @@ return 1
 
 CLAIM_SCRIPT = """
 -- Claim due games: each is pushed to the lease's end, so no other runner takes it.
--- KEYS[1] queue of due games (zset), KEYS[2] their reasons (hash)
--- ARGV[1] now ms, ARGV[2] most games, ARGV[3] lease end ms
--- Returns a flat list: game id, reason, ...
-local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[2])
+-- Chosen among the first ARGV[4] due entries: those of reason ARGV[5] first (turn
+-- clocks), earliest first; then at most ARGV[6] others, owners taking turns (the
+-- owner a claim served least recently first, each owner's earliest entry first).
+-- KEYS[1] queue of due games (zset), KEYS[2] their reasons (hash: '<reason> <owner>'),
+-- KEYS[3] when a claim last served each owner (zset, ms)
+-- ARGV[1] now ms, ARGV[2] most games, ARGV[3] lease end ms, ARGV[4] entries looked at,
+-- ARGV[5] the reason claimed first ('' = none), ARGV[6] most others (-1: up to ARGV[2])
+-- Returns a flat list: game id, reason, due ms, ...
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0,
+                       ARGV[4])
+if #due == 0 then return {} end
+local ids = {}
+for i = 1, #due, 2 do ids[#ids + 1] = due[i] end
+local why = redis.call('HMGET', KEYS[2], unpack(ids))
+local limit, picked = tonumber(ARGV[2]), {}
+local queues, owners = {}, {}
+for i, id in ipairs(ids) do
+  local text = why[i] or ''
+  local reason, owner = string.match(text, '^(%S*) ?(%S*)$')
+  if ARGV[5] ~= '' and reason == ARGV[5] then
+    if #picked < limit then picked[#picked + 1] = i end
+  else
+    owner = owner or ''
+    if not queues[owner] then
+      queues[owner] = {}
+      owners[#owners + 1] = owner
+    end
+    table.insert(queues[owner], i)
+  end
+end
+local room = limit - #picked
+if tonumber(ARGV[6]) >= 0 then room = math.min(room, tonumber(ARGV[6])) end
+if room > 0 and #owners > 0 then
+  local served = redis.call('ZMSCORE', KEYS[3], unpack(owners))
+  local rank = {}
+  for k, owner in ipairs(owners) do rank[owner] = {tonumber(served[k]) or 0, k} end
+  table.sort(owners, function(a, b)
+    if rank[a][1] ~= rank[b][1] then return rank[a][1] < rank[b][1] end
+    return rank[a][2] < rank[b][2]
+  end)
+  local turn, now = 1, tonumber(ARGV[1])
+  while room > 0 and #owners > 0 do
+    local left = {}
+    for _, owner in ipairs(owners) do
+      local queue = queues[owner]
+      if room > 0 and queue[turn] then
+        picked[#picked + 1] = queue[turn]
+        room = room - 1
+        redis.call('ZADD', KEYS[3], now + #picked, owner)  -- in the order served
+      end
+      if queue[turn + 1] then left[#left + 1] = owner end
+    end
+    owners, turn = left, turn + 1
+  end
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - 3600000)  -- an hour unserved
+end
 local out = {}
-for _, id in ipairs(ids) do
-  redis.call('ZADD', KEYS[1], ARGV[3], id)
-  table.insert(out, id)
-  table.insert(out, redis.call('HGET', KEYS[2], id) or '')
+for _, i in ipairs(picked) do
+  redis.call('ZADD', KEYS[1], ARGV[3], ids[i])
+  out[#out + 1] = ids[i]
+  out[#out + 1] = why[i] or ''
+  out[#out + 1] = due[2 * i]
 end
 return out
+"""
+
+RELEASE_DUE_SCRIPT = """
+-- Give claims up: each game still at its claim's lease is due again at its time.
+-- KEYS[1] queue of due games (zset)
+-- ARGV: game id, the claim's lease end ms, its due ms; ... (three per claim)
+-- Returns how many were released.
+local released = 0
+for i = 1, #ARGV, 3 do
+  local score = redis.call('ZSCORE', KEYS[1], ARGV[i])
+  if score and tonumber(score) == tonumber(ARGV[i + 1]) then
+    redis.call('ZADD', KEYS[1], ARGV[i + 2], ARGV[i])
+    released = released + 1
+  end
+end
+return released
 """
 
 DROP_DUE_SCRIPT = """
@@ -578,13 +653,14 @@ _REMOVAL_MEMORY_MS = 3600 * 1000
 
 
 def _due_arg(due: DueUpdate) -> str:
-    """The save script's ``due`` argument: '' keep, '-' unqueue, '<ms> <reason>' queue."""
+    """The save script's ``due`` argument: '' keep, '-' unqueue, '<ms> <reason>' queue
+    (the reason's text names its owner too: `due_text`)."""
     if due is KEEP:
         return ""
     if due is None:
         return "-"
     assert isinstance(due, Due)
-    return f"{int(due.at * 1000)} {due.reason}"
+    return f"{int(due.at * 1000)} {due_text(due)}"
 
 
 def _glob_escape(text: str) -> str:
@@ -719,6 +795,7 @@ class RedisStore:
         self._due_update: Script
         self._claim_due: Script
         self._drop_due: Script
+        self._release_due: Script
         self._delete: Script
         self._owner_note: Script
         self._owner_touch: Script
@@ -736,6 +813,8 @@ class RedisStore:
         self._game_keys: dict[str, tuple[str, str, str, str]] = {}
         #: The queue of due games (zset: game id by due time, ms) and their reasons (hash).
         self._due_keys = [f"{prefix}:{{due}}:q", f"{prefix}:{{due}}:why"]
+        #: When a claim last served each owner (zset, ms; in the queue's slot).
+        self._served_key = f"{prefix}:{{due}}:served"
 
     def __repr__(self) -> str:
         return f"RedisStore({self.url!r}, cluster={self.cluster}, prefix={self.prefix!r})"
@@ -769,6 +848,7 @@ class RedisStore:
                     self._due_update = client.register_script(DUE_SCRIPT)
                     self._claim_due = client.register_script(CLAIM_SCRIPT)
                     self._drop_due = client.register_script(DROP_DUE_SCRIPT)
+                    self._release_due = client.register_script(RELEASE_DUE_SCRIPT)
                     self._delete = client.register_script(DELETE_SCRIPT)
                     self._owner_note = client.register_script(OWNER_NOTE_SCRIPT)
                     self._owner_touch = client.register_script(OWNER_TOUCH_SCRIPT)
@@ -983,19 +1063,44 @@ class RedisStore:
             _log.warning("queued again %d game(s) missing from the queue of due games", restored)
         return restored
 
-    def claim_due(self, now: float, limit: int, lease: float) -> list[DueClaim]:
-        """Games due at ``now``, earliest first, each leased for ``lease`` s (one script)."""
+    def claim_due(
+        self, now: float, limit: int, lease: float, first: str = "", others: int | None = None
+    ) -> list[DueClaim]:
+        """Games due at ``now``, each leased for ``lease`` s: ``first``'s earliest
+        first, then the others by owner in turns (one script; `GameStore.claim_due`)."""
         until = int((now + lease) * 1000)
+        args: list[EncodableT] = [
+            int(now * 1000),
+            max(int(limit), 0),
+            until,
+            CLAIM_WINDOW,
+            first,
+            -1 if others is None else max(int(others), 0),
+        ]
         try:
             self.client  # noqa: B018 - builds the client and its scripts
-            flat = self._claim_due(
-                keys=self._due_keys, args=[int(now * 1000), max(int(limit), 0), until]
-            )
+            flat = self._claim_due(keys=[*self._due_keys, self._served_key], args=args)
         except REDIS_ERRORS as exc:
             raise StoreUnavailable(f"claim failed: {exc}") from exc
-        return [
-            DueClaim(flat[i].decode(), flat[i + 1].decode(), until) for i in range(0, len(flat), 2)
-        ]
+        claims = []
+        for i in range(0, len(flat), 3):
+            reason, _, owner = flat[i + 1].decode().partition(" ")
+            claims.append(DueClaim(flat[i].decode(), reason, until, owner, int(float(flat[i + 2]))))
+        return claims
+
+    def release_due(self, claims: Sequence[DueClaim]) -> int:
+        """Make each claimed game not queued again since due again at its entry's
+        time (one script)."""
+        if not claims:
+            return 0
+        args: list[EncodableT] = []
+        for claim in claims:
+            args += [claim.game_id, claim.lease, claim.due]
+        try:
+            self.client  # noqa: B018 - builds the client and its scripts
+            return int(self._release_due(keys=self._due_keys[:1], args=args))
+        except REDIS_ERRORS as exc:
+            raise StoreUnavailable(f"release failed: {exc}") from exc
 
     def drop_due(self, claim: DueClaim) -> bool:
         """Take the claimed game off the queue unless it was queued again since."""

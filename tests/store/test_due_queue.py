@@ -121,3 +121,44 @@ def test_a_game_whose_queue_entry_a_cluster_save_missed_is_queued_again_by_the_r
     assert store.repair_due_queue() == 1
     assert [(c.game_id, c.reason) for c in store.claim_due(NOW, 10, 30)] == [(game, "clock")]
     assert store.repair_due_queue() == 0  # leased entries are left as they are
+
+
+def test_due_clocks_are_claimed_before_bot_games_due_earlier(store: GameStore) -> None:
+    bots = [store.create(b"s", due=Due(NOW - 10 + i, "bots", "a")).game_id for i in range(5)]
+    clock = store.create(b"s", due=Due(NOW - 1, "clock", "b")).game_id
+    later = store.create(b"s", due=Due(NOW + 5, "clock", "b")).game_id  # not due yet
+    claims = store.claim_due(NOW, 16, 30, first="clock", others=1)
+    assert [(c.game_id, c.reason, c.owner) for c in claims] == [
+        (clock, "clock", "b"),
+        (bots[0], "bots", "a"),
+    ]
+    assert later not in {c.game_id for c in store.claim_due(NOW, 16, 30, first="clock")}
+
+
+def test_owners_take_turns_however_many_games_one_has_due(store: GameStore) -> None:
+    # Owner "a" queued 6 games before "b" and "c" queued one each.
+    a = [store.create(b"s", due=Due(NOW - 20 + i, "bots", "a")).game_id for i in range(6)]
+    b = store.create(b"s", due=Due(NOW - 5, "bots", "b")).game_id
+    c = store.create(b"s", due=Due(NOW - 4, "bots", "c")).game_id
+    # One game a claim, as a runner takes them: a, then the owners not served yet.
+    taken = [store.claim_due(NOW, 16, 30, first="clock", others=1)[0].game_id for _ in range(4)]
+    assert taken == [a[0], b, c, a[1]]
+    # Several a claim: one per owner each time round.
+    d = store.create(b"s", due=Due(NOW - 1, "bots", "d")).game_id
+    claims = store.claim_due(NOW, 3, 30)
+    assert [claim.game_id for claim in claims] == [d, a[2], a[3]]
+
+
+def test_a_released_claim_is_due_again_at_once_unless_queued_again(store: GameStore) -> None:
+    kept = store.create(b"s", due=Due(NOW - 3, "bots", "a")).game_id
+    moved = store.create(b"s", due=Due(NOW - 2, "bots", "a")).game_id
+    claims = store.claim_due(NOW, 10, 30)
+    assert [c.game_id for c in claims] == [kept, moved] and claims[0].due == (NOW - 3) * 1000
+    assert store.save(moved, 1, b"s2", due=Due(NOW + 60, "clock", "a")).saved  # queued again
+    assert store.claim_due(NOW + 1, 10, 30) == []  # leased
+    assert store.release_due(claims) == 1
+    again = store.claim_due(NOW + 1, 10, 30)
+    assert [(c.game_id, c.due) for c in again] == [(kept, (NOW - 3) * 1000)]
+    assert store.release_due(claims) == 0  # claimed again since: those claims are void
+    # Later: the new lease of the first has run out, the second's save is due.
+    assert [c.game_id for c in store.claim_due(NOW + 61, 10, 30)] == [kept, moved]
