@@ -74,6 +74,9 @@ describe("why a control is disabled", () => {
   it("words a refused move by its code in the page's language", () => {
     setLanguage("da");
     expect(refusalText({ code: "not_your_turn", detail: "another seat is to move" })).toBe("Det er ikke din tur.");
-    expect(refusalText({ code: "rate_limited", detail: "slow down" })).toBe("slow down");
+    expect(refusalText({ code: "rate_limited", detail: "slow down" })).toBe(
+      "For mange forespørgsler: vent et øjeblik, og prøv igen.",
+    );
+    expect(refusalText({ code: "invalid_json", detail: "the body is not JSON" })).toBe("the body is not JSON");
   });
 });

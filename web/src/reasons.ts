@@ -46,6 +46,12 @@ export function refusalText(error: unknown, fallback?: string): string {
       });
     }
   }
+  if (typeof error === "object" && error !== null) {
+    const code = (error as { code?: unknown }).code;
+    const alias: Record<string, string> = { service_unavailable: "busy", store_unavailable: "busy" };
+    const key = typeof code === "string" ? `problem_${alias[code] ?? code}` : "";
+    if (key in CATALOGUES.en) return t(key as TextKey);
+  }
   return problemText(error, fallback ?? t("refused"));
 }
 

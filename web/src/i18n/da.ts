@@ -383,4 +383,12 @@ export const da: Catalogue = {
   val_elimination: "udslagning",
   val_natural_majority: "flest naturlige kort",
   val_one_natural: "mindst ét naturligt kort",
+
+  // Refused requests (the problem's code)
+  problem_validation_error: "Nogle af valgene er ikke gyldige: se beskederne ved felterne.",
+  problem_game_not_found: "Der findes intet sådant spil.",
+  problem_game_not_waiting: "Spillet er allerede begyndt.",
+  problem_already_seated: "Du har allerede en plads i dette spil.",
+  problem_rate_limited: "For mange forespørgsler: vent et øjeblik, og prøv igen.",
+  problem_busy: "Tjenesten har travlt: prøv igen om et øjeblik.",
 };

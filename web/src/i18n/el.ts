@@ -383,4 +383,12 @@ export const el: Catalogue = {
   val_elimination: "αποκλεισμός",
   val_natural_majority: "περισσότερα φυσικά φύλλα",
   val_one_natural: "τουλάχιστον ένα φυσικό φύλλο",
+
+  // Refused requests (the problem's code)
+  problem_validation_error: "Κάποιες επιλογές δεν είναι έγκυρες: δες τα μηνύματα δίπλα στα πεδία.",
+  problem_game_not_found: "Δεν υπάρχει τέτοια παρτίδα.",
+  problem_game_not_waiting: "Η παρτίδα έχει ήδη ξεκινήσει.",
+  problem_already_seated: "Έχεις ήδη θέση σε αυτή την παρτίδα.",
+  problem_rate_limited: "Πάρα πολλά αιτήματα: περίμενε λίγο και δοκίμασε ξανά.",
+  problem_busy: "Η υπηρεσία είναι απασχολημένη: δοκίμασε ξανά σε λίγο.",
 };

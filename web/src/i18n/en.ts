@@ -382,4 +382,12 @@ export const en = {
   val_elimination: "elimination",
   val_natural_majority: "natural majority",
   val_one_natural: "one natural",
+
+  // Refused requests (the problem's code)
+  problem_validation_error: "Some of the choices are not valid: see the messages beside them.",
+  problem_game_not_found: "No such game.",
+  problem_game_not_waiting: "The game has already started.",
+  problem_already_seated: "You already hold a seat in this game.",
+  problem_rate_limited: "Too many requests: wait a moment and try again.",
+  problem_busy: "The service is busy: try again in a moment.",
 };

@@ -383,4 +383,12 @@ export const is: Catalogue = {
   val_elimination: "útsláttur",
   val_natural_majority: "fleiri venjuleg spil",
   val_one_natural: "minnst eitt venjulegt spil",
+
+  // Refused requests (the problem's code)
+  problem_validation_error: "Sumt af því sem var valið gengur ekki: sjá skilaboðin við hvern reit.",
+  problem_game_not_found: "Ekkert slíkt spil er til.",
+  problem_game_not_waiting: "Spilið er þegar hafið.",
+  problem_already_seated: "Þú ert þegar með sæti í þessu spili.",
+  problem_rate_limited: "Of margar beiðnir: bíddu aðeins og reyndu aftur.",
+  problem_busy: "Þjónustan er upptekin: reyndu aftur eftir smástund.",
 };

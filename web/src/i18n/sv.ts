@@ -383,4 +383,12 @@ export const sv: Catalogue = {
   val_elimination: "utslagning",
   val_natural_majority: "flest naturliga kort",
   val_one_natural: "minst ett naturligt kort",
+
+  // Refused requests (the problem's code)
+  problem_validation_error: "Några av valen är inte giltiga: se meddelandena vid fälten.",
+  problem_game_not_found: "Det finns inget sådant parti.",
+  problem_game_not_waiting: "Partiet har redan börjat.",
+  problem_already_seated: "Du har redan en plats i det här partiet.",
+  problem_rate_limited: "För många förfrågningar: vänta en stund och försök igen.",
+  problem_busy: "Tjänsten är upptagen: försök igen om en stund.",
 };
