@@ -839,3 +839,33 @@ def test_a_watcher_is_told_and_the_game_end_shows_the_hands(
     assert_clean(page_log)
     page.context.close()
     watcher.context.close()
+
+
+def test_a_refused_create_shows_each_fields_message_beside_it_never_json(
+    browser: Browser, page_log: PageLog, play_server: GunicornServer
+) -> None:
+    page = browser.new_page(viewport=DESKTOP)
+    failed = failed_requests(page)
+    page.goto(f"{play_server.url}/play")
+    page.get_by_label("Your name").fill("Jon")
+    page.get_by_label("Rules").select_option("standard")
+    page.get_by_text("Options", exact=True).click()
+    page.get_by_label("end", exact=True).select_option("rounds")  # and no number of rounds
+    page.get_by_role("button", name="Create game").click()
+    error = page.locator(".options .field-error")
+    expect(error).to_have_text("rounds: end 'rounds' needs a number of rounds")
+    expect(page.get_by_role("alert")).to_have_text(
+        "Some of the choices are not valid: see the messages beside them."
+    )
+    assert re.search(r"[{}\[\]]", visible_text(page)) is None
+    assert page.url.endswith("/play")  # still the lobby
+    assert [f.split()[0] for f in failed] == ["422"]
+    assert all("422" in message for message in page_log.console_errors)
+    assert page_log.page_errors == [] and page_log.outside_requests() == []
+
+    # Given a number of rounds, the same form creates the game.
+    page.get_by_label("rounds", exact=True).fill("2")
+    page.get_by_role("button", name="Create game").click()
+    page.wait_for_url(re.compile(r"/play/?#/games/[\w-]+$"))
+    expect(page.get_by_role("region", name="Your hand")).to_be_visible()
+    page.context.close()
