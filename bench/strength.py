@@ -6,7 +6,9 @@
 Every pairing of ``random``, ``greedy`` and ``expert`` plays ``--games`` seeded
 engine-level games (``service.bots.play.play_bots``, the path the service uses for bot
 seats) in each setting: two-player ``standard``, four-player ``standard`` (the
-two strategies alternate around the table) and two-player ``romme``. Seats
+two strategies alternate around the table), two-player ``romme`` and two-player
+games of each preset the rulings changed (``elimination``, ``express``,
+``vrotham``, ``straight``, ``block``, ``traditional``, ``meld_first``). Seats
 rotate from one game to the next, so neither strategy sits first more often.
 The expert plays on a node budget only (``--nodes``, no time cap), so every
 game replays exactly from its seed whatever the machine's load.
@@ -45,6 +47,14 @@ SETTINGS: dict[str, tuple[str, int]] = {
     "standard-2": ("standard", 2),
     "standard-4": ("standard", 4),
     "romme-2": ("romme", 2),
+    # The presets the rulings changed (docs/rules.md, "Rulings").
+    "elimination-2": ("elimination", 2),
+    "express-2": ("express", 2),
+    "vrotham-2": ("vrotham", 2),
+    "straight-2": ("straight", 2),
+    "block-2": ("block", 2),
+    "traditional-2": ("traditional", 2),
+    "meld_first-2": ("meld_first", 2),
 }
 PAIRINGS: tuple[tuple[str, str], ...] = (
     ("greedy", "random"),

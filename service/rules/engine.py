@@ -52,6 +52,11 @@ Decisions the rules page leaves open (docs/rules.md lists each with its test):
   in when the seat decides (decisions come between rounds, so it is the same for
   each). A seat that leaves while deciding is decided for by its bot.
 - Stakes: every seat puts the stake in the pot when the first round is dealt.
+- A round that reaches `MAX_ROUND_TURNS` turns ends as ``blocked``: far past any
+  real round (bots playing at random rarely pass 2,300), it can only be a table
+  that no longer moves (in Block Rummy the players may take the discard for ever
+  once the stock is gone; bots that never swap a melded joker can draw and discard
+  for ever), and a game must end.
 """
 
 from __future__ import annotations
@@ -215,6 +220,10 @@ def _after_placing(
         state = evolve(state, round=new_round)
         return _end_round(state, new_round, seat, "went_out", seat, events)
     return _went_on(state, new_round, events)
+
+
+#: Turns after which a round ends as ``blocked`` (module docstring).
+MAX_ROUND_TURNS = 5_000
 
 
 def _rng(state: GameState, purpose: str) -> random.Random:
@@ -1291,7 +1300,9 @@ def _apply_discard(
         # is a draw".
         state = evolve(state, round=new_round)
         return _end_round(state, new_round, None, "stock_exhausted", seat, events)
-    if opts.blocked_ends_early() and round_blocked(new_round, opts):
+    if new_round.turns >= MAX_ROUND_TURNS or (
+        opts.blocked_ends_early() and round_blocked(new_round, opts)
+    ):
         state = evolve(state, round=new_round)
         return _end_round(state, new_round, None, "blocked", seat, events)
     return _went_on(state, new_round, events)

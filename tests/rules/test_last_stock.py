@@ -240,3 +240,28 @@ def test_standard_blocked_round_ends_early_only_where_it_cannot_change_the_resul
 def test_only_the_block_preset_plays_blocked_rounds_on() -> None:
     on = {name for name, p in PRESETS.items() if not p.options.blocked_ends_early()}
     assert on == {"block"}
+
+
+def test_block_a_round_that_reaches_the_turn_limit_ends_as_blocked() -> None:
+    """Once Block's stock is gone the players may take the discard for ever: the
+    round ends as blocked at `MAX_ROUND_TURNS` turns, not a turn before."""
+    import dataclasses
+
+    from service.rules import engine
+    from service.rules.engine import SeatSpec, apply, legal_moves, new_game
+    from service.rules.moves import Discard, Draw
+    from service.rules.options import PRESETS
+
+    state, _ = new_game(PRESETS["block"].options, "block", [SeatSpec("A"), SeatSpec("B")], seed=3)
+    assert state.round is not None
+    # One turn before the limit: a turn of taking the discard and giving it back.
+    state = dataclasses.replace(
+        state, round=dataclasses.replace(state.round, turns=engine.MAX_ROUND_TURNS - 2)
+    )
+    for expected in (None, "blocked"):
+        seat = state.round.turn  # type: ignore[union-attr]
+        state, _ = apply(state, seat, Draw("stock"))
+        card = next(m for m in legal_moves(state, seat) if isinstance(m, Discard))
+        state, _ = apply(state, seat, card)
+        reason = state.rounds[-1].reason if state.rounds else None
+        assert reason == expected

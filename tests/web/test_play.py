@@ -7,6 +7,7 @@ import re
 import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -102,7 +103,7 @@ def test_a_person_plays_express_against_a_greedy_bot_to_the_end(
 ) -> None:
     page = browser.new_page(viewport=DESKTOP)
     page.goto(f"{play_server.url}/play")
-    expect(page.get_by_label("Rules")).to_contain_text("express")
+    expect(page.get_by_label("Rules")).to_contain_text("Express")
     save_screenshot(page, "play-lobby-1280x800")
     create_from_lobby(page, "Ann", ["greedy"])
     me = TablePlayer(page)
@@ -256,7 +257,7 @@ def test_a_view_fetched_while_watching_never_replaces_the_seat_joined_since(
     bob.context.close()
 
 
-def test_a_refused_move_shows_the_services_words(
+def test_a_refused_move_shows_the_services_refusal_in_the_pages_words(
     browser: Browser, page_log: PageLog, play_server: GunicornServer
 ) -> None:
     page = browser.new_page(viewport=DESKTOP)
@@ -275,7 +276,9 @@ def test_a_refused_move_shows_the_services_words(
     assert status == 409
 
     page.get_by_role("button", name="Draw from stock").click()
-    expect(page.get_by_role("alert")).to_have_text(problem["detail"] + "✕")
+    # In the page's words for the problem's code (the catalogue's entry for it).
+    words = catalogue("en")[f"reason_{problem['code']}"][0]
+    expect(page.get_by_role("alert")).to_have_text(words + "✕")
     # The only console noise is Chromium's note of the refused request.
     assert all("409" in message for message in page_log.console_errors)
     assert page_log.outside_requests() == []
@@ -576,4 +579,293 @@ def test_a_stake_game_shows_the_pot_the_chips_and_the_payouts(
     expect(page.locator(".game-header .pot")).to_have_count(0)  # paid out
     save_screenshot(page, "play-stake-game-over-1280x800")
     assert_clean(page_log)
+    page.context.close()
+
+
+# --- Reasons, languages and the create form's limits (issue 40) -------------------------
+
+WEB_I18N = Path(__file__).resolve().parents[2] / "web" / "src" / "i18n"
+LANGUAGES = ["is", "da", "sv", "el"]
+#: Ann's 13 cards and the extra card of the first player in `romme` (two decks, six
+#: jokers, a 40-point first meld): C2 C3 C4 is a 9-point meld, and she holds more.
+ROMME_HANDS = [
+    ["C2", "C3", "C4", "DK", "HK", "SK", "D10", "H10", "S10", "H5", "S7", "D8", "C9"],
+    ["CA", "D3", "H6", "S9", "CQ", "D5", "H8", "S2", "C6", "DJ", "H3", "S5", "C8"],
+]
+
+
+def catalogue(lang: str) -> dict[str, list[str]]:
+    """A message catalogue of web/src/i18n as key → its texts (one, or the plural forms)."""
+    entries: dict[str, list[str]] = {}
+    key = None
+    for line in (WEB_I18N / f"{lang}.ts").read_text().splitlines():
+        top = re.match(r"^  (\w+): (.*)$", line)
+        if top:
+            key = top.group(1)
+            entries[key] = []
+            line = top.group(2)
+        elif not line.startswith("    "):
+            key = None
+        if key is not None:
+            entries[key] += [json.loads(f'"{s}"') for s in re.findall(r'"((?:[^"\\]|\\.)*)"', line)]
+    return entries
+
+
+def english_fragments(lang: str) -> set[str]:
+    """The words of the English catalogue that should never show on a page in `lang`: each
+    text cut at its placeholders, the pieces with a word of four letters or more, less
+    the entries `lang` writes the same (a preset's name, "Joker" in Danish…)."""
+    english, other = catalogue("en"), catalogue(lang)
+    assert set(english) == set(other)
+    fragments = set()
+    for key, texts in english.items():
+        if key == "lang_name" or texts == other[key]:
+            continue
+        translated = {p.strip(" .,:;!?()…") for t in other[key] for p in re.split(r"\{\w+\}", t)}
+        for text in texts:
+            for piece in re.split(r"\{\w+\}", text):
+                piece = piece.strip(" .,:;!?()…←·#×")
+                if re.search(r"[A-Za-z]{4,}", piece) and piece not in translated:
+                    fragments.add(piece)
+    return fragments
+
+
+def visible_text(page: Any) -> str:
+    """The page's rendered text with the labels and titles of its visible elements."""
+    return str(
+        page.evaluate(
+            """() => {
+                const parts = [document.body.innerText, document.title];
+                for (const el of document.querySelectorAll('[aria-label], [title], [placeholder]')) {
+                    if (!el.checkVisibility()) continue;
+                    for (const a of ['aria-label', 'title', 'placeholder']) {
+                        const v = el.getAttribute(a);
+                        if (v) parts.push(v);
+                    }
+                }
+                return parts.join('\\n');
+            }"""
+        )
+    )
+
+
+def english_left(page: Any, lang: str) -> list[str]:
+    text = visible_text(page)
+    return sorted(
+        f for f in english_fragments(lang) if re.search(rf"(?<!\w){re.escape(f)}(?!\w)", text)
+    )
+
+
+def failed_requests(page: Any) -> list[str]:
+    """Requests of `page` from now on that failed or were answered 400 or above."""
+    failed: list[str] = []
+
+    def on_failed(request: Any) -> None:
+        # A stream or long-poll the page itself ends (a reload, leaving the game) is aborted.
+        aborted = "ERR_ABORTED" in (request.failure or "")
+        if not (aborted and re.search(r"/games/[\w-]+/(stream|events)\?", request.url)):
+            failed.append(f"failed {request.url} {request.failure}")
+
+    page.on("requestfailed", on_failed)
+    page.on(
+        "response",
+        lambda response: response.status >= 400 and failed.append(f"{response.status} {response.url}"),
+    )
+    return failed
+
+
+def romme_after_a_nine_point_meld(browser: Browser, server: GunicornServer) -> tuple[Any, str]:
+    """Ann (seat 0, first to play, 14 cards) against a greedy bot in `romme`, on the page,
+    after she melded C2 C3 C4 (9 points of the 40 a first meld needs)."""
+    from tests.api.test_rulings_over_http import deck_of
+
+    created = create_game(
+        server,
+        {
+            "preset": "romme",
+            "seats": [{"name": "Ann"}, {"bot": "greedy"}],
+            "deck": deck_of(ROMME_HANDS, ["HQ"], decks=2, jokers=6),
+            "first_dealer": 1,
+        },
+    )
+    game_id = created["id"]
+    page = open_seat_page(browser, server, game_id, created["seats"][0]["token"])
+    expect(page.locator(".hand-cards .card")).to_have_count(14)
+    for card in ["C2", "C3", "C4"]:
+        page.locator(f'.hand-cards .card[data-card="{card}"]').click()
+    meld = page.get_by_role("button", name="Meld selected")
+    expect(meld).to_be_enabled()
+    meld.click()
+    expect(page.locator(".hand-cards .card")).to_have_count(11)
+    return page, game_id
+
+
+def test_a_disabled_discard_says_the_first_meld_needs_40_points_and_the_status_agrees(
+    browser: Browser, page_log: PageLog, play_server: GunicornServer
+) -> None:
+    page, _ = romme_after_a_nine_point_meld(browser, play_server)
+    failed = failed_requests(page)
+    discard = page.get_by_role("button", name="Discard selected")
+    page.locator('.hand-cards .card[data-card="H5"]').click()
+    expect(page.locator(".hand-cards .card.selected")).to_have_count(1)
+    expect(discard).to_be_disabled()
+    why = page.locator("#why-discard")
+    expect(why).to_have_text(
+        "Discard selected: Your first melds must make 40 points in all before you lay off or"
+        " discard; yours make 9."
+    )
+    expect(discard).to_have_attribute("aria-describedby", "why-discard")
+    status = page.locator(".hand .status")
+    expect(status).to_have_text(
+        "Your turn: meld 40 points in all before you lay off or discard (yours so far: 9)."
+    )
+    assert "then discard" not in status.inner_text()
+    save_screenshot(page, "play-first-meld-reason-1280x800")
+
+    # The same in Icelandic, chosen with the switcher and kept over a reload.
+    page.get_by_label("Language").select_option("is")
+    expect(page.locator("html")).to_have_attribute("lang", "is")
+    page.reload()
+    expect(page.locator("html")).to_have_attribute("lang", "is")
+    expect(page.locator("#why-discard")).to_contain_text("ná samtals 40 stigum")
+    expect(page.locator("#why-discard")).to_contain_text("þín nær 9")
+    expect(page.locator(".hand .status")).to_have_text(
+        "Þú átt leik: fyrsta niðurlögnin verður að ná samtals 40 stigum áður en þú bætir við eða"
+        " kastar (komið: 9)."
+    )
+    assert failed == []
+    assert_clean(page_log)
+    page.context.close()
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_page_in_each_language_shows_no_english_word(
+    browser: Browser, page_log: PageLog, play_server: GunicornServer, lang: str
+) -> None:
+    """The lobby and a table (melds, reasons, events, a bot, the log) in `lang`: no text of
+    the English catalogue is left, and `<html lang>` says the language."""
+    lobby = browser.new_page(viewport=DESKTOP, locale={"is": "is-IS", "da": "da-DK", "sv": "sv-SE", "el": "el-GR"}[lang])
+    failed = failed_requests(lobby)
+    lobby.goto(f"{play_server.url}/play")  # chosen from navigator.languages
+    expect(lobby.locator("html")).to_have_attribute("lang", lang)
+    expect(lobby.locator("select").first).to_be_visible()
+    expect(lobby.get_by_role("button", name=re.compile(".")).first).to_be_visible()
+    lobby.wait_for_function("() => document.querySelectorAll('form.create option').length > 5")
+    lobby.locator("form.create details summary").click()  # the options, in words too
+    expect(lobby.locator("form.create .options label").first).to_be_visible()
+    assert english_left(lobby, lang) == []
+    assert failed == []
+    lobby.context.close()
+
+    page, _ = romme_after_a_nine_point_meld(browser, play_server)
+    failed = failed_requests(page)
+    page.get_by_label("Language").select_option(lang)
+    expect(page.locator("html")).to_have_attribute("lang", lang)
+    page.locator('.hand-cards .card[data-card="H5"]').click()
+    expect(page.locator("#why-discard")).to_be_visible()
+    page.locator(".score-sheet summary").count()  # no rounds finished yet: no sheet
+    page.get_by_role("button", name=re.compile(r"\(\d+\)$")).click()  # the whole pile
+    assert english_left(page, lang) == []
+    save_screenshot(page, f"play-table-{lang}-1280x800")
+    page.set_viewport_size(PHONE)
+    save_screenshot(page, f"play-table-{lang}-375x812")
+    assert failed == []
+    assert_clean(page_log)
+    page.context.close()
+
+
+def test_the_create_form_refuses_a_fifth_seat_for_a_four_player_preset_without_asking(
+    browser: Browser, page_log: PageLog, play_server: GunicornServer
+) -> None:
+    page = browser.new_page(viewport=DESKTOP)
+    failed = failed_requests(page)
+    page.goto(f"{play_server.url}/play")
+    page.get_by_label("Your name").fill("Ida")
+    page.get_by_label("Rules").select_option("express")
+    expect(page.locator(".preset-description")).to_have_text(
+        "A one-round game; an ace counts 15 points. 2 to 4 players."
+    )
+    expect(page.get_by_label("Rules").locator("option[value=romme]")).to_have_text("Rommé")
+    add = page.get_by_role("button", name="Add a seat")
+    add.click()
+    add.click()
+    expect(page.locator(".seats li")).to_have_count(4)
+    posted: list[str] = []
+    page.on("request", lambda request: request.method == "POST" and posted.append(request.url))
+    expect(add).to_be_disabled()
+    add.click(force=True)  # a click on the disabled button adds nothing
+    expect(page.locator(".seats li")).to_have_count(4)
+    expect(page.locator("#seats-full")).to_have_text("This rule set allows at most 4 players.")
+    assert posted == []
+
+    # A six-player preset allows more; back to express, the extra seats go.
+    page.get_by_label("Rules").select_option("standard")
+    expect(add).to_be_enabled()
+    add.click()
+    expect(page.locator(".seats li")).to_have_count(5)
+    page.get_by_label("Rules").select_option("express")
+    expect(page.locator(".seats li")).to_have_count(4)
+    assert posted == []
+    assert re.search(r"[{}\[\]]", visible_text(page)) is None  # no raw JSON anywhere
+    # The English page is what the language tests would catch.
+    assert "Add a seat" in english_left(page, "is")
+    assert failed == []
+    assert_clean(page_log)
+    page.context.close()
+
+
+def test_a_watcher_is_told_and_the_game_end_shows_the_hands(
+    browser: Browser, page_log: PageLog, play_server: GunicornServer
+) -> None:
+    """A spectator sees "You are watching"; at the game's end each seat shows the cards it
+    was left with, not a count of 0."""
+    game_id, token = eliminated_at_once(play_server, {})
+    page = open_seat_page(browser, play_server, game_id, token)
+    watcher = browser.new_page(viewport=PHONE)
+    failed = failed_requests(watcher)
+    watcher.goto(f"{play_server.url}/play#/games/{game_id}")
+    expect(watcher.get_by_role("note")).to_have_text("You are watching this game.")
+    expect(page.get_by_role("note")).to_have_count(0)
+    page.get_by_role("region", name="Re-engage").get_by_role("button", name="Decline").click()
+    over = page.get_by_role("region", name="Game over")
+    expect(over).to_be_visible()
+    players = page.locator(".players .player")
+    expect(players.first.locator(".revealed")).to_have_count(1)
+    for i in range(players.count()):
+        assert players.nth(i).locator("[aria-label$='cards in hand']").count() == 0
+    assert players.locator(".revealed .card").count() > 0
+    expect(watcher.get_by_role("region", name="Game over")).to_be_visible()
+    assert failed == []
+    assert_clean(page_log)
+    page.context.close()
+    watcher.context.close()
+
+
+def test_a_refused_create_shows_each_fields_message_beside_it_never_json(
+    browser: Browser, page_log: PageLog, play_server: GunicornServer
+) -> None:
+    page = browser.new_page(viewport=DESKTOP)
+    failed = failed_requests(page)
+    page.goto(f"{play_server.url}/play")
+    page.get_by_label("Your name").fill("Jon")
+    page.get_by_label("Rules").select_option("standard")
+    page.get_by_text("Options", exact=True).click()
+    page.get_by_label("end", exact=True).select_option("rounds")  # and no number of rounds
+    page.get_by_role("button", name="Create game").click()
+    error = page.locator(".options .field-error")
+    expect(error).to_have_text("rounds: end 'rounds' needs a number of rounds")
+    expect(page.get_by_role("alert")).to_have_text(
+        "Some of the choices are not valid: see the messages beside them."
+    )
+    assert re.search(r"[{}\[\]]", visible_text(page)) is None
+    assert page.url.endswith("/play")  # still the lobby
+    assert [f.split()[0] for f in failed] == ["422"]
+    assert all("422" in message for message in page_log.console_errors)
+    assert page_log.page_errors == [] and page_log.outside_requests() == []
+
+    # Given a number of rounds, the same form creates the game.
+    page.get_by_label("rounds", exact=True).fill("2")
+    page.get_by_role("button", name="Create game").click()
+    page.wait_for_url(re.compile(r"/play/?#/games/[\w-]+$"))
+    expect(page.get_by_role("region", name="Your hand")).to_be_visible()
     page.context.close()

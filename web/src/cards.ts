@@ -1,15 +1,18 @@
 /** Card codes as the API writes them ("HA", "D10", "SK", "JK"): names, symbols and orders. */
 
+import { t } from "./i18n";
+
 export type Card = string;
 
-const SUITS: Record<string, { symbol: string; name: string; red: boolean }> = {
-  C: { symbol: "♣", name: "clubs", red: false },
-  D: { symbol: "♦", name: "diamonds", red: true },
-  H: { symbol: "♥", name: "hearts", red: true },
-  S: { symbol: "♠", name: "spades", red: false },
+const SUITS: Record<string, { symbol: string; red: boolean }> = {
+  C: { symbol: "♣", red: false },
+  D: { symbol: "♦", red: true },
+  H: { symbol: "♥", red: true },
+  S: { symbol: "♠", red: false },
 };
-
-const RANK_NAMES: Record<string, string> = { A: "ace", J: "jack", Q: "queen", K: "king" };
+const SUIT_NAMES = { C: "suit_C", D: "suit_D", H: "suit_H", S: "suit_S" } as const;
+const RANK_NAMES = { A: "rank_A", J: "rank_J", Q: "rank_Q", K: "rank_K" } as const;
+const RANK_SHORT = { A: "rank_short_A", J: "rank_short_J", Q: "rank_short_Q", K: "rank_short_K" } as const;
 const RANK_VALUES: Record<string, number> = { A: 1, J: 11, Q: 12, K: 13 };
 
 /** Suit order when a hand is sorted by suit: colours alternate. */
@@ -36,17 +39,28 @@ export function rankValue(card: Card): number {
   return RANK_VALUES[rank] ?? Number(rank);
 }
 
-/** Short text: "7♥", "10♣", "Joker". */
-export function cardText(card: Card): string {
-  if (isJoker(card)) return "Joker";
-  return `${rankOf(card)}${SUITS[suitOf(card)]?.symbol ?? "?"}`;
+/** The rank as the language prints it on a card ("Q" in English, "D" in Swedish). */
+export function rankShort(card: Card): string {
+  const rank = rankOf(card);
+  return rank in RANK_SHORT ? t(RANK_SHORT[rank as keyof typeof RANK_SHORT]) : rank;
 }
 
-/** Words for screen readers and logs: "7 of hearts", "queen of spades", "joker". */
+/** Short text: "7♥", "10♣", "Joker" (in the page's language). */
+export function cardText(card: Card): string {
+  if (isJoker(card)) return t("joker_short");
+  return `${rankShort(card)}${SUITS[suitOf(card)]?.symbol ?? "?"}`;
+}
+
+/** Words for screen readers and logs: "7 of hearts", "queen of spades", "joker" (in the
+ * page's language: "hjärter dam"). */
 export function cardLabel(card: Card): string {
-  if (isJoker(card)) return "joker";
+  if (isJoker(card)) return t("joker");
   const rank = rankOf(card);
-  return `${RANK_NAMES[rank] ?? rank} of ${SUITS[suitOf(card)]?.name ?? "?"}`;
+  const suit = suitOf(card);
+  return t("card_label", {
+    rank: rank in RANK_NAMES ? t(RANK_NAMES[rank as keyof typeof RANK_NAMES]) : rank,
+    suit: suit in SUIT_NAMES ? t(SUIT_NAMES[suit as keyof typeof SUIT_NAMES]) : "?",
+  });
 }
 
 export function isRed(card: Card): boolean {

@@ -1,7 +1,8 @@
 /** Small pieces shared by the lobby and the table. */
 
 import type { ComponentChildren } from "preact";
-import { type Card, cardLabel, cardText, isJoker, isRed, rankOf, suitSymbol } from "./cards";
+import { type Card, cardLabel, cardText, isJoker, isRed, rankShort, suitSymbol } from "./cards";
+import { t } from "./i18n";
 
 export interface CardButtonProps {
   card: Card;
@@ -18,7 +19,7 @@ export interface CardButtonProps {
 export function CardButton(props: CardButtonProps) {
   const { card, standsFor } = props;
   const label =
-    standsFor !== undefined ? `joker standing for ${cardLabel(standsFor)}` : cardLabel(card);
+    standsFor !== undefined ? t("joker_for", { card: cardLabel(standsFor) }) : cardLabel(card);
   const classes = [
     "card",
     isRed(card) ? "red" : "black",
@@ -39,10 +40,10 @@ export function CardButton(props: CardButtonProps) {
       title={label}
     >
       <span class="rank" aria-hidden="true">
-        {isJoker(card) ? "★" : rankOf(card)}
+        {isJoker(card) ? "★" : rankShort(card)}
       </span>
       <span class="suit" aria-hidden="true">
-        {isJoker(card) ? (standsFor !== undefined ? `=${cardText(standsFor)}` : "Joker") : suitSymbol(card)}
+        {isJoker(card) ? (standsFor !== undefined ? `=${cardText(standsFor)}` : t("joker_short")) : suitSymbol(card)}
       </span>
     </button>
   );
@@ -64,7 +65,7 @@ export function Alert(props: { text: string | null; onClose?: () => void }) {
     <div class="alert" role="alert">
       <span>{props.text}</span>
       {props.onClose !== undefined && (
-        <button type="button" class="link" onClick={props.onClose} aria-label="Dismiss">
+        <button type="button" class="link" onClick={props.onClose} aria-label={t("dismiss")}>
           ✕
         </button>
       )}

@@ -25,3 +25,23 @@ describe("create form", () => {
     });
   });
 });
+
+import { fieldErrors, seatRange } from "./lobby";
+import type { Preset } from "./api/client";
+
+describe("the create form's limits and refusals", () => {
+  it("binds the seats to the preset's players range", () => {
+    expect(seatRange({ name: "express", description: "", options: { players: [2, 4] } } as unknown as Preset)).toEqual([2, 4]);
+    expect(seatRange(undefined)).toEqual([2, 6]);
+  });
+
+  it("flattens a problem's errors into messages per field, never JSON", () => {
+    expect(fieldErrors({ players: ["this rule set allows 2 to 4 players, not 5"] })).toEqual([
+      { field: "players", path: "players", message: "this rule set allows 2 to 4 players, not 5" },
+    ]);
+    expect(fieldErrors({ seats: { "0": { name: ["1 to 32 characters"] } } })).toEqual([
+      { field: "seats", path: "seats.0.name", message: "1 to 32 characters" },
+    ]);
+    expect(fieldErrors(undefined)).toEqual([]);
+  });
+});

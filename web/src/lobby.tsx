@@ -7,10 +7,12 @@ import {
   type Preset,
   type SeatSpec,
   api,
-  problemText,
 } from "./api/client";
 import { Alert } from "./components";
 import { type OptionSchema, contract } from "./contract";
+import { botName, presetName } from "./events";
+import { CATALOGUES, type TextKey, language, t } from "./i18n";
+import { refusalText } from "./reasons";
 import { navigate } from "./router";
 import { saveName, saveSeat, savedGames, savedName } from "./storage";
 
@@ -18,10 +20,66 @@ import { saveName, saveSeat, savedGames, savedName } from "./storage";
 export type SeatChoice = "me" | "open" | string;
 
 /** The choices for a seat other than mine: each bot of the contract, or open. */
-const SEAT_CHOICES: { value: SeatChoice; label: string }[] = [
-  ...contract.bots.map((bot) => ({ value: bot, label: `Bot (${bot})` })),
-  { value: "open", label: "Open for a friend" },
-];
+function seatChoices(): { value: SeatChoice; label: string }[] {
+  return [
+    ...contract.bots.map((bot) => ({ value: bot, label: t("seat_bot", { strategy: botName(bot) }) })),
+    { value: "open", label: t("seat_open_friend") },
+  ];
+}
+
+/** A preset's description in words, the service's own when the page does not know it. */
+export function presetDescription(preset: Preset): string {
+  const key = `preset_${preset.name}_desc`;
+  return key in CATALOGUES.en ? t(key as TextKey) : preset.description;
+}
+
+/** The seat counts a preset allows, [min, max] (the contract's 2–6 when it does not say). */
+export function seatRange(preset: Preset | undefined): [number, number] {
+  const players = (preset?.options as { players?: unknown } | undefined)?.players;
+  if (Array.isArray(players) && typeof players[0] === "number" && typeof players[1] === "number") {
+    return [players[0], players[1]];
+  }
+  return [2, 6];
+}
+
+/** An option's name in words ("max refills", "hámark áfyllinga"), its id when unknown. */
+export function optionLabel(name: string): string {
+  const key = `opt_${name}`;
+  return key in CATALOGUES.en ? t(key as TextKey) : name.replace(/_/g, " ");
+}
+
+/** An option's value in words ("turn over", "snúið við"). */
+export function optionValue(value: string): string {
+  const key = `val_${value}`;
+  return key in CATALOGUES.en ? t(key as TextKey) : value.replace(/_/g, " ");
+}
+
+/** One message of a refused request's `errors` (field → messages, nested for lists). */
+export interface FieldError {
+  /** The top field: "players", "seats", an option's name… */
+  field: string;
+  /** The whole path, "seats.0.name". */
+  path: string;
+  message: string;
+}
+
+/** The problem's `errors` as a flat list, in the order the service gave them. */
+export function fieldErrors(errors: unknown, path: string[] = []): FieldError[] {
+  if (typeof errors === "string") {
+    return [{ field: path[0] ?? "", path: path.join("."), message: errors }];
+  }
+  if (Array.isArray(errors)) return errors.flatMap((e) => fieldErrors(e, path));
+  if (typeof errors === "object" && errors !== null) {
+    return Object.entries(errors).flatMap(([key, value]) => fieldErrors(value, [...path, key]));
+  }
+  return [];
+}
+
+/** A refused create: the words, and the messages per field. */
+export interface Refusal {
+  text: string;
+  fields: FieldError[];
+}
 const DEFAULT_BOT = contract.bots.includes("greedy") ? "greedy" : (contract.bots[0] ?? "open");
 
 /** The seats of a create request for the form's choices. */
@@ -58,12 +116,11 @@ export function overrides(
 }
 
 /** Create a game and go to its table; the token is kept for this browser. */
-export async function createAndOpen(request: CreateGame): Promise<string | null> {
+export async function createAndOpen(request: CreateGame): Promise<Refusal | null> {
   const { data, error } = await api.POST("/games", { body: request });
   if (data === undefined) {
-    const problem = error as { errors?: Record<string, unknown> } | undefined;
-    const fields = problem?.errors ? ` (${JSON.stringify(problem.errors)})` : "";
-    return problemText(error) + fields;
+    const problem = error as { errors?: unknown } | undefined;
+    return { text: refusalText(error), fields: fieldErrors(problem?.errors) };
   }
   const mine = data.seats.find((seat) => typeof seat.token === "string");
   if (mine?.token !== undefined) {
@@ -75,27 +132,37 @@ export async function createAndOpen(request: CreateGame): Promise<string | null>
 
 function CreateForm(props: { name: string; presets: Preset[] }) {
   const { presets } = props;
-  const [presetName, setPresetName] = useState("express");
+  const [chosen, setChosen] = useState("express");
   const [seats, setSeats] = useState<SeatChoice[]>(["me", DEFAULT_BOT]);
   const [edited, setEdited] = useState<Record<string, unknown>>({});
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<Refusal | null>(null);
   const [busy, setBusy] = useState(false);
 
-  const preset = presets.find((p) => p.name === presetName);
+  const preset = presets.find((p) => p.name === chosen);
   const presetOptions = (preset?.options ?? {}) as Record<string, unknown>;
   const options = { ...presetOptions, ...edited };
+  const [minSeats, maxSeats] = seatRange(preset);
+  const fields = error?.fields ?? [];
+  const errorsOf = (field: string): FieldError[] => fields.filter((f) => f.field === field);
+  const shown = new Set(["players", "seats", ...Object.keys(options)]);
+  const otherErrors = fields.filter((f) => !shown.has(f.field));
 
   const submit = async (event: Event): Promise<void> => {
     event.preventDefault();
     const name = props.name.trim();
     if (name === "") {
-      setError("Enter your name first.");
+      setError({ text: t("enter_name_first"), fields: [] });
+      return;
+    }
+    if (seats.length > maxSeats || seats.length < minSeats) {
+      const text = seats.length > maxSeats ? t("seats_full", { max: maxSeats }) : t("seats_too_few", { min: minSeats });
+      setError({ text, fields: [] });
       return;
     }
     setBusy(true);
     setError(null);
     const request: CreateGame = {
-      preset: presetName as CreateGame["preset"],
+      preset: chosen as CreateGame["preset"],
       seats: seatSpecs(seats, name),
     };
     const changed = overrides(presetOptions, edited);
@@ -109,49 +176,62 @@ function CreateForm(props: { name: string; presets: Preset[] }) {
     setSeats(seats.map((choice, i) => (i === index ? value : choice)));
 
   return (
-    <form class="panel create" onSubmit={(e) => void submit(e)} aria-label="Create a game">
-      <h2>New game</h2>
+    <form class="panel create" onSubmit={(e) => void submit(e)} aria-label={t("create_a_game")}>
+      <h2>{t("new_game")}</h2>
       <label>
-        Rules{" "}
+        {t("rules")}{" "}
         <select
-          value={presetName}
+          value={chosen}
           onChange={(e) => {
-            setPresetName(e.currentTarget.value);
+            const next = presets.find((p) => p.name === e.currentTarget.value);
+            setChosen(e.currentTarget.value);
             setEdited({});
+            setError(null);
+            // The seats the new rules allow: extra seats go, missing ones are added.
+            const [low, high] = seatRange(next);
+            const kept = seats.slice(0, high);
+            while (kept.length < low) kept.push(DEFAULT_BOT);
+            setSeats(kept);
           }}
         >
           {presets.map((p) => (
             <option key={p.name} value={p.name}>
-              {p.name}
+              {presetName(p.name)}
             </option>
           ))}
         </select>
       </label>
-      {preset !== undefined && <p class="muted">{preset.description}</p>}
+      {preset !== undefined && (
+        <p class="muted preset-description">
+          {presetDescription(preset)} {t("preset_players", { min: minSeats, max: maxSeats })}.
+        </p>
+      )}
       <fieldset>
-        <legend>Seats</legend>
+        <legend>{t("seats")}</legend>
         <ol class="seats">
           {seats.map((choice, index) =>
             choice === "me" ? (
-              <li key={index}>You{props.name.trim() !== "" ? ` (${props.name.trim()})` : ""}</li>
+              <li key={index}>
+                {props.name.trim() !== "" ? t("you_named", { name: props.name.trim() }) : t("you_plain")}
+              </li>
             ) : (
               <li key={index}>
                 <select
-                  aria-label={`Seat ${index + 1}`}
+                  aria-label={t("seat_n", { n: index + 1 })}
                   value={choice}
                   onChange={(e) => setSeat(index, e.currentTarget.value as SeatChoice)}
                 >
-                  {SEAT_CHOICES.map((c) => (
+                  {seatChoices().map((c) => (
                     <option key={c.value} value={c.value}>
                       {c.label}
                     </option>
                   ))}
                 </select>
-                {seats.length > 2 && (
+                {seats.length > minSeats && (
                   <button
                     type="button"
                     class="link"
-                    aria-label={`Remove seat ${index + 1}`}
+                    aria-label={t("remove_seat", { n: index + 1 })}
                     onClick={() => setSeats(seats.filter((_, i) => i !== index))}
                   >
                     ✕
@@ -161,14 +241,24 @@ function CreateForm(props: { name: string; presets: Preset[] }) {
             ),
           )}
         </ol>
-        {seats.length < 6 && (
-          <button type="button" onClick={() => setSeats([...seats, DEFAULT_BOT])}>
-            Add a seat
-          </button>
+        <button
+          type="button"
+          disabled={seats.length >= maxSeats}
+          aria-describedby={seats.length >= maxSeats ? "seats-full" : undefined}
+          onClick={() => seats.length < maxSeats && setSeats([...seats, DEFAULT_BOT])}
+        >
+          {t("add_seat")}
+        </button>
+        {seats.length >= maxSeats && (
+          <p class="reason" id="seats-full">
+            {t("seats_full", { max: maxSeats })}
+          </p>
         )}
+        <FieldErrors errors={errorsOf("players")} label={t("field_players")} />
+        <FieldErrors errors={errorsOf("seats")} label={t("field_seats")} />
       </fieldset>
-      <details>
-        <summary>Options</summary>
+      <details open={fields.some((f) => f.field in options) ? true : undefined}>
+        <summary>{t("options")}</summary>
         <div class="options">
           {Object.entries(options)
             .filter(([key]) => editable(presetOptions[key]))
@@ -178,16 +268,32 @@ function CreateForm(props: { name: string; presets: Preset[] }) {
                 name={key}
                 value={value}
                 presetValue={presetOptions[key]}
+                errors={errorsOf(key)}
                 onChange={(v) => setEdited({ ...edited, [key]: v })}
               />
             ))}
         </div>
       </details>
-      <Alert text={error} />
+      <Alert text={error?.text ?? null} />
+      <FieldErrors errors={otherErrors} />
       <button type="submit" class="primary" disabled={busy || preset === undefined}>
-        Create game
+        {t("create_game")}
       </button>
     </form>
+  );
+}
+
+/** A field's messages from the service, each on its own line (never the raw `errors`). */
+function FieldErrors(props: { errors: FieldError[]; label?: string }) {
+  if (props.errors.length === 0) return null;
+  return (
+    <ul class="field-errors">
+      {props.errors.map((error, i) => (
+        <li key={i} class="field-error">
+          {t("field_error", { field: props.label ?? error.path, message: error.message })}
+        </li>
+      ))}
+    </ul>
   );
 }
 
@@ -195,12 +301,28 @@ function OptionInput(props: {
   name: string;
   value: unknown;
   presetValue: unknown;
+  errors?: FieldError[];
+  onChange: (value: unknown) => void;
+}) {
+  return (
+    <>
+      <OptionField {...props} />
+      <FieldErrors errors={props.errors ?? []} label={optionLabel(props.name)} />
+    </>
+  );
+}
+
+function OptionField(props: {
+  name: string;
+  value: unknown;
+  presetValue: unknown;
   onChange: (value: unknown) => void;
 }) {
   const { name, value, presetValue } = props;
   const schema: OptionSchema = contract.options[name] ?? {};
-  const label = name.replace(/_/g, " ");
-  const title = schema.description;
+  const label = optionLabel(name);
+  // The contract describes each option in English only.
+  const title = language() === "en" ? schema.description : undefined;
   if (typeof presetValue === "boolean") {
     return (
       <label class="option" title={title}>
@@ -222,7 +344,7 @@ function OptionInput(props: {
         <select aria-label={label} value={String(value ?? "")} onChange={(e) => props.onChange(e.currentTarget.value)}>
           {choices.map((choice) => (
             <option key={choice} value={choice}>
-              {choice.replace(/_/g, " ")}
+              {optionValue(choice)}
             </option>
           ))}
         </select>
@@ -251,7 +373,7 @@ function OptionInput(props: {
         value={typeof value === "number" ? value : ""}
         min={schema.minimum}
         max={schema.maximum}
-        placeholder={presetValue === null ? "auto" : ""}
+        placeholder={presetValue === null ? t("option_auto") : ""}
         onInput={(e) => {
           const text = e.currentTarget.value;
           props.onChange(text === "" ? presetValue : Number(text));
@@ -278,7 +400,7 @@ function OpenGames(props: { presets: Preset[] }) {
     const { data, error: problem } = await api.GET("/games", { params: { query } });
     setLoaded(true);
     if (data === undefined) {
-      setError(problemText(problem, "The open games could not be loaded."));
+      setError(refusalText(problem, t("open_games_failed")));
       return;
     }
     setError(null);
@@ -291,50 +413,56 @@ function OpenGames(props: { presets: Preset[] }) {
   }, []);
 
   return (
-    <section class="panel" aria-label="Open games">
+    <section class="panel" aria-label={t("open_games")}>
       <h2>
-        Open games{" "}
+        {t("open_games")}{" "}
         <button type="button" class="link" onClick={() => void load(null)}>
-          Refresh
+          {t("refresh")}
         </button>
       </h2>
       <p class="filter">
         <select
-          aria-label="Show games of"
+          aria-label={t("show_games_of")}
           value={filter}
           onChange={(e) => {
             setFilter(e.currentTarget.value);
             void load(null, e.currentTarget.value);
           }}
         >
-          <option value="">Any rules</option>
+          <option value="">{t("any_rules")}</option>
           {props.presets.map((p) => (
             <option key={p.name} value={p.name}>
-              {p.name}
+              {presetName(p.name)}
             </option>
           ))}
         </select>
       </p>
       <Alert text={error} />
-      {loaded && games.length === 0 && <p class="muted">No game is waiting for players.</p>}
+      {loaded && games.length === 0 && <p class="muted">{t("no_game_waiting")}</p>}
       <ul class="games">
         {games.map((game) => (
           <li key={game.id}>
             <span>
-              <strong>{game.preset}</strong>{" "}
+              <strong>{presetName(game.preset)}</strong>{" "}
               {game.seats
-                .map((seat) => (seat.open ? "open seat" : (seat.name ?? seat.kind)))
-                .join(", ")}
+                .map((seat) =>
+                  seat.open
+                    ? t("open_seat_lower")
+                    : seat.kind === "bot"
+                      ? t("tag_bot")
+                      : (seat.name ?? seat.kind),
+                )
+                .join(t("list_sep"))}
             </span>
             <a class="button" href={`#/games/${game.id}`}>
-              Join
+              {t("join")}
             </a>
           </li>
         ))}
       </ul>
       {cursor !== null && (
         <button type="button" onClick={() => void load(cursor)}>
-          More
+          {t("more")}
         </button>
       )}
     </section>
@@ -345,8 +473,8 @@ function MyGames() {
   const ids = savedGames();
   if (ids.length === 0) return null;
   return (
-    <section class="panel" aria-label="Your games">
-      <h2>Your games</h2>
+    <section class="panel" aria-label={t("your_games")}>
+      <h2>{t("your_games")}</h2>
       <ul class="games">
         {ids.map((id) => (
           <li key={id}>
@@ -365,13 +493,13 @@ export function Lobby() {
   useEffect(() => {
     void api.GET("/presets").then(({ data, error: problem }) => {
       if (data !== undefined) setPresets(data.presets);
-      else setError(problemText(problem, "The presets could not be loaded."));
+      else setError(refusalText(problem, t("presets_failed")));
     });
   }, []);
   return (
     <main class="lobby">
       <label class="name">
-        Your name{" "}
+        {t("your_name")}{" "}
         <input
           value={name}
           maxLength={contract.nameMaxLength}

@@ -13,12 +13,13 @@ import {
   api,
   bearer,
   newIdempotencyKey,
-  problemText,
 } from "./api/client";
 import { type Card, type SortOrder, cardLabel, cardText, sortHand } from "./cards";
 import { Alert, CardBack, CardButton } from "./components";
 import { contract } from "./contract";
-import { type EventLike, describeEvent, formatNumber, quantity } from "./events";
+import { type EventLike, botName, describeEvent, formatNumber, presetName, quantity } from "./events";
+import { joinNames, t, tn } from "./i18n";
+import { type ActionReasons, type Reasons, actionReasons, refusalText, turnText } from "./reasons";
 import { follow, sseEvents } from "./live";
 import { createAndOpen } from "./lobby";
 import { type Offer, offer } from "./moves";
@@ -46,8 +47,10 @@ export type ReengageOffer = NonNullable<GameView["reengage"]>;
 
 /** The re-engage button's words: "Re-engage with 1,250 points" (and "for 5 chips" with a stake). */
 export function reengageLabel(offer: ReengageOffer, locale?: string): string {
-  const chips = typeof offer.chips === "number" ? ` for ${quantity(offer.chips, "chip", locale)}` : "";
-  return `Re-engage with ${quantity(offer.score, "point", locale)}${chips}`;
+  const points = quantity(offer.score, "point", locale);
+  return typeof offer.chips === "number"
+    ? t("reengage_with_for", { points, chips: quantity(offer.chips, "chip", locale) })
+    : t("reengage_with", { points });
 }
 
 /** For everyone but the seats deciding: "Waiting for Bob to decide whether to re-engage…";
@@ -55,8 +58,8 @@ export function reengageLabel(offer: ReengageOffer, locale?: string): string {
 export function reengageWaiting(view: GameView, you: number | null): string | null {
   const others = (view.reengage?.seats ?? []).filter((seat) => seat !== you);
   if (others.length === 0) return null;
-  const who = others.map((seat) => view.seats[seat]?.name ?? `seat ${seat + 1}`).join(" and ");
-  return `Waiting for ${who} to decide whether to re-engage…`;
+  const names = joinNames(others.map((seat) => view.seats[seat]?.name ?? t("seat_n", { n: seat + 1 })));
+  return tn("reengage_waiting", others.length, { names });
 }
 
 /** Seats for "play again": the same bots, me, and open seats for the other people. */
@@ -78,8 +81,9 @@ export function GamePage(props: { gameId: string }) {
   const token = saved?.token ?? null;
   const [view, setView] = useState<GameView | null>(null);
   const [legal, setLegal] = useState<LegalMove[]>([]);
+  const [reasons, setReasons] = useState<Reasons>({});
   const [missing, setMissing] = useState<string | null>(null);
-  const [log, setLog] = useState<{ seq: number; text: string }[]>([]);
+  const [log, setLog] = useState<GameEvent[]>([]);
   const [refusal, setRefusal] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [selected, setSelected] = useState<number[]>([]);
@@ -116,9 +120,9 @@ export function GamePage(props: { gameId: string }) {
           forgetSeat(gameId); // a token this game does not know: watch instead
           setSaved(null);
         } else if (viewAnswer.response.status === 404) {
-          setMissing(problemText(viewAnswer.error, "No such game."));
+          setMissing(refusalText(viewAnswer.error, t("no_such_game")));
         } else {
-          setRefusal(problemText(viewAnswer.error));
+          setRefusal(refusalText(viewAnswer.error));
         }
         return null;
       }
@@ -129,6 +133,7 @@ export function GamePage(props: { gameId: string }) {
       latest.current = fresh;
       setView(fresh);
       setLegal(moves?.moves ?? []);
+      setReasons((moves?.unavailable ?? {}) as Reasons);
       return fresh;
     }
     return latest.current;
@@ -154,7 +159,7 @@ export function GamePage(props: { gameId: string }) {
               headers: bearer(token),
               signal,
             });
-            if (data === undefined) throw new Error(problemText(error));
+            if (data === undefined) throw new Error(refusalText(error));
             return data;
           },
           stream: async (after, signal) => {
@@ -174,20 +179,13 @@ export function GamePage(props: { gameId: string }) {
             return sseEvents(response.body);
           },
           onEvents: (events: GameEvent[]) => {
-            setLog((before) => [...before, ...events.map(describe)].slice(-LOG_LENGTH));
+            setLog((before) => [...before, ...events].slice(-LOG_LENGTH));
             void reload();
           },
           done: () => latest.current?.status === "finished",
         },
         controller.signal,
       );
-    };
-    const describe = (event: GameEvent): { seq: number; text: string } => {
-      const current = latest.current;
-      const you = typeof current?.you === "number" ? current.you : null;
-      const name = (seat: number): string =>
-        seat === you ? "You" : (current?.seats[seat]?.name ?? `Seat ${seat + 1}`);
-      return { seq: event.seq, text: describeEvent(event as EventLike, name, you) };
     };
     void run();
     return () => controller.abort();
@@ -199,6 +197,12 @@ export function GamePage(props: { gameId: string }) {
 
   const selectedCards = selected.map((i) => hand[i]).filter((c): c is Card => c !== undefined);
   const offers = useMemo(() => offer(legal, selectedCards), [legal, selectedCards.join(",")]);
+  const why = actionReasons(
+    reasons,
+    offers,
+    selectedCards.length,
+    (view?.round?.discard_pile.length ?? 0) === 0,
+  );
 
   const send = async (move: Move): Promise<void> => {
     setBusy(true);
@@ -208,7 +212,7 @@ export function GamePage(props: { gameId: string }) {
       body: move,
       headers: { ...bearer(token), "Idempotency-Key": newIdempotencyKey() },
     });
-    if (data === undefined) setRefusal(problemText(error));
+    if (data === undefined) setRefusal(refusalText(error));
     await reload();
     setBusy(false);
   };
@@ -216,17 +220,17 @@ export function GamePage(props: { gameId: string }) {
   if (missing !== null) {
     return (
       <main class="panel">
-        <h2>Game not found</h2>
+        <h2>{t("game_not_found")}</h2>
         <p>{missing}</p>
-        <a href="#/">Back to the lobby</a>
+        <a href="#/">{t("back_to_lobby")}</a>
       </main>
     );
   }
-  if (view === null) return <main class="panel">Loading…</main>;
+  if (view === null) return <main class="panel">{t("loading")}</main>;
 
   const you = typeof view.you === "number" ? view.you : null;
-  const name = (seat: number): string =>
-    seat === you ? "You" : (view.seats[seat]?.name ?? `Seat ${seat + 1}`);
+  const name = (seat: number): string => seatName(view, seat, you);
+  const myTurn = you !== null && view.status === "active" && view.round?.turn === you;
 
   const leave = async (): Promise<void> => {
     stopFollowing.current();
@@ -239,7 +243,7 @@ export function GamePage(props: { gameId: string }) {
       setBusy(false);
       // 401: the seat was already given up; anything else refused stays here.
       if (error !== undefined && response.status !== 401) {
-        setRefusal(problemText(error));
+        setRefusal(refusalText(error));
         setFollowRun(followRun + 1);
         return;
       }
@@ -252,16 +256,16 @@ export function GamePage(props: { gameId: string }) {
     <main class="game">
       <header class="game-header">
         <a href="#/" class="button">
-          ← Lobby
+          {t("lobby_link")}
         </a>
         <span>
-          <strong>{view.preset}</strong>
-          {view.round !== null && ` · round ${view.round.number}`}
-          {` · ${view.status}`}
+          <strong>{presetName(view.preset)}</strong>
+          {view.round !== null && ` · ${t("round_n", { n: view.round.number })}`}
+          {` · ${t(`status_${view.status}`)}`}
           {typeof view.pot === "number" && view.status !== "finished" && (
             <>
               {" "}
-              <span class="tag pot">pot {quantity(view.pot, "chip")}</span>
+              <span class="tag pot">{t("pot", { chips: quantity(view.pot, "chip") })}</span>
             </>
           )}
         </span>
@@ -283,6 +287,11 @@ export function GamePage(props: { gameId: string }) {
           onWithdraw={() => stopFollowing.current()}
           onRefused={() => setFollowRun(followRun + 1)}
         />
+      )}
+      {you === null && view.status !== "waiting" && (
+        <p class="panel watching" role="note">
+          {t("watching")}
+        </p>
       )}
       <Players view={view} name={name} />
       <Alert text={refusal} onClose={() => setRefusal(null)} />
@@ -306,6 +315,7 @@ export function GamePage(props: { gameId: string }) {
           <RoundOver
             round={view.rounds[view.rounds.length - 1] as FinishedRound}
             name={name}
+            you={you}
             // Between rounds (a re-engage decision) the result stays until the next deal.
             onClose={view.round === null ? undefined : () => setSeenRound(view.rounds.length)}
           />
@@ -315,6 +325,8 @@ export function GamePage(props: { gameId: string }) {
           view={view}
           name={name}
           offers={offers}
+          why={why}
+          mine={myTurn}
           busy={busy}
           showPile={showPile}
           onTogglePile={() => setShowPile(!showPile)}
@@ -327,8 +339,10 @@ export function GamePage(props: { gameId: string }) {
           order={order}
           selected={selected}
           offers={offers}
+          why={why}
+          mine={myTurn}
           busy={busy}
-          status={turnText(view, you)}
+          status={turnText(view, you, reasons)}
           onOrder={(o) => {
             setOrder(o);
             try {
@@ -345,11 +359,11 @@ export function GamePage(props: { gameId: string }) {
         />
       )}
       {view.rounds.length > 0 && <ScoreSheet view={view} name={name} />}
-      <section class="panel log" aria-label="Recent events">
-        <h2>Recent events</h2>
+      <section class="panel log" aria-label={t("recent_events")}>
+        <h2>{t("recent_events")}</h2>
         <ul aria-live="polite">
-          {[...log].reverse().map((entry) => (
-            <li key={entry.seq}>{entry.text}</li>
+          {[...log].reverse().map((event) => (
+            <li key={event.seq}>{describeEvent(event as EventLike, name, you)}</li>
           ))}
         </ul>
       </section>
@@ -367,20 +381,20 @@ export function indicesOf(hand: readonly Card[], cards: readonly Card[]): number
   return [...used];
 }
 
-export function turnText(view: GameView, you: number | null): string {
-  const round = view.round;
-  if (view.status === "waiting") return "Waiting for players to join.";
-  if (view.status === "finished") return "The game is over.";
-  if (round === null) return "Waiting for the next deal.";
-  if (round.turn === null) return "";
-  if (round.turn !== you) {
-    const seat = view.seats[round.turn];
-    return `Waiting for ${seat?.name ?? `seat ${round.turn + 1}`}…`;
+/** A seat in words: "You" for the reader's own, a bot by its strategy ("greedy bot"),
+ * else the player's name. */
+export function seatName(view: GameView, seat: number, you: number | null): string {
+  if (seat === you) return t("you_plain");
+  const held = view.seats[seat];
+  if (held === undefined) return t("seat_n", { n: seat + 1 });
+  if (held.kind === "bot") {
+    const strategy = contract.bots.find((bot) => String(held.name ?? "").startsWith(bot));
+    if (strategy !== undefined) return t("bot_name", { strategy: botName(strategy) });
   }
-  return round.phase === "draw"
-    ? "Your turn: draw from the stock or the discard pile."
-    : "Your turn: meld or lay off if you like, then discard a card.";
+  return held.name ?? t("seat_n", { n: seat + 1 });
 }
+
+export { turnText };
 
 /** Leave, asked twice: in a game being played a bot takes the seat for good. */
 function LeaveButton(props: { finished: boolean; waiting: boolean; busy: boolean; onLeave: () => void }) {
@@ -388,25 +402,25 @@ function LeaveButton(props: { finished: boolean; waiting: boolean; busy: boolean
   if (props.finished) {
     return (
       <button type="button" onClick={props.onLeave}>
-        Forget this game
+        {t("forget_game")}
       </button>
     );
   }
   if (!asking) {
     return (
       <button type="button" onClick={() => setAsking(true)}>
-        Leave
+        {t("leave")}
       </button>
     );
   }
   return (
-    <span class="confirm" role="group" aria-label="Leave this game?">
-      {props.waiting ? "Give up your seat?" : "A bot will play your seat."}{" "}
+    <span class="confirm" role="group" aria-label={t("leave_this_game")}>
+      {props.waiting ? t("give_up_seat") : t("bot_plays_seat")}{" "}
       <button type="button" class="danger" disabled={props.busy} onClick={props.onLeave}>
-        Leave game
+        {t("leave_game")}
       </button>{" "}
       <button type="button" onClick={() => setAsking(false)}>
-        Stay
+        {t("stay")}
       </button>
     </span>
   );
@@ -437,7 +451,7 @@ function Waiting(props: {
     });
     setBusy(false);
     if (data === undefined) {
-      setError(problemText(problem));
+      setError(refusalText(problem));
       return;
     }
     const seat = { token: data.token, seat: data.seat };
@@ -455,7 +469,7 @@ function Waiting(props: {
     });
     setBusy(false);
     if (response.status !== 204) {
-      setError(problemText(problem));
+      setError(refusalText(problem));
       props.onRefused();
       return;
     }
@@ -465,23 +479,23 @@ function Waiting(props: {
 
   return (
     <section class="panel waiting">
-      <h2>Waiting for players</h2>
+      <h2>{t("waiting_for_players")}</h2>
       {props.seat !== null ? (
         <>
           <p>
-            Send this link to a friend:{" "}
-            <input class="link-box" readOnly value={link} aria-label="Game link" />
+            {t("send_link")}{" "}
+            <input class="link-box" readOnly value={link} aria-label={t("game_link")} />
           </p>
           {props.seat.created !== undefined && (
             <button type="button" disabled={busy} onClick={() => void withdraw(props.seat?.token ?? "")}>
-              Cancel this game
+              {t("cancel_game")}
             </button>
           )}
         </>
       ) : open ? (
-        <form onSubmit={(e) => void join(e)} aria-label="Join this game">
+        <form onSubmit={(e) => void join(e)} aria-label={t("join_this_game")}>
           <label>
-            Your name{" "}
+            {t("your_name")}{" "}
             <input
               value={name}
               maxLength={contract.nameMaxLength}
@@ -490,11 +504,11 @@ function Waiting(props: {
             />
           </label>{" "}
           <button type="submit" class="primary" disabled={busy || name.trim() === ""}>
-            Join
+            {t("join")}
           </button>
         </form>
       ) : (
-        <p>Every seat is taken.</p>
+        <p>{t("every_seat_taken")}</p>
       )}
       <Alert text={error} />
     </section>
@@ -505,52 +519,77 @@ function Players(props: { view: GameView; name: (seat: number) => string }) {
   const { view } = props;
   const turn = view.status === "active" ? view.round?.turn : null;
   const stakes = typeof view.pot === "number";
+  // At the game's end every hand is shown as the last round left it.
+  const last = view.rounds[view.rounds.length - 1];
+  const revealed = view.status === "finished" && last !== undefined ? last.hands : null;
   return (
-    <section class="players" aria-label="Players">
+    <section class="players" aria-label={t("players")}>
       {view.seats.map((seat) => {
         const classes = ["player", seat.seat === turn ? "turn" : "", seat.eliminated ? "out" : ""];
         return (
           <div key={seat.seat} class={classes.join(" ")} aria-current={seat.seat === turn ? "true" : undefined}>
             <div class="player-name">
-              {isOpenSeat(seat) ? "Open seat" : props.name(seat.seat)}
-              {seat.kind === "bot" && <span class="tag">bot</span>}
-              {seat.seat === turn && <span class="tag turn-tag">to play</span>}
+              {isOpenSeat(seat) ? t("open_seat") : props.name(seat.seat)}
+              {seat.kind === "bot" && <span class="tag">{t("tag_bot")}</span>}
+              {seat.seat === turn && <span class="tag turn-tag">{t("to_play")}</span>}
               {seat.seat === turn && typeof view.turn_deadline === "string" && (
                 <TurnClock deadline={view.turn_deadline} now={view.now} />
               )}
-              {seat.deciding === true && <span class="tag turn-tag">deciding</span>}
-              {seat.away === true && <span class="tag warn">away: the server plays</span>}
+              {seat.deciding === true && <span class="tag turn-tag">{t("deciding")}</span>}
+              {seat.away === true && <span class="tag warn">{t("away")}</span>}
             </div>
             <div class="player-stats">
-              <span aria-label={`${seat.hand_size} cards in hand`}>🂠 {seat.hand_size}</span>
-              <span aria-label={`score ${seat.score}`}>Score {seat.score}</span>
-              {seat.has_melded === true && <span class="tag">melded</span>}
-              {seat.eliminated === true && <span class="tag warn">eliminated</span>}
+              {revealed === null && (
+                <span aria-label={tn("cards_in_hand", seat.hand_size)}>🂠 {formatNumber(seat.hand_size)}</span>
+              )}
+              <span aria-label={t("score_label", { n: seat.score })}>{t("score", { n: seat.score })}</span>
+              {seat.has_melded === true && <span class="tag">{t("melded")}</span>}
+              {seat.eliminated === true && <span class="tag warn">{t("eliminated")}</span>}
               {(seat.reengaged ?? 0) > 0 && (
-                <span class="tag">re-engaged{(seat.reengaged ?? 0) > 1 ? ` ×${seat.reengaged}` : ""}</span>
+                <span class="tag">
+                  {(seat.reengaged ?? 0) > 1 ? t("reengaged_times", { n: seat.reengaged ?? 0 }) : t("reengaged")}
+                </span>
               )}
             </div>
+            {revealed !== null && <RevealedHand cards={revealed[seat.seat] ?? []} />}
             {stakes && (
               <div
                 class="player-stats chips"
-                aria-label={`${quantity(seat.chips_in ?? 0, "chip")} in, ${quantity(seat.chips_out ?? 0, "chip")} out`}
+                aria-label={t("chips_in_out", {
+                  in: quantity(seat.chips_in ?? 0, "chip"),
+                  out: quantity(seat.chips_out ?? 0, "chip"),
+                })}
               >
-                <span>Chips in {formatNumber(seat.chips_in ?? 0)}</span>
-                <span>out {formatNumber(seat.chips_out ?? 0)}</span>
+                <span>{t("chips_in", { n: seat.chips_in ?? 0 })}</span>
+                <span>{t("chips_out", { n: seat.chips_out ?? 0 })}</span>
               </div>
             )}
             {(seat.known_cards ?? []).length > 0 && (
               <div
                 class="known"
-                aria-label={`known to hold ${(seat.known_cards ?? []).map(cardLabel).join(", ")}`}
+                aria-label={t("known_to_hold", { cards: (seat.known_cards ?? []).map(cardLabel).join(t("list_sep")) })}
               >
-                holds {(seat.known_cards ?? []).map(cardText).join(" ")}
+                {t("holds", { cards: (seat.known_cards ?? []).map(cardText).join(" ") })}
               </div>
             )}
           </div>
         );
       })}
     </section>
+  );
+}
+
+/** A hand shown at the game's end, as the last round left it. */
+function RevealedHand(props: { cards: Card[] }) {
+  if (props.cards.length === 0) return <div class="revealed muted">{t("no_cards_left")}</div>;
+  return (
+    <div class="revealed" aria-label={t("revealed_hand", { cards: props.cards.map(cardLabel).join(t("list_sep")) })}>
+      <span class="cards">
+        {props.cards.map((card, i) => (
+          <CardButton key={i} card={card} small />
+        ))}
+      </span>
+    </div>
   );
 }
 
@@ -567,7 +606,7 @@ function MeldView(props: {
   return (
     <li class="meld">
       <span class="meld-label">
-        {meld.type} #{meld.id} · {props.owner}
+        {t("meld_label", { type: t(meld.type === "set" ? "meld_set" : "meld_run"), id: meld.id, owner: props.owner })}
       </span>
       <span class="cards">
         {meld.cards.map((card, i) => (
@@ -576,12 +615,12 @@ function MeldView(props: {
       </span>
       {props.layoff !== undefined && (
         <button type="button" disabled={props.busy} onClick={() => props.send(props.layoff as Move)}>
-          Lay off here
+          {t("lay_off_here")}
         </button>
       )}
       {props.swap !== undefined && (
         <button type="button" disabled={props.busy} onClick={() => props.send(props.swap as Move)}>
-          Swap for the joker
+          {t("swap_joker")}
         </button>
       )}
     </li>
@@ -592,6 +631,9 @@ function TableArea(props: {
   view: GameView;
   name: (seat: number) => string;
   offers: Offer;
+  why: ActionReasons;
+  /** The reader's turn: the reasons are shown beside the buttons (else in their titles). */
+  mine: boolean;
   busy: boolean;
   showPile: boolean;
   onTogglePile: () => void;
@@ -599,48 +641,68 @@ function TableArea(props: {
 }) {
   const round = props.view.round;
   if (round === null) return null;
-  const { offers, busy } = props;
+  const { offers, busy, why, mine } = props;
   const pile = round.discard_pile;
   const top = pile[pile.length - 1];
   return (
-    <section class="table" aria-label="Table">
+    <section class="table" aria-label={t("table")}>
       <div class="piles">
         <div class="pile">
-          <CardBack label={`stock, ${round.stock_size} cards`}>{round.stock_size}</CardBack>
+          <CardBack label={t("stock_label", { cards: quantity(round.stock_size, "card") })}>
+            {formatNumber(round.stock_size)}
+          </CardBack>
           <button
             type="button"
             class="primary"
             disabled={busy || offers.drawStock === null}
+            aria-describedby={why.drawStock !== null && mine ? "why-draw-stock" : undefined}
+            title={why.drawStock ?? undefined}
             onClick={() => offers.drawStock && props.send(offers.drawStock)}
           >
-            Draw from stock
+            {t("draw_stock")}
           </button>
         </div>
         <div class="pile">
-          {top !== undefined ? <CardButton card={top} /> : <span class="card empty">empty</span>}
+          {top !== undefined ? <CardButton card={top} /> : <span class="card empty">{t("empty")}</span>}
           <button
             type="button"
             disabled={busy || offers.drawDiscard === null}
+            aria-describedby={why.drawDiscard !== null && mine ? "why-draw-discard" : undefined}
+            title={why.drawDiscard ?? undefined}
             onClick={() => offers.drawDiscard && props.send(offers.drawDiscard)}
-            aria-label={top !== undefined ? `Take ${cardLabel(top)} from the discard pile` : "Take the discard"}
+            aria-label={top !== undefined ? t("take_card_label", { card: cardLabel(top) }) : t("take_discard")}
           >
-            Take {top !== undefined ? cardText(top) : ""}
+            {top !== undefined ? t("take_card", { card: cardText(top) }) : t("take_discard")}
           </button>
           <button type="button" class="link" onClick={props.onTogglePile} aria-expanded={props.showPile}>
-            {props.showPile ? "Hide pile" : `Whole pile (${pile.length})`}
+            {props.showPile ? t("hide_pile") : t("whole_pile", { n: pile.length })}
           </button>
         </div>
       </div>
+      {mine && (why.drawStock !== null || why.drawDiscard !== null) && (
+        <div class="reasons">
+          {why.drawStock !== null && (
+            <p class="reason" id="why-draw-stock" data-for="draw-stock">
+              {t("draw_stock")}: {why.drawStock}
+            </p>
+          )}
+          {why.drawDiscard !== null && why.drawDiscard !== why.drawStock && (
+            <p class="reason" id="why-draw-discard" data-for="draw-discard">
+              {top !== undefined ? t("take_card", { card: cardText(top) }) : t("take_discard")}: {why.drawDiscard}
+            </p>
+          )}
+        </div>
+      )}
       {props.showPile && (
-        <div class="cards whole-pile" aria-label="Discard pile, bottom to top">
+        <div class="cards whole-pile" aria-label={t("pile_bottom_to_top")}>
           {pile.map((card, i) => (
             <CardButton key={i} card={card} small />
           ))}
         </div>
       )}
-      <h2 class="sr-only">Melds on the table</h2>
+      <h2 class="sr-only">{t("melds_on_table")}</h2>
       {round.melds.length === 0 ? (
-        <p class="muted">No melds on the table yet.</p>
+        <p class="muted">{t("no_melds_yet")}</p>
       ) : (
         <ul class="melds">
           {round.melds.map((meld) => (
@@ -665,6 +727,9 @@ function Hand(props: {
   order: SortOrder;
   selected: number[];
   offers: Offer;
+  why: ActionReasons;
+  /** The reader's turn: the reasons are shown beside the buttons (else in their titles). */
+  mine: boolean;
   busy: boolean;
   status: string;
   onOrder: (order: SortOrder) => void;
@@ -672,7 +737,7 @@ function Hand(props: {
   onSelect: (cards: Card[]) => void;
   send: (move: Move) => void;
 }) {
-  const { offers, busy } = props;
+  const { offers, busy, why } = props;
   const indexed = props.hand.map((card, index) => ({ card, index }));
   const sorted = sortHand(props.hand, props.order).map((card) => {
     const at = indexed.findIndex((entry) => entry.card === card);
@@ -680,20 +745,20 @@ function Hand(props: {
     return entry as { card: Card; index: number };
   });
   return (
-    <section class="panel hand" aria-label="Your hand" aria-busy={busy}>
+    <section class="panel hand" aria-label={t("your_hand")} aria-busy={busy}>
       <p class="status" aria-live="polite">
         {props.status}
       </p>
       <div class="hand-tools">
-        <span>Sort by</span>
+        <span>{t("sort_by")}</span>
         <button type="button" aria-pressed={props.order === "rank"} onClick={() => props.onOrder("rank")}>
-          rank
+          {t("sort_rank")}
         </button>
         <button type="button" aria-pressed={props.order === "suit"} onClick={() => props.onOrder("suit")}>
-          suit
+          {t("sort_suit")}
         </button>
       </div>
-      <div class="cards hand-cards" role="group" aria-label="Cards in your hand" onKeyDown={moveFocus}>
+      <div class="cards hand-cards" role="group" aria-label={t("cards_in_your_hand")} onKeyDown={moveFocus}>
         {sorted.map(({ card, index }) => (
           <CardButton
             key={index}
@@ -704,27 +769,52 @@ function Hand(props: {
         ))}
       </div>
       <div class="actions">
-        <button type="button" disabled={busy || offers.meld === null} onClick={() => offers.meld && props.send(offers.meld)}>
-          Meld selected
+        <button
+          type="button"
+          disabled={busy || offers.meld === null}
+          aria-describedby={why.meld !== null && props.mine ? "why-meld" : undefined}
+          title={why.meld ?? undefined}
+          onClick={() => offers.meld && props.send(offers.meld)}
+        >
+          {t("meld_selected")}
         </button>
         <button
           type="button"
           class="primary"
           disabled={busy || offers.discard === null}
+          aria-describedby={why.discard !== null && props.mine ? "why-discard" : undefined}
+          title={why.discard ?? undefined}
           onClick={() => offers.discard && props.send(offers.discard)}
         >
-          Discard selected
+          {t("discard_selected")}
         </button>
       </div>
+      {props.mine && (why.meld !== null || why.discard !== null) && (
+        <div class="reasons">
+          {why.meld !== null && (
+            <p class="reason" id="why-meld" data-for="meld">
+              {t("meld_selected")}: {why.meld}
+            </p>
+          )}
+          {why.discard !== null && (
+            <p class="reason" id="why-discard" data-for="discard">
+              {t("discard_selected")}: {why.discard}
+            </p>
+          )}
+        </div>
+      )}
       {offers.layoffOptions.length > 0 && (
         <div class="suggestions">
-          <span>Lay-offs you can make:</span>
+          <span>{t("layoffs_you_can_make")}</span>
           {offers.layoffOptions.map((option) => (
             <button
               type="button"
               class="suggestion layoff-suggestion"
               key={`${option.meld}:${option.cards.join(",")}`}
-              aria-label={`Select ${option.cards.map(cardLabel).join(", ")} to lay off on meld ${option.meld}`}
+              aria-label={t("layoff_suggestion", {
+                cards: option.cards.map(cardLabel).join(t("list_sep")),
+                meld: option.meld,
+              })}
               onClick={() => props.onSelect(option.cards)}
             >
               {option.cards.map(cardText).join(" ")} → #{option.meld}
@@ -734,13 +824,13 @@ function Hand(props: {
       )}
       {offers.swapOptions.length > 0 && (
         <div class="suggestions">
-          <span>Jokers you can take:</span>
+          <span>{t("jokers_you_can_take")}</span>
           {offers.swapOptions.map((option) => (
             <button
               type="button"
               class="suggestion swap-suggestion"
               key={`${option.meld}:${option.card}`}
-              aria-label={`Select ${cardLabel(option.card)} to swap for the joker of meld ${option.meld}`}
+              aria-label={t("swap_suggestion", { card: cardLabel(option.card), meld: option.meld })}
               onClick={() => props.onSelect([option.card])}
             >
               {cardText(option.card)} ⇄ ★ #{option.meld}
@@ -750,13 +840,13 @@ function Hand(props: {
       )}
       {offers.melds.length > 0 && (
         <div class="suggestions">
-          <span>Melds you can make:</span>
+          <span>{t("melds_you_can_make")}</span>
           {offers.melds.map((cards) => (
             <button
               type="button"
               class="suggestion meld-suggestion"
               key={cards.join(",")}
-              aria-label={`Select ${cards.map(cardLabel).join(", ")}`}
+              aria-label={t("select_cards", { cards: cards.map(cardLabel).join(t("list_sep")) })}
               onClick={() => props.onSelect(cards)}
             >
               {cards.map(cardText).join(" ")}
@@ -784,13 +874,15 @@ function ReengageDecision(props: {
     typeof offer.deadline === "string" ? <TurnClock deadline={offer.deadline} now={view.now} /> : null;
   const score = props.you === null ? undefined : view.seats[props.you]?.score;
   return (
-    <section class="panel reengage" aria-label="Re-engage">
+    <section class="panel reengage" aria-label={t("reengage")}>
       {deciding && (
         <>
           <h2>
-            You are eliminated{typeof score === "number" ? ` with ${quantity(score, "point")}` : ""}
+            {typeof score === "number"
+              ? t("you_eliminated_with", { points: quantity(score, "point") })
+              : t("you_eliminated")}
           </h2>
-          <p>Come back in at the next deal with the highest total among the players still in, or stay out.</p>
+          <p>{t("reengage_explain")}</p>
           <div class="actions">
             <button
               type="button"
@@ -805,7 +897,7 @@ function ReengageDecision(props: {
               disabled={busy || offers.declineReengage === null}
               onClick={() => offers.declineReengage && props.send(offers.declineReengage)}
             >
-              Decline
+              {t("decline")}
             </button>
             {clock}
           </div>
@@ -820,21 +912,30 @@ function ReengageDecision(props: {
   );
 }
 
-function RoundOver(props: { round: FinishedRound; name: (seat: number) => string; onClose?: () => void }) {
+function RoundOver(props: {
+  round: FinishedRound;
+  name: (seat: number) => string;
+  you: number | null;
+  onClose?: (() => void) | undefined;
+}) {
   const { round } = props;
   const winner = typeof round.winner === "number" ? props.name(round.winner) : null;
   return (
-    <section class="panel round-over" aria-label={`Round ${round.number} result`}>
+    <section class="panel round-over" aria-label={t("round_result", { n: round.number })}>
       <h2>
-        Round {round.number} over{winner !== null ? `: ${winner} went out` : ""}
-        {round.rummy === true ? " with rummy" : ""}
+        {winner === null
+          ? t("round_over", { n: round.number })
+          : round.winner === props.you
+            ? t("round_over_went_out_you", { n: round.number })
+            : t("round_over_went_out", { n: round.number, name: winner })}
+        {round.rummy === true ? t("with_rummy") : ""}
       </h2>
       <table>
         <thead>
           <tr>
-            <th>Player</th>
-            <th>Cards left</th>
-            <th>Points</th>
+            <th>{t("player")}</th>
+            <th>{t("cards_left")}</th>
+            <th>{t("points_head")}</th>
           </tr>
         </thead>
         <tbody>
@@ -851,7 +952,7 @@ function RoundOver(props: { round: FinishedRound; name: (seat: number) => string
       </table>
       {props.onClose !== undefined && (
         <button type="button" class="primary" onClick={props.onClose}>
-          Continue
+          {t("continue")}
         </button>
       )}
     </section>
@@ -867,7 +968,8 @@ function GameOver(props: {
   const { view } = props;
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const winners = (view.winners ?? []).map(props.name);
+  const winnerSeats = view.winners ?? [];
+  const winners = winnerSeats.map(props.name);
   const last = view.rounds[view.rounds.length - 1];
   const stakes = typeof view.pot === "number";
   const again = async (): Promise<void> => {
@@ -877,19 +979,32 @@ function GameOver(props: {
       preset: view.preset as CreateGame["preset"],
       seats: againSeats(view, myName ?? "Player"),
     };
-    setError(await createAndOpen(request));
+    const refused = await createAndOpen(request);
+    setError(
+      refused === null
+        ? null
+        : [refused.text, ...refused.fields.map((f) => t("field_error", { field: f.path, message: f.message }))].join(
+            " ",
+          ),
+    );
     setBusy(false);
   };
   return (
-    <section class="panel game-over" aria-label="Game over">
-      <h2>Game over{winners.length > 0 ? `: ${winners.join(" and ")} won` : ""}</h2>
+    <section class="panel game-over" aria-label={t("game_over")}>
+      <h2>
+        {winners.length === 0
+          ? t("game_over")
+          : winnerSeats.length === 1 && winnerSeats[0] === props.you
+            ? t("game_over_won_you")
+            : tn("game_over_won", winners.length, { names: joinNames(winners) })}
+      </h2>
       <table class="scores">
         <thead>
           <tr>
-            <th>Player</th>
-            <th>Total</th>
-            {stakes && <th>Chips in</th>}
-            {stakes && <th>Payout</th>}
+            <th>{t("player")}</th>
+            <th>{t("total")}</th>
+            {stakes && <th>{t("chips_in_head")}</th>}
+            {stakes && <th>{t("payout")}</th>}
           </tr>
         </thead>
         <tbody>
@@ -903,11 +1018,11 @@ function GameOver(props: {
           ))}
         </tbody>
       </table>
-      {last !== undefined && <RoundOver round={last} name={props.name} />}
+      {last !== undefined && <RoundOver round={last} name={props.name} you={props.you} />}
       <Alert text={error} />
       {props.you !== null && (
         <button type="button" class="primary" disabled={busy} onClick={() => void again()}>
-          Play again
+          {t("play_again")}
         </button>
       )}
     </section>
@@ -919,11 +1034,11 @@ function ScoreSheet(props: { view: GameView; name: (seat: number) => string }) {
   const { view } = props;
   return (
     <details class="panel score-sheet">
-      <summary>Score sheet</summary>
+      <summary>{t("score_sheet")}</summary>
       <table>
         <thead>
           <tr>
-            <th>Round</th>
+            <th>{t("round_head")}</th>
             {view.seats.map((seat) => (
               <th key={seat.seat}>{props.name(seat.seat)}</th>
             ))}
@@ -939,7 +1054,7 @@ function ScoreSheet(props: { view: GameView; name: (seat: number) => string }) {
             </tr>
           ))}
           <tr class="total">
-            <td>Total</td>
+            <td>{t("total")}</td>
             {view.seats.map((seat) => (
               <td key={seat.seat}>{seat.score}</td>
             ))}
@@ -980,8 +1095,8 @@ function TurnClock(props: { deadline: string; now?: string | undefined }) {
   }, []);
   const left = secondsLeft(props.deadline, props.now, loadedAt, Date.now());
   return (
-    <span class="tag clock" role="timer" aria-label={`${left} seconds left`}>
-      ⏱ {left} s
+    <span class="tag clock" role="timer" aria-label={tn("seconds_left", left)}>
+      ⏱ {t("seconds_short", { n: left })}
     </span>
   );
 }

@@ -16,8 +16,9 @@ export const layoff: Schemas["LayoffMove"] = { type: "layoff", meld: 1, cards: [
 export const swap: Schemas["SwapJokerMove"] = { type: "swap_joker", meld: 3, card: "H9" };
 export const discard: Schemas["DiscardMove"] = { type: "discard", card: "SK" };
 export const reengage: Schemas["ReengageMove"] = { type: "reengage" };
+export const decline: Schemas["DeclineReengageMove"] = { type: "decline_reengage" };
 
-export const every: Schemas["Move"][] = [draw, meld, layoff, swap, discard, reengage];
+export const every: Schemas["Move"][] = [draw, meld, layoff, swap, discard, reengage, decline];
 export const actions: Schemas["MoveRequest"] = { actions: [meld, layoff] };
 
 type MoveBody = NonNullable<
@@ -46,7 +47,17 @@ export function describe(move: Schemas["Move"]): string {
       return `discard ${move.card}`;
     case "reengage":
       return "re-engage";
+    case "decline_reengage":
+      return "decline to re-engage";
   }
+}
+
+// Why a kind of move is not legal now: a catalogued code, with the figures behind it.
+export function why(legal: Schemas["LegalMoves"]): string {
+  const discard = legal.unavailable?.["discard"];
+  if (discard === undefined) return "";
+  const code: Schemas["Unavailable"]["code"] = discard.code;
+  return discard.needed === undefined ? code : `${code}: ${discard.have} of ${discard.needed}`;
 }
 
 // Seat tokens are a security scheme, not a header parameter of the operations.
