@@ -85,3 +85,18 @@ describe("turn clock", () => {
     expect(secondsLeft(deadline, now, loadedAt, loadedAt + 60_000)).toBe(0);
   });
 });
+
+import { setLanguage } from "./i18n";
+import { seatName } from "./table";
+
+describe("seats in words", () => {
+  it("names the reader, a bot by its strategy, and the others by name, in the page's language", () => {
+    expect(seatName(view({}), 0, 0)).toBe("You");
+    expect(seatName(view({}), 1, 0)).toBe("Random bot");
+    expect(seatName(view({}), 2, 0)).toBe("Bob");
+    setLanguage("sv");
+    expect(seatName(view({}), 1, 0)).toBe("Dator (slumpvis)");
+    expect(seatName(view({}), 0, 0)).toBe("Du");
+    setLanguage("en");
+  });
+});

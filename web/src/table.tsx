@@ -18,7 +18,7 @@ import { type Card, type SortOrder, cardLabel, cardText, sortHand } from "./card
 import { Alert, CardBack, CardButton } from "./components";
 import { contract } from "./contract";
 import { type EventLike, botName, describeEvent, formatNumber, presetName, quantity } from "./events";
-import { joinNames, t, tn } from "./i18n";
+import { joinNames, language, t, tn } from "./i18n";
 import { type ActionReasons, type Reasons, actionReasons, refusalText, turnText } from "./reasons";
 import { follow, sseEvents } from "./live";
 import { createAndOpen } from "./lobby";
@@ -343,6 +343,7 @@ export function GamePage(props: { gameId: string }) {
           mine={myTurn}
           busy={busy}
           status={turnText(view, you, reasons)}
+          turn={myTurn ? (view.round.phase === "draw" ? "draw" : "play") : "wait"}
           onOrder={(o) => {
             setOrder(o);
             try {
@@ -389,7 +390,11 @@ export function seatName(view: GameView, seat: number, you: number | null): stri
   if (held === undefined) return t("seat_n", { n: seat + 1 });
   if (held.kind === "bot") {
     const strategy = contract.bots.find((bot) => String(held.name ?? "").startsWith(bot));
-    if (strategy !== undefined) return t("bot_name", { strategy: botName(strategy) });
+    if (strategy !== undefined) {
+      // A name, so capitalised even where the language writes "dator (girig)".
+      const words = t("bot_name", { strategy: botName(strategy) });
+      return words.charAt(0).toLocaleUpperCase(language()) + words.slice(1);
+    }
   }
   return held.name ?? t("seat_n", { n: seat + 1 });
 }
@@ -614,7 +619,12 @@ function MeldView(props: {
         ))}
       </span>
       {props.layoff !== undefined && (
-        <button type="button" disabled={props.busy} onClick={() => props.send(props.layoff as Move)}>
+        <button
+          type="button"
+          data-action="layoff"
+          disabled={props.busy}
+          onClick={() => props.send(props.layoff as Move)}
+        >
           {t("lay_off_here")}
         </button>
       )}
@@ -654,6 +664,7 @@ function TableArea(props: {
           <button
             type="button"
             class="primary"
+            data-action="draw-stock"
             disabled={busy || offers.drawStock === null}
             aria-describedby={why.drawStock !== null && mine ? "why-draw-stock" : undefined}
             title={why.drawStock ?? undefined}
@@ -732,6 +743,8 @@ function Hand(props: {
   mine: boolean;
   busy: boolean;
   status: string;
+  /** The reader's turn and its phase, for scripts and tests whatever the language. */
+  turn: "draw" | "play" | "wait";
   onOrder: (order: SortOrder) => void;
   onToggle: (index: number) => void;
   onSelect: (cards: Card[]) => void;
@@ -746,7 +759,7 @@ function Hand(props: {
   });
   return (
     <section class="panel hand" aria-label={t("your_hand")} aria-busy={busy}>
-      <p class="status" aria-live="polite">
+      <p class="status" aria-live="polite" data-turn={props.turn}>
         {props.status}
       </p>
       <div class="hand-tools">
@@ -771,6 +784,7 @@ function Hand(props: {
       <div class="actions">
         <button
           type="button"
+          data-action="meld"
           disabled={busy || offers.meld === null}
           aria-describedby={why.meld !== null && props.mine ? "why-meld" : undefined}
           title={why.meld ?? undefined}
@@ -781,6 +795,7 @@ function Hand(props: {
         <button
           type="button"
           class="primary"
+          data-action="discard"
           disabled={busy || offers.discard === null}
           aria-describedby={why.discard !== null && props.mine ? "why-discard" : undefined}
           title={why.discard ?? undefined}
