@@ -35,7 +35,11 @@ def keep_score(card: str, hand: list[str]) -> int:
 
 
 class TablePlayer:
-    """Plays turns on one page: draw, every meld and lay-off offered, then a discard."""
+    """Plays turns on one page: draw, every meld and lay-off offered, then a discard.
+
+    The page is read by its data attributes (the status line's ``data-turn``, the
+    buttons' ``data-action``), so the player plays in whichever language the page speaks.
+    """
 
     def __init__(self, page: Any) -> None:
         self.page = page
@@ -48,8 +52,15 @@ class TablePlayer:
         texts = self.page.locator(".hand .status").all_inner_texts()
         return texts[0] if texts else ""
 
+    def turn(self) -> str:
+        """The status line's ``data-turn``: "draw", "play" or "wait" ("" without one)."""
+        turns = self.page.locator(".hand .status").evaluate_all(
+            "els => els.map(e => e.dataset.turn ?? '')"
+        )
+        return turns[0] if turns else ""
+
     def is_my_turn(self) -> bool:
-        return self.status().startswith("Your turn")
+        return self.turn() in ("draw", "play")
 
     def game_over(self) -> bool:
         return self.page.locator(".game-over").count() > 0
@@ -73,13 +84,13 @@ class TablePlayer:
 
     def _play_turn(self) -> None:
         page = self.page
-        draw = page.get_by_role("button", name="Draw from stock")
+        draw = page.locator("button[data-action=draw-stock]")
         expect(draw).to_be_enabled()
         draw.click()
         # A draw from an empty stock past the game's `max_refills` ends the round.
         page.wait_for_function(
-            "() => (document.querySelector('.hand .status')?.textContent ?? '')"
-            ".includes('then discard') || document.querySelector('.game-over') !== null"
+            "() => document.querySelector('.hand .status')?.dataset.turn === 'play'"
+            " || document.querySelector('.game-over') !== null"
         )
         if self.game_over():
             return
@@ -98,10 +109,10 @@ class TablePlayer:
             layoff = page.locator(".layoff-suggestion").first
             if meld.count():
                 meld.click()
-                button = page.get_by_role("button", name="Meld selected")
+                button = page.locator("button[data-action=meld]")
             elif layoff.count():
                 layoff.click()
-                button = page.get_by_role("button", name="Lay off here").first
+                button = page.locator("button[data-action=layoff]").first
             else:
                 return
             expect(button).to_be_enabled()
@@ -134,7 +145,7 @@ class TablePlayer:
         is unselected again until it shows as unselected.
         """
         page = self.page
-        discard = page.get_by_role("button", name="Discard selected")
+        discard = page.locator("button[data-action=discard]")
         deadline = time.monotonic() + DISCARD_SECONDS
         while time.monotonic() < deadline:
             if self.game_over() or not self.is_my_turn():
@@ -149,8 +160,7 @@ class TablePlayer:
                 if discard.is_enabled():
                     discard.click()
                     page.wait_for_function(
-                        "() => !(document.querySelector('.hand .status')?.textContent ?? '')"
-                        ".includes('then discard')"
+                        "() => document.querySelector('.hand .status')?.dataset.turn !== 'play'"
                     )
                     return
                 if not self._toggle(card, selected=False):

@@ -128,7 +128,7 @@ def test_a_person_plays_express_against_a_greedy_bot_to_the_end(
     page.wait_for_url(lambda url: url != finished)
     expect(page.get_by_role("region", name="Your hand")).to_be_visible()
     expect(page.locator(".players .player")).to_have_count(2)
-    expect(page.locator(".players")).to_contain_text("greedy")
+    expect(page.locator(".players")).to_contain_text("Greedy bot")
     assert_clean(page_log)
     page.context.close()
 
@@ -476,15 +476,22 @@ def eliminated_at_once(server: GunicornServer, options: dict[str, Any]) -> tuple
     return created["id"], created["seats"][0]["token"]
 
 
-def open_seat_page(browser: Browser, server: GunicornServer, game_id: str, token: str) -> Any:
-    """A page holding the seat of `token` (as if this browser had created the game)."""
+def open_seat_page(
+    browser: Browser, server: GunicornServer, game_id: str, token: str, lang: str | None = None
+) -> Any:
+    """A page holding the seat of `token` (as if this browser had created the game), in
+    `lang` when given (the switcher's remembered choice)."""
     page = browser.new_page(viewport=DESKTOP)
     page.goto(f"{server.url}/play")
     seat = json.dumps({"token": token, "seat": 0})
     page.evaluate(
         "([key, seat]) => localStorage.setItem(key, seat)", [f"rummy.seat.{game_id}", seat]
     )
+    if lang is not None:
+        page.evaluate("lang => localStorage.setItem('rummy.lang', lang)", lang)
     page.goto(f"{server.url}/play#/games/{game_id}")
+    if lang is not None:
+        page.reload()  # the language is read when the page loads (the hash alone does not)
     return page
 
 
@@ -868,4 +875,32 @@ def test_a_refused_create_shows_each_fields_message_beside_it_never_json(
     page.get_by_role("button", name="Create game").click()
     page.wait_for_url(re.compile(r"/play/?#/games/[\w-]+$"))
     expect(page.get_by_role("region", name="Your hand")).to_be_visible()
+    page.context.close()
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_whole_express_game_by_clicks_in_each_language(
+    browser: Browser, page_log: PageLog, play_server: GunicornServer, lang: str
+) -> None:
+    """The same person's clicks (the page read by its data attributes, not its words) play
+    express against greedy to the end in `lang`; no English text on the table or at the end."""
+    created = create_game(
+        play_server, {"preset": "express", "seats": [{"name": "Ann"}, {"bot": "greedy"}]}
+    )
+    page = open_seat_page(browser, play_server, created["id"], created["seats"][0]["token"], lang)
+    failed = failed_requests(page)
+    expect(page.locator("html")).to_have_attribute("lang", lang)
+    me = TablePlayer(page)
+    expect(page.locator(".hand-cards .card")).not_to_have_count(0)
+    play_until([me], me.game_over, turns=3)
+    if not me.game_over():
+        assert english_left(page, lang) == []
+    play_until([me], me.game_over)
+    over = page.locator(".game-over")
+    expect(over).to_be_visible()
+    expect(over.locator("table.scores tbody tr")).to_have_count(2)
+    assert english_left(page, lang) == []
+    save_screenshot(page, f"play-game-over-{lang}-1280x800")
+    assert failed == []
+    assert_clean(page_log)
     page.context.close()
