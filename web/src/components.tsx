@@ -2,6 +2,7 @@
 
 import type { ComponentChildren } from "preact";
 import { type Card, cardLabel, cardText, isJoker, isRed, rankShort, suitSymbol } from "./cards";
+import { quantity } from "./events";
 import { t } from "./i18n";
 
 export interface CardButtonProps {
@@ -70,5 +71,28 @@ export function Alert(props: { text: string | null; onClose?: () => void }) {
         </button>
       )}
     </div>
+  );
+}
+
+/** The rules a player may not expect, where they apply: low scores win under penalty
+ * scoring; a first-meld minimum. */
+export function RuleTags(props: { options: Record<string, unknown> }) {
+  const { options } = props;
+  const minimum = typeof options.first_meld_min_points === "number" ? options.first_meld_min_points : 0;
+  return (
+    <>
+      {options.scoring === "penalty" && (
+        <>
+          {" "}
+          <span class="tag rule">{t("rule_lowest_wins")}</span>
+        </>
+      )}
+      {minimum > 0 && (
+        <>
+          {" "}
+          <span class="tag rule">{t("rule_first_meld", { points: quantity(minimum, "point") })}</span>
+        </>
+      )}
+    </>
   );
 }

@@ -8,7 +8,7 @@ import {
   type SeatSpec,
   api,
 } from "./api/client";
-import { Alert } from "./components";
+import { Alert, RuleTags } from "./components";
 import { type OptionSchema, contract } from "./contract";
 import { botName, presetName } from "./events";
 import { CATALOGUES, type TextKey, language, t } from "./i18n";
@@ -204,6 +204,11 @@ function CreateForm(props: { name: string; presets: Preset[] }) {
       {preset !== undefined && (
         <p class="muted preset-description">
           {presetDescription(preset)} {t("preset_players", { min: minSeats, max: maxSeats })}.
+        </p>
+      )}
+      {preset !== undefined && (
+        <p class="rule-tags">
+          <RuleTags options={options} />
         </p>
       )}
       <fieldset>

@@ -15,7 +15,7 @@ import {
   newIdempotencyKey,
 } from "./api/client";
 import { type Card, type SortOrder, cardLabel, cardText, sortHand } from "./cards";
-import { Alert, CardBack, CardButton } from "./components";
+import { Alert, CardBack, CardButton, RuleTags } from "./components";
 import { contract } from "./contract";
 import { type EventLike, botName, describeEvent, formatNumber, presetName, quantity } from "./events";
 import { joinNames, language, t, tn } from "./i18n";
@@ -262,6 +262,7 @@ export function GamePage(props: { gameId: string }) {
           <strong>{presetName(view.preset)}</strong>
           {view.round !== null && ` · ${t("round_n", { n: view.round.number })}`}
           {` · ${t(`status_${view.status}`)}`}
+          <RuleTags options={view.options as Record<string, unknown>} />
           {typeof view.pot === "number" && view.status !== "finished" && (
             <>
               {" "}

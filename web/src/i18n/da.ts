@@ -391,4 +391,8 @@ export const da: Catalogue = {
   problem_already_seated: "Du har allerede en plads i dette spil.",
   problem_rate_limited: "For mange forespørgsler: vent et øjeblik, og prøv igen.",
   problem_busy: "Tjenesten har travlt: prøv igen om et øjeblik.",
+
+  // Rules shown where they apply
+  rule_lowest_wins: "Laveste pointtal vinder",
+  rule_first_meld: "Første udlægning: mindst {points}",
 };

@@ -391,4 +391,8 @@ export const el: Catalogue = {
   problem_already_seated: "Έχεις ήδη θέση σε αυτή την παρτίδα.",
   problem_rate_limited: "Πάρα πολλά αιτήματα: περίμενε λίγο και δοκίμασε ξανά.",
   problem_busy: "Η υπηρεσία είναι απασχολημένη: δοκίμασε ξανά σε λίγο.",
+
+  // Rules shown where they apply
+  rule_lowest_wins: "Κερδίζει το χαμηλότερο σκορ",
+  rule_first_meld: "Πρώτο κατέβασμα: τουλάχιστον {points}",
 };

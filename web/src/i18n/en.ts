@@ -390,4 +390,8 @@ export const en = {
   problem_already_seated: "You already hold a seat in this game.",
   problem_rate_limited: "Too many requests: wait a moment and try again.",
   problem_busy: "The service is busy: try again in a moment.",
+
+  // Rules shown where they apply
+  rule_lowest_wins: "Lowest score wins",
+  rule_first_meld: "First melds: at least {points}",
 };

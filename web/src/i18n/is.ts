@@ -391,4 +391,8 @@ export const is: Catalogue = {
   problem_already_seated: "Þú ert þegar með sæti í þessu spili.",
   problem_rate_limited: "Of margar beiðnir: bíddu aðeins og reyndu aftur.",
   problem_busy: "Þjónustan er upptekin: reyndu aftur eftir smástund.",
+
+  // Rules shown where they apply
+  rule_lowest_wins: "Lægsta skor vinnur",
+  rule_first_meld: "Fyrsta niðurlögn verður að ná {points}",
 };

@@ -391,4 +391,8 @@ export const sv: Catalogue = {
   problem_already_seated: "Du har redan en plats i det här partiet.",
   problem_rate_limited: "För många förfrågningar: vänta en stund och försök igen.",
   problem_busy: "Tjänsten är upptagen: försök igen om en stund.",
+
+  // Rules shown where they apply
+  rule_lowest_wins: "Lägst poäng vinner",
+  rule_first_meld: "Första utläggningen: minst {points}",
 };
