@@ -727,6 +727,7 @@ def test_a_disabled_discard_says_the_first_meld_needs_40_points_and_the_status_a
         "Your turn: meld 40 points in all before you lay off or discard (yours so far: 9)."
     )
     assert "then discard" not in status.inner_text()
+    expect(page.locator(".game-header .rule")).to_have_text("First melds: at least 40 points")
     save_screenshot(page, "play-first-meld-reason-1280x800")
 
     # The same in Icelandic, chosen with the switcher and kept over a reload.
@@ -793,6 +794,7 @@ def test_the_create_form_refuses_a_fifth_seat_for_a_four_player_preset_without_a
         "A one-round game; an ace counts 15 points. 2 to 4 players."
     )
     expect(page.get_by_label("Rules").locator("option[value=romme]")).to_have_text("Rommé")
+    expect(page.locator(".rule-tags")).to_have_text("Lowest score wins")  # penalty scoring
     add = page.get_by_role("button", name="Add a seat")
     add.click()
     add.click()
