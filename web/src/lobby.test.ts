@@ -45,3 +45,24 @@ describe("the create form's limits and refusals", () => {
     expect(fieldErrors(undefined)).toEqual([]);
   });
 });
+
+import type { GameView } from "./api/client";
+import { gameSummary } from "./lobby";
+
+describe("your games", () => {
+  it("says who plays and how far the game is", () => {
+    const view = {
+      id: "g", version: 1, status: "active", preset: "express", options: {}, you: 0,
+      seats: [
+        { seat: 0, name: "Ann", kind: "human", hand_size: 7, score: 0 },
+        { seat: 1, name: "greedy bot", kind: "bot", hand_size: 7, score: 0 },
+        { seat: 2, name: null, kind: "human", hand_size: 0, score: 0 },
+      ],
+      round: { number: 2 }, rounds: [], winners: null, last_event: 3,
+    } as unknown as GameView;
+    expect(gameSummary(view)).toBe("You, Bot (greedy) and open seat · being played, round 2");
+    expect(gameSummary({ ...view, status: "finished", round: null } as GameView)).toBe(
+      "You, Bot (greedy) and open seat · finished",
+    );
+  });
+});

@@ -4,17 +4,19 @@ import { useEffect, useState } from "preact/hooks";
 import {
   type CreateGame,
   type LobbyGame,
+  type GameView,
   type Preset,
   type SeatSpec,
   api,
+  bearer,
 } from "./api/client";
 import { Alert, RuleTags } from "./components";
 import { type OptionSchema, contract } from "./contract";
 import { botName, presetName } from "./events";
-import { CATALOGUES, type TextKey, language, t } from "./i18n";
+import { CATALOGUES, type TextKey, joinNames, language, t } from "./i18n";
 import { refusalText } from "./reasons";
 import { navigate } from "./router";
-import { saveName, saveSeat, savedGames, savedName } from "./storage";
+import { forgetSeat, loadSeat, saveName, saveSeat, savedGames, savedName } from "./storage";
 
 /** What a seat of the create form holds: me, an open seat, or a bot strategy's name. */
 export type SeatChoice = "me" | "open" | string;
@@ -474,16 +476,55 @@ function OpenGames(props: { presets: Preset[] }) {
   );
 }
 
+/** A saved game in words: its preset, its players, its state. */
+export function gameSummary(view: GameView): string {
+  const players = view.seats.map((seat) => {
+    if (seat.seat === view.you) return t("you_plain");
+    if (seat.kind === "bot") {
+      const strategy = contract.bots.find((bot) => String(seat.name ?? "").startsWith(bot));
+      return strategy === undefined ? t("tag_bot") : t("seat_bot", { strategy: botName(strategy) });
+    }
+    return seat.name ?? t("open_seat_lower");
+  });
+  const state =
+    view.status === "active" && view.round !== null
+      ? `${t("status_active")}, ${t("round_n", { n: view.round.number })}`
+      : t(`status_${view.status}`);
+  return `${joinNames(players)} · ${state}`;
+}
+
+/** The games this browser holds a seat in, each with its preset, players and state; a
+ * game the service no longer has (404) is forgotten. */
 function MyGames() {
-  const ids = savedGames();
-  if (ids.length === 0) return null;
+  const [games, setGames] = useState<{ id: string; view: GameView | null }[]>(() =>
+    savedGames().map((id) => ({ id, view: null })),
+  );
+  useEffect(() => {
+    for (const id of savedGames()) {
+      const token = loadSeat(id)?.token ?? null;
+      void api
+        .GET("/games/{game_id}", { params: { path: { game_id: id } }, headers: bearer(token) })
+        .then(({ data, response }) => {
+          if (response.status === 404) {
+            forgetSeat(id);
+            setGames((before) => before.filter((game) => game.id !== id));
+          } else if (data !== undefined) {
+            setGames((before) => before.map((game) => (game.id === id ? { id, view: data } : game)));
+          }
+        });
+    }
+  }, []);
+  if (games.length === 0) return null;
   return (
     <section class="panel" aria-label={t("your_games")}>
       <h2>{t("your_games")}</h2>
-      <ul class="games">
-        {ids.map((id) => (
-          <li key={id}>
-            <a href={`#/games/${id}`}>{id}</a>
+      <ul class="games my-games">
+        {games.map(({ id, view }) => (
+          <li key={id} data-game={id}>
+            <span>
+              <a href={`#/games/${id}`}>{view === null ? id : presetName(view.preset)}</a>
+              {view !== null && <span class="muted"> {gameSummary(view)}</span>}
+            </span>
           </li>
         ))}
       </ul>
