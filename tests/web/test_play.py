@@ -906,3 +906,30 @@ def test_a_whole_express_game_by_clicks_in_each_language(
     assert failed == []
     assert_clean(page_log)
     page.context.close()
+
+
+def test_your_games_say_the_preset_players_and_state_and_forget_a_game_gone(
+    browser: Browser, page_log: PageLog, play_server: GunicornServer
+) -> None:
+    created = create_game(
+        play_server, {"preset": "express", "seats": [{"name": "Kim"}, {"bot": "greedy"}]}
+    )
+    page = browser.new_page(viewport=DESKTOP)
+    page.goto(f"{play_server.url}/play")
+    seat = json.dumps({"token": created["seats"][0]["token"], "seat": 0})
+    page.evaluate(
+        "([key, seat]) => { localStorage.setItem(key, seat);"
+        " localStorage.setItem('rummy.seat.no-such-game', seat); }",
+        [f"rummy.seat.{created['id']}", seat],
+    )
+    page.reload()
+    mine = page.get_by_role("region", name="Your games")
+    expect(mine.locator("li")).to_have_count(1)  # the game the service no longer has is gone
+    expect(mine.locator("li")).to_have_text("Express You and Bot (greedy) · being played, round 1")
+    assert page.evaluate("localStorage.getItem('rummy.seat.no-such-game')") is None
+    mine.get_by_role("link", name="Express").click()
+    expect(page.get_by_role("region", name="Your hand")).to_be_visible()
+    # The only console noise is Chromium's note of the 404 that told the game was gone.
+    assert page_log.console_errors and all("404" in m for m in page_log.console_errors)
+    assert page_log.page_errors == [] and page_log.outside_requests() == []
+    page.context.close()
