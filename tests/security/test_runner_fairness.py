@@ -104,7 +104,9 @@ def test_a_redis_hiccup_does_not_stall_the_runners_claims_for_their_lease(
     server = serve(redis, ENV, workers=1)
     (game,) = bot_games(server, 1)  # the runner holds its claim nearly all the time
     version = 0
-    for _ in range(100):  # until the runner advances it (each advance: a 1 s slice)
+    # Until the runner advances it (each advance: a 1 s slice); the runner process
+    # may take a while to start on a busy machine.
+    for _ in range(300):
         _, view = call(server, "GET", f"/games/{game}")
         version = view["version"]
         if version >= 3:
