@@ -631,7 +631,7 @@ def english_fragments(lang: str) -> set[str]:
         translated = {p.strip(" .,:;!?()…") for t in other[key] for p in re.split(r"\{\w+\}", t)}
         for text in texts:
             for piece in re.split(r"\{\w+\}", text):
-                piece = piece.strip(" .,:;!?()…←·#×")
+                piece = piece.strip(" .,:;!?()…←·#\u00d7")
                 if re.search(r"[A-Za-z]{4,}", piece) and piece not in translated:
                     fragments.add(piece)
     return fragments
@@ -643,7 +643,8 @@ def visible_text(page: Any) -> str:
         page.evaluate(
             """() => {
                 const parts = [document.body.innerText, document.title];
-                for (const el of document.querySelectorAll('[aria-label], [title], [placeholder]')) {
+                const labelled = '[aria-label], [title], [placeholder]';
+                for (const el of document.querySelectorAll(labelled)) {
                     if (!el.checkVisibility()) continue;
                     for (const a of ['aria-label', 'title', 'placeholder']) {
                         const v = el.getAttribute(a);
@@ -676,7 +677,9 @@ def failed_requests(page: Any) -> list[str]:
     page.on("requestfailed", on_failed)
     page.on(
         "response",
-        lambda response: response.status >= 400 and failed.append(f"{response.status} {response.url}"),
+        lambda response: (
+            response.status >= 400 and failed.append(f"{response.status} {response.url}")
+        ),
     )
     return failed
 
@@ -752,7 +755,9 @@ def test_the_page_in_each_language_shows_no_english_word(
 ) -> None:
     """The lobby and a table (melds, reasons, events, a bot, the log) in `lang`: no text of
     the English catalogue is left, and `<html lang>` says the language."""
-    lobby = browser.new_page(viewport=DESKTOP, locale={"is": "is-IS", "da": "da-DK", "sv": "sv-SE", "el": "el-GR"}[lang])
+    lobby = browser.new_page(
+        viewport=DESKTOP, locale={"is": "is-IS", "da": "da-DK", "sv": "sv-SE", "el": "el-GR"}[lang]
+    )
     failed = failed_requests(lobby)
     lobby.goto(f"{play_server.url}/play")  # chosen from navigator.languages
     expect(lobby.locator("html")).to_have_attribute("lang", lang)
