@@ -20,7 +20,7 @@ from service.api import (
     presets,
     spec_overrides,
 )
-from service.api.gamestore import STORE_EXTENSION
+from service.api.access import STORE_EXTENSION
 from service.api.problems import register_fallback
 from service.api.smorest import Api
 from service.bots import expert
@@ -28,9 +28,9 @@ from service.config import Config
 from service.ops import init_app as init_observability
 from service.ops import ratelimit
 from service.ops.store_metrics import instrument
-from service.runner import InProcessRunner, Runner, settings_from
 from service.serving.flaskapp import ServiceFlask
 from service.store.memory import MemoryStore
+from service.worker import InProcessRunner, Runner, settings_from
 
 API_SETTINGS: dict[str, Any] = {
     "API_TITLE": "Rummy service",
@@ -63,7 +63,7 @@ def create_app(config: Config | None = None) -> Flask:
     app.url_map.strict_slashes = False
     jsonio.install(app)
 
-    from service.api.gamestore import init_store
+    from service.api.access import init_store
 
     init_store(app)
     events.init_streams(app)
@@ -105,7 +105,7 @@ RUNNER_EXTENSION = "rummy.runner"
 def init_runner(app: Flask) -> None:
     """With the memory store, run the runner as a thread of this process
     (started by the first save that queues a game); with Redis it is the
-    `worker` process (service/runner.py)."""
+    `worker` process (service/worker.py)."""
     store = app.extensions[STORE_EXTENSION]
     memory = getattr(store, "inner", store)
     if isinstance(memory, MemoryStore) and app.config["RUNNER_IN_PROCESS"]:

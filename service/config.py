@@ -142,7 +142,7 @@ class Config:
     #: ``BOT_SECONDS_PER_REQUEST`` at once, shared by its concurrent requests; past
     #: it their bot turns are left to the runner (0: no limit; docs/security.md).
     BOT_SECONDS_PER_OWNER: float = 6.0
-    #: Due turn clocks the runner claims at once, before one bot game (service/runner.py).
+    #: Due turn clocks the runner claims at once, before one bot game (service/worker.py).
     RUNNER_BATCH: int = 16
     #: Seconds a runner's claim on a game lasts (then another runner may take it).
     RUNNER_LEASE: float = 30.0

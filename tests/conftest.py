@@ -98,7 +98,7 @@ def store(request: pytest.FixtureRequest) -> Iterator[GameStore]:
     made.close()
 
 
-#: The name of the in-process runner's thread (service/runner.py).
+#: The name of the in-process runner's thread (service/worker.py).
 RUNNER_THREAD = "rummy-runner"
 
 

@@ -11,7 +11,7 @@ from flask.globals import _cv_request
 from service.api.current import current_request
 from service.api.problems import Problem
 from service.ops import request_log
-from service.tokens import url_safe_token
+from service.store.tokens import url_safe_token
 
 
 def new_token() -> tuple[str, str]:

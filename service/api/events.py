@@ -20,8 +20,8 @@ from typing import Any
 from flask import Flask, Response, current_app, request
 from flask.views import MethodView
 
+from service.api.access import caller_seat, get_store, load_game
 from service.api.feeds import HEARTBEAT, RETRY, Feed, Feeds, Following
-from service.api.gamestore import caller_seat, get_store, load_game
 from service.api.jsonio import json_response
 from service.api.longpoll import init_long_polls, wait_for_events, waiting_place
 from service.api.paths import GAME_ID_PARAMETER, check_game_ids

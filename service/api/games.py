@@ -9,18 +9,12 @@ from flask import Flask, Response, current_app
 from flask.views import MethodView
 
 from service.api import auth
-from service.api.gamestore import (
-    STATES,
-    Change,
-    Delete,
-    LoadedGame,
+from service.api.access import (
     caller_seat,
     client_name,
     game_view,
     get_store,
     load_game,
-    lobby_summary,
-    now_iso,
     play_bots,
     transact,
 )
@@ -49,6 +43,9 @@ from service.api.smorest import (
     common_errors,
     dispatch_directly,
 )
+from service.games.caches import STATES
+from service.games.transact import lobby_summary, now_iso
+from service.games.values import Change, Delete, LoadedGame
 from service.rules import engine
 from service.rules.options import resolve_options
 from service.rules.state import encode_state

@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Response
 from flask.views import MethodView
 
-from service.api.gamestore import get_store
+from service.api.access import get_store
 from service.api.jsonio import json_response
 from service.api.schemas import HealthSchema
 from service.api.smorest import Blueprint

@@ -75,11 +75,3 @@ def key_reused() -> Problem:
         "idempotency_key_reused",
         "This Idempotency-Key was already used with another request body.",
     )
-
-
-def recorded_version(body: bytes) -> int:
-    """The version an idempotency record points to (0 for a record of another form)."""
-    try:
-        return int(body)
-    except ValueError:
-        return 0

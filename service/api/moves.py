@@ -13,19 +13,9 @@ import orjson
 from flask import Flask, Response
 from flask.views import MethodView
 
-from service import clock
 from service.api import auth
+from service.api.access import game_view, load_game, seated, transact
 from service.api.current import current_request
-from service.api.gamestore import (
-    LEGAL_MOVES,
-    Change,
-    Idempotent,
-    LoadedGame,
-    game_view,
-    load_game,
-    seated,
-    transact,
-)
 from service.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, fingerprint, idempotency_key
 from service.api.jsonio import raw_json_response, request_body, request_data
 from service.api.moveparse import parsed_moves
@@ -38,6 +28,9 @@ from service.api.paths import (
 from service.api.preconditions import IF_MATCH_PARAMETER, conditional_get, etag, if_match
 from service.api.schemas import GameViewSchema, LegalMovesSchema
 from service.api.smorest import SEAT_REQUIRED, Blueprint, common_errors, dispatch_directly
+from service.games import clock
+from service.games.caches import LEGAL_MOVES
+from service.games.values import Change, Idempotent, LoadedGame
 from service.rules import engine
 
 blp = Blueprint("moves", __name__, url_prefix="/games", description="Moves")

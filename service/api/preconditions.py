@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from flask import Response
 
 from service.api.current import environ
 from service.api.problems import Problem
+from service.games.values import Expected
 
 _TAG = re.compile(r'^\s*(?:W/)?"(\d{1,18})(?:\.([0-9a-f]{1,32}))?"\s*$')
 
@@ -28,14 +28,6 @@ _TAG = re.compile(r'^\s*(?:W/)?"(\d{1,18})(?:\.([0-9a-f]{1,32}))?"\s*$')
 def etag(version: int, epoch: str = "") -> str:
     """The `ETag` header value of a game version (and its epoch, when known)."""
     return f'"{version}.{epoch}"' if epoch else f'"{version}"'
-
-
-@dataclass(frozen=True)
-class Expected:
-    """The version an `If-Match` names, and its epoch (``None``: the version alone)."""
-
-    version: int
-    epoch: str | None = None
 
 
 #: OpenAPI description of the optional `If-Match` header of a move (the
@@ -82,7 +74,7 @@ def check_if_match(expected: Expected | str | None, version: int, epoch: str = "
     if expected is None or expected == "*":
         return
     assert isinstance(expected, Expected)
-    if expected.version == version and (expected.epoch is None or expected.epoch == epoch):
+    if expected.matches(version, epoch):
         return
     named = etag(expected.version, expected.epoch or "")
     raise Problem(

@@ -11,7 +11,7 @@ client's concurrent requests share one budget) and gives back what it did not
 use after (an expert decision that ran past the end is charged too). Past the
 budget the request plays no bot turn: the game is saved with them still to
 play and queued, and the runner process plays them, its turns taken between
-owners (service/runner.py).
+owners (service/worker.py).
 
 The buckets are kept per process (a worker's: it is that worker's time that
 other requests wait for), at most `MOST_OWNERS` of them: past that the full

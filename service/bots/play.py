@@ -4,7 +4,7 @@
 the budget runs out. A request gives it a small budget (`REQUEST_BUDGET`:
 the settings `BOT_MOVES_PER_REQUEST` and `BOT_SECONDS_PER_REQUEST`), so no
 request holds a worker for long; a game whose bots are still to move is
-saved as it stands and queued for the runner (`service.runner`), which goes
+saved as it stands and queued for the runner (`service.worker`), which goes
 on with the same function in the background.
 
 Between two moves it yields (``time.sleep(0)``): under gevent other
@@ -66,7 +66,7 @@ def _server_plays(seat: Seat) -> bool:
 def server_seat(state: GameState) -> int | None:
     """The seat the server plays now: the seat to move, or between rounds the first
     seat still to decide whether to re-engage, when it is a bot or a player's seat
-    marked away (turn clocks, service/clock.py); else ``None``."""
+    marked away (turn clocks, service/games/clock.py); else ``None``."""
     if state.status != "active":
         return None
     r = state.round

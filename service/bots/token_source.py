@@ -2,7 +2,7 @@
 
 A token on the command line is visible to every user of the machine (``ps``,
 ``/proc/PID/cmdline``) and lands in shell histories; the bot client
-(`service.bots.client`) and ``python -m service.fairness verify`` read it from
+(`service.bots.client`) and ``python -m service.bots.dealcheck verify`` read it from
 the environment variable `TOKEN_ENV` or from a file (``--token-file PATH``,
 ``-`` for standard input). ``--token`` is refused with a message naming
 both. Standard library only (the fairness check needs nothing else).

@@ -14,7 +14,7 @@ game store's own Redis, a request whose first store access is a load (a view,
 legal moves, events, a stream, a move, a join: `RIDING_ENDPOINTS`) has them counted by
 the load (`GameStore.load(game_id, counters)`: ``INCR key``, and ``PEXPIRE``
 when the count is 1, in the script that loads the game): the API's
-`service.api.gamestore.load_game` hands it `RateLimiter.load_counters()` and
+`service.api.access.load_game` hands it `RateLimiter.load_counters()` and
 calls `RateLimiter.settle(counts)` right after, refusing the request before
 anything is written: no round trip of its own. Every other request (and one of
 those that ends before loading) sends them alone in one pipeline. The limiter

@@ -10,7 +10,7 @@ round ends. Every shuffle of the round (the deal, each stock refill) and the
 first dealer are drawn from ``S_n`` by :class:`DrawStream`: HMAC-SHA256 blocks
 read as 32-bit big-endian words, uniform integers by rejection sampling, and a
 Fisher-Yates shuffle. The engine deals with these functions and
-``python -m service.fairness verify`` checks finished games with them.
+``python -m service.bots.dealcheck verify`` checks finished games with them.
 """
 
 from __future__ import annotations

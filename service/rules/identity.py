@@ -7,7 +7,7 @@ move changed: one hand, the discard pile, perhaps a meld; decoding shares equal
 parts through its own caches). Keyed by value (`functools.lru_cache`), each
 lookup hashed the frozen dataclass field by field, which cost about as much as
 the encoding it saved; keyed by identity it is one dict lookup. With this and
-`service.api.lru` alone a move took noticeably fewer instructions in-process
+`service.games.lru` alone a move took noticeably fewer instructions in-process
 (`bench/wsgi_calls.py --phase moves` under valgrind; docs/performance.md, "What
 a move costs", has the figures).
 

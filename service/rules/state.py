@@ -166,7 +166,7 @@ class GameState:
     event_count: int = 0
     spectator_views: tuple[tuple[int, str], ...] = ()
     #: When the turn of the seat to move runs out (epoch ms; `None`: no clock
-    #: on this turn). Set and read by the service's turn clocks (service/clock.py).
+    #: on this turn). Set and read by the service's turn clocks (service/games/clock.py).
     turn_deadline: int | None = None
 
     @property

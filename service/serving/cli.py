@@ -66,7 +66,7 @@ def gunicorn_command(environ: dict[str, str]) -> tuple[list[str], dict[str, str]
 
 def runner_command() -> list[str]:
     """The runner process's command line (the Procfile's ``worker``)."""
-    return [sys.executable, "-m", "service.runner"]
+    return [sys.executable, "-m", "service.worker"]
 
 
 def banner(env: dict[str, str], data_dir: Path | None) -> str:

@@ -32,7 +32,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
 
-from service.quickinit import quick_init
+from service.store.quickinit import quick_init
 from service.store.watch import Deliver, Watch
 
 __all__ = [
@@ -189,7 +189,7 @@ class Due:
     by ``owner`` (`owner_tag` of the client whose request left it; ``""``: none).
 
     A game has at most one entry in the queue of due games: the next thing due.
-    The runner (`service.runner`) claims due games and advances them, taking
+    The runner (`service.worker`) claims due games and advances them, taking
     turns between owners (`GameStore.claim_due`).
     """
 

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 import orjson
 
-from service.tokens import url_safe_token
+from service.store.tokens import url_safe_token
 
 if TYPE_CHECKING:
     from service.store.base import Due

@@ -166,7 +166,7 @@ class MemoryStore:
         #: Counters counted by loads: key -> (count, when it is forgotten).
         self._counters: dict[str, tuple[int, float]] = {}
         #: Called (outside the lock) after a write queued a game: the in-process
-        #: runner's wake-up (service.runner).
+        #: runner's wake-up (service.worker).
         self.due_listener: Callable[[], None] | None = None
         self._next_sweep = clock() + _SWEEP_INTERVAL
         self._hub = Hub()

@@ -31,7 +31,7 @@ does a deletion: on a single server in the same script (by the key bases the
 hash names), in a cluster with `OWNER_TOUCH_SCRIPT` after it. An ordinary move
 changes no status and does no owner work.
 
-The queue of due games (`service.runner`): ``P:{due}:q`` (sorted set, game id
+The queue of due games (`service.worker`): ``P:{due}:q`` (sorted set, game id
 scored by the epoch ms it is due at) and ``P:{due}:why`` (hash, game id ->
 reason, and after a space the tag of the owner who left it); the game hash's
 ``due`` field repeats its entry (``<ms> <reason>[ <owner>]``).

@@ -11,8 +11,8 @@ from flask import Flask
 
 from service.app import RUNNER_EXTENSION
 from service.config import TestConfig
-from service.runner import BOTS
 from service.store.base import owner_tag
+from service.worker import BOTS
 
 EXPERTS = {"preset": "standard", "seats": [{"bot": "expert"}] * 4, "seed": 5}
 

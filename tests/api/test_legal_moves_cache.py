@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from service.api.gamestore import LEGAL_MOVES
+from service.games.caches import LEGAL_MOVES
 from tests.api.helpers import DRAW, Api, bearer
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from service.api.gamestore import STORE_EXTENSION
+from service.api.access import STORE_EXTENSION
 from service.store.base import SaveResult
 from tests.api.helpers import DRAW, Api, etag_version, problem
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from datetime import datetime, timedelta
 
-from service.api.gamestore import encode, get_store, load_game
+from service.api.access import encode, get_store, load_game
 from tests.api.helpers import DECK, DRAW, Api, bearer, problem
 
 
@@ -49,7 +49,7 @@ def test_views_show_the_turn_deadline_and_the_servers_time(any_api: Api) -> None
 def test_an_away_seats_player_is_back_with_any_authenticated_request(any_api: Api) -> None:
     game, ann, bob = _clocked_game(any_api)
     with any_api.client.application.app_context():
-        # As the runner leaves it after Bob's timeouts (tests/test_runner_clock.py).
+        # As the runner leaves it after Bob's timeouts (tests/games/test_worker_clock.py).
         loaded = load_game(game)
         seats = list(loaded.state.seats)
         seats[1] = dataclasses.replace(seats[1], away=True, timeouts=2)

@@ -1,4 +1,4 @@
-"""`service.api.viewcache`: a state's public view built once for all its answers."""
+"""`service.games.viewcache`: a state's public view built once for all its answers."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from datetime import datetime
 
 import orjson
 
-from service.api import viewcache
-from service.api.gamestore import STATES
-from service.api.viewcache import PUBLIC_VIEWS, PublicViews
+from service.games import viewcache
+from service.games.caches import STATES
+from service.games.viewcache import PUBLIC_VIEWS, PublicViews
 from service.rules import views
 from tests.api.helpers import DRAW, Api
 

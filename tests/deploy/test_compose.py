@@ -60,7 +60,7 @@ def test_worker_runs_the_runner_on_the_same_image_and_redis() -> None:
     services = compose()["services"]
     worker, web = services["worker"], services["web"]
     assert worker["image"] == web["image"]
-    assert worker["entrypoint"] == ["python", "-m", "service.runner"]
+    assert worker["entrypoint"] == ["python", "-m", "service.worker"]
     for name in ("STORE_URL", "STORE_PASSWORD"):
         assert worker["environment"][name] == web["environment"][name]
     assert worker["environment"].keys() <= known_settings()

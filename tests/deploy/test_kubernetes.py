@@ -117,7 +117,7 @@ def test_worker_deployment_runs_the_runner_with_the_web_settings() -> None:
     res = resources()
     worker = res["Deployment/rummy-worker"]
     (container,) = worker["spec"]["template"]["spec"]["containers"]
-    assert container["command"] == ["python", "-m", "service.runner"]
+    assert container["command"] == ["python", "-m", "service.worker"]
     web = res["Deployment/rummy-web"]["spec"]["template"]["spec"]["containers"][0]
     assert container["image"] == web["image"]
     # The same STORE_URL, settings and Redis password.

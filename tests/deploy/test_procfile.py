@@ -38,7 +38,7 @@ def test_honcho_check_passes_and_finds_web_and_worker() -> None:
 
 def test_the_worker_line_runs_the_runner() -> None:
     lines = dict(line.split(": ", 1) for line in (ROOT / "Procfile").read_text().splitlines())
-    assert lines["worker"] == "python -m service.runner"
+    assert lines["worker"] == "python -m service.worker"
 
 
 def test_honcho_check_names_what_it_found(tmp_path: Path) -> None:

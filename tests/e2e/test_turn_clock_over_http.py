@@ -31,7 +31,7 @@ def clocked(redis_url: str) -> Iterator[GunicornServer]:
     env = {**E2E_ENV, "STORE_URL": redis_url, "STORE_PREFIX": "clock", "RUNNER_IDLE": "0.2"}
     env["MAX_EVENTS"] = "1000"  # the whole game stays readable
     runner = subprocess.Popen(
-        [sys.executable, "-m", "service.runner"],
+        [sys.executable, "-m", "service.worker"],
         cwd=ROOT,
         env={**os.environ, **env},
         stdout=subprocess.DEVNULL,

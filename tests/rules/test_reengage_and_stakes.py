@@ -19,8 +19,8 @@ import dataclasses
 
 import pytest
 
-from service import clock
 from service.bots.play import UNBOUNDED, play_bots, server_seat
+from service.games import clock
 from service.rules.engine import apply, leave_seat, legal_moves
 from service.rules.moves import DeclineReengage, IllegalMove, Reengage
 from service.rules.scoring import pot_shares

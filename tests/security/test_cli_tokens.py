@@ -17,7 +17,7 @@ from tests.support.gunicorn import ROOT
 
 TOKEN = "s3cr3t-seat-token-of-the-test"
 CLIENT = [sys.executable, "-m", "service.bots.client", "--game", "g1", "--wait", "1"]
-VERIFY = [sys.executable, "-m", "service.fairness", "verify"]
+VERIFY = [sys.executable, "-m", "service.bots.dealcheck", "verify"]
 
 
 class _Recorder:

@@ -28,8 +28,8 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from service.bots.dealcheck import verify_game
 from service.config import TestConfig
-from service.fairness import verify_game
 from service.rules import fairness
 from service.rules.cards import build_deck
 from service.rules.engine import round_secret
@@ -100,7 +100,7 @@ def test_the_documented_vectors_hold_for_the_service_and_an_independent_implemen
 
 def test_the_verify_command_needs_only_the_standard_library() -> None:
     code = (
-        "import sys; before = set(sys.modules); import service.fairness; "
+        "import sys; before = set(sys.modules); import service.bots.dealcheck; "
         "print('\\n'.join(sorted({m.split('.')[0] for m in set(sys.modules) - before})))"
     )
     loaded = subprocess.run(
@@ -326,7 +326,7 @@ def verify(url: str, *extra: str, token: str | None = None) -> subprocess.Comple
     if token is not None:
         env["RUMMY_TOKEN"] = token
     return subprocess.run(
-        [sys.executable, "-m", "service.fairness", "verify", url, *extra],
+        [sys.executable, "-m", "service.bots.dealcheck", "verify", url, *extra],
         capture_output=True, text=True, cwd=ROOT, timeout=120, env=env,
     )  # fmt: skip
 

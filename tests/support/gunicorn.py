@@ -3,7 +3,7 @@
 `GunicornServer(env={...}).start()` runs it on a free port with the given
 environment, waits for `/healthz`, and `stop()` ends it (SIGTERM, then SIGKILL).
 With a shared store (``STORE_URL`` redis) it also runs the `worker` process of
-the Procfile (``python -m service.runner``), as a deployment does, unless
+the Procfile (``python -m service.worker``), as a deployment does, unless
 ``runner=False``.
 Like the test Redis servers, a gunicorn master dies with the test process, even a
 killed one, so a test run leaves no server behind.
@@ -73,7 +73,7 @@ class GunicornServer:
         self.runner = (
             runner if runner is not None else self.env.get("STORE_URL", "").startswith("redis")
         )
-        #: The runner process (service/runner.py), when running.
+        #: The runner process (service/worker.py), when running.
         self.runner_process: subprocess.Popen[bytes] | None = None
         self._runners: list[subprocess.Popen[bytes]] = []
         self._log = tempfile.NamedTemporaryFile(  # noqa: SIM115 - lives as long as the server
@@ -119,7 +119,7 @@ class GunicornServer:
         """Start the runner process with the server's environment (a second one
         when one runs already: several runners may share a store)."""
         process = subprocess.Popen(
-            [sys.executable, "-m", "service.runner"],
+            [sys.executable, "-m", "service.worker"],
             cwd=ROOT,
             env=self.env,
             stdout=self._log,

@@ -8,7 +8,7 @@ import pytest
 
 from service.api import auth
 from service.store import codec
-from service.tokens import url_safe_token
+from service.store.tokens import url_safe_token
 
 
 @pytest.fixture
@@ -21,7 +21,7 @@ def dash_first(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         sizes.append(nbytes)
         return next(draws)
 
-    monkeypatch.setattr("service.tokens.secrets.token_urlsafe", token_urlsafe)
+    monkeypatch.setattr("service.store.tokens.secrets.token_urlsafe", token_urlsafe)
     return sizes
 
 

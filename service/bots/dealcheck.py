@@ -1,4 +1,4 @@
-"""Check a game's deals: ``python -m service.fairness verify GAME_URL [--token-file PATH]``.
+"""Check a game's deals: ``python -m service.bots.dealcheck verify GAME_URL [--token-file PATH]``.
 
 Part of the bot kit; it needs only Python's standard library (and
 :mod:`service.rules.fairness`, which does too). It reads the game's view and the
@@ -330,7 +330,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """The command line: ``verify GAME_URL [--token-file PATH]`` (or ``RUMMY_TOKEN``
     in the environment); returns the exit status."""
     parser = argparse.ArgumentParser(
-        prog="python -m service.fairness",
+        prog="python -m service.bots.dealcheck",
         description="Check the committed deals of a game dealt at random (docs/fairness.md).",
         allow_abbrev=False,
     )

@@ -1,8 +1,8 @@
-"""`service.api.lru.Lru`: the request path's per-process LRU maps."""
+"""`service.games.lru.Lru`: the request path's per-process LRU maps."""
 
 from __future__ import annotations
 
-from service.api.lru import Lru
+from service.games.lru import Lru
 
 
 def test_the_least_recently_used_entry_is_forgotten_first() -> None:

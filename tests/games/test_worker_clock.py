@@ -1,4 +1,4 @@
-"""Turn clocks applied by the runner (service/runner.py, service/clock.py): with an
+"""Turn clocks applied by the runner (service/worker.py, service/games/clock.py): with an
 injected clock, and two runners on one Redis never applying a timeout twice."""
 
 from __future__ import annotations
@@ -8,12 +8,12 @@ import time
 
 import pytest
 
-from service import clock
+from service.games import clock
 from service.rules.engine import SeatSpec, new_game
 from service.rules.options import resolve_options
 from service.rules.state import GameState, decode_state, encode_state
-from service.runner import CLOCK, Runner, RunnerSettings, next_due
 from service.store.base import GameStore
+from service.worker import CLOCK, Runner, RunnerSettings, next_due
 
 T0 = 1_800_000_000.0  # epoch s
 

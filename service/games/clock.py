@@ -3,7 +3,7 @@ out, seats marked away after repeated timeouts, and their players coming back.
 
 A game with the option ``turn_seconds`` gives the human seat to move that many
 seconds (`GameState.turn_deadline`, epoch ms, set by `stamp` on every save that
-starts a new turn). When it passes, the runner (service/runner.py: the only
+starts a new turn). When it passes, the runner (service/worker.py: the only
 writer of timeouts) calls `time_out`: the seat draws, then discards the card the
 ``basic`` bot chooses (no melds: a player's plan is not played for them). After
 ``timeouts_to_away`` timeouts in a row the seat is marked away (event

@@ -1,4 +1,4 @@
-"""The runner: advances games in the background when the server owes them moves.
+"""The runner, the worker process: it advances games when the server owes them moves.
 
 A request plays bot turns within a small budget (`service.bots.play`); a game
 whose bots are still to move when it runs out is saved as it stands and, in
@@ -28,7 +28,7 @@ time round.
 
 How it runs:
 
-- with Redis, as its own process: ``python -m service.runner`` (the Procfile's
+- with Redis, as its own process: ``python -m service.worker`` (the Procfile's
   ``worker:``; as many as wanted, on any host that reaches the store);
 - with the memory store (one process), as a thread of the web process, woken
   by each save that queues a game (`InProcessRunner`).
@@ -53,39 +53,26 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from service import clock
-from service.bots.play import BotPlay, Budget, bot_to_move, play_bots
-from service.rules.state import GameState, decode_state, encode_state
-from service.store.base import Due, DueClaim, GameStore
+from service.bots.play import Budget
+from service.config import Config
+from service.games import clock
+from service.games.due import BOTS, CLOCK, next_due
+from service.games.errors import Busy
+from service.games.transact import Context, transact
+from service.games.values import Change, LoadedGame
+from service.store.base import DueClaim, GameStore
 from service.store.errors import GameNotFound, StoreUnavailable
 from service.store.factory import open_store
 from service.store.memory import MemoryStore
 
 _log = logging.getLogger(__name__)
 
-#: The reason of a game queued because bot seats are still to move.
-BOTS = "bots"
-
-
-#: The reason of a game queued for its turn clock: the turn's deadline.
-CLOCK = "clock"
-
-
-def next_due(state: GameState, now: float | None = None, owner: str = "") -> Due | None:
-    """What the game waits for from the server, or ``None``: bots to move are due
-    at once, a clocked turn at its deadline (service/clock.py); left by ``owner``
-    (`owner_tag` of the client whose request leaves it: claims take turns by owner)."""
-    if bot_to_move(state):
-        return Due(time.time() if now is None else now, BOTS, owner)
-    deadline = clock.due(state)
-    if deadline is not None:
-        return Due(deadline / 1000, CLOCK, owner)
-    return None
+__all__ = ["BOTS", "CLOCK", "InProcessRunner", "Runner", "RunnerSettings", "main", "next_due"]
 
 
 #: One advance's default bot budget (a game needing more is queued again, so
 #: that the games due at once take turns).
-RUNNER_BUDGET = Budget(moves=2000, seconds=1.0)
+RUNNER_BUDGET = Budget(moves=Config.RUNNER_BOT_MOVES, seconds=Config.RUNNER_BOT_SECONDS)
 
 
 @dataclass(frozen=True)
@@ -93,14 +80,14 @@ class RunnerSettings:
     """How a runner works (see the module docstring for the settings' names)."""
 
     #: Due turn clocks claimed at once (with one bot game).
-    batch: int = 16
-    lease: float = 30.0
-    idle: float = 0.5
+    batch: int = Config.RUNNER_BATCH
+    lease: float = Config.RUNNER_LEASE
+    idle: float = Config.RUNNER_IDLE
     budget: Budget = RUNNER_BUDGET
-    retries: int = 8
+    retries: int = Config.SAVE_RETRIES
     #: Seconds between two repairs of the queue (`GameStore.repair_due_queue`),
     #: the first at start; 0: never.
-    repair_every: float = 300.0
+    repair_every: float = Config.RUNNER_REPAIR_SECONDS
 
 
 class Runner:
@@ -116,6 +103,10 @@ class Runner:
         self.store = store
         self.settings = settings or RunnerSettings()
         self.clock = clock
+        #: How this runner writes games: its store, retries and bot budget.
+        self.context = Context(
+            store, self.settings.retries, self.settings.budget, clock=lambda: self.clock()
+        )
         #: Advances that saved a change (for tests and the log).
         self.advanced = 0
         #: Claims given up after a store error (for tests and the log).
@@ -176,48 +167,44 @@ class Runner:
     def advance(self, claim: DueClaim) -> str:
         """Do what the claimed game waits for; the outcome: ``saved``, ``idle``
         (nothing was due), ``gone`` (no such game) or ``busy`` (lost every race;
-        the claim's lease runs out and it is tried again)."""
-        for _attempt in range(self.settings.retries):
-            try:
-                loaded = self.store.load(claim.game_id)
-            except GameNotFound:
-                self.store.drop_due(claim)
-                return "gone"
-            state = decode_state(loaded.state)
+        the claim's lease runs out and it is tried again).
+
+        One `service.games.transact` (its step: the timeout, or nothing and the
+        bots play; a stale save is loaded and done again there)."""
+        idle = ""  # why the last attempt wrote nothing: "drop" or "later"
+
+        def step(game: LoadedGame, _seat: int | None) -> Change | None:
+            nonlocal idle
             now = self.clock()
-            due = next_due(state, now)
+            due = next_due(game.state, now)
             if due is None:
-                self.store.drop_due(claim)
-                return "idle"
+                idle = "drop"
+                return None
             if due.at > now:
-                return "idle"  # a later save queued it again, for then
-            timed_out = clock.time_out(state, int(now * 1000))
+                idle = "later"  # a later save queued it again, for then
+                return None
+            timed_out = clock.time_out(game.state, int(now * 1000))
             if timed_out is not None:
                 # The only writer of timeouts: this save is a compare-and-set on
                 # the version read, so no other runner applies the same one. A
                 # timeout is all it does: bots that move next are queued, so a
                 # clock costs no slice of bot play (clocks are claimed first).
-                state, events = timed_out
-                played = BotPlay(state)
-            else:
-                events = []
-                played = play_bots(state, self.settings.budget)
-            after = clock.stamp(state, played.state, int(now * 1000))
-            result = self.store.save(
-                claim.game_id,
-                loaded.version,
-                encode_state(after),
-                events + played.events,
-                due=next_due(after, now, claim.owner),
-            )
-            if result.status == "saved":
-                self.advanced += 1
-                return "saved"
-            if result.status == "not_found":
+                return Change(*timed_out, timed_out=True)
+            return Change(game.state, [])
+
+        try:
+            transact(self.context, claim.game_id, step, owner=lambda: claim.owner)
+        except GameNotFound:
+            self.store.drop_due(claim)
+            return "gone"
+        except Busy:
+            return "busy"
+        if idle:
+            if idle == "drop":
                 self.store.drop_due(claim)
-                return "gone"
-            # Stale: a player (or another runner) moved first. Load again.
-        return "busy"
+            return "idle"
+        self.advanced += 1
+        return "saved"
 
     def run(self, stop: threading.Event) -> None:
         """Advance due games until ``stop`` is set; waits ``idle`` s when none is due.
@@ -321,13 +308,14 @@ def settings_from(config: Any) -> RunnerSettings:
         lease=float(get("RUNNER_LEASE")),
         idle=float(get("RUNNER_IDLE")),
         budget=Budget(moves=int(get("RUNNER_BOT_MOVES")), seconds=float(get("RUNNER_BOT_SECONDS"))),
+        retries=int(get("SAVE_RETRIES")),
         repair_every=float(get("RUNNER_REPAIR_SECONDS")),
     )
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     """The worker process: advance due games of ``STORE_URL`` until SIGTERM or SIGINT."""
-    from service.config import Config, store_settings
+    from service.config import store_settings
 
     logging.basicConfig(level=os.environ.get("LOG_LEVEL", "INFO").upper(), format="%(message)s")
     config = Config.from_env()

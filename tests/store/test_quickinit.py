@@ -1,4 +1,4 @@
-"""`service.quickinit.quick_init`: a frozen dataclass's ``__init__`` written to fill its dict."""
+"""`service.store.quickinit.quick_init`: a frozen dataclass's ``__init__`` filling its dict."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import dataclasses
 
 import pytest
 
-from service.api.gamestore import Change, LoadedGame, Outcome
-from service.quickinit import quick_init
+from service.games.values import Change, LoadedGame, Outcome
 from service.store.base import Loaded, SaveResult
+from service.store.quickinit import quick_init
 
 
 @quick_init
@@ -56,7 +56,7 @@ def test_the_records_of_a_move_have_it() -> None:
     for cls in (Loaded, SaveResult, LoadedGame, Change, Outcome):
         assert cls.__init__.__code__.co_filename == "<string>", cls  # written by quick_init
     assert Loaded(b"s", 2, 1).counts == ()
-    assert Change.__init__.__defaults__ == (None, None)
+    assert Change.__init__.__defaults__ == (None, None, False)
 
 
 def test_classes_it_cannot_serve_are_refused() -> None:

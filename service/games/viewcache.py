@@ -4,7 +4,7 @@ Why (the measurement): building the view (`public_view`: every seat, the round,
 the finished rounds, the options' JSON, the commitments) was the largest piece of a
 seat's `GET /games/{id}` that is the game's own, while `legal-moves`, whose answer
 is kept per version, skipped its equivalent. A state is immutable and the
-decoded-state cache (`gamestore.STATES`) hands out the same object for the same
+decoded-state cache (`service.games.caches.STATES`) hands out the same object for the same
 stored bytes, so the public view of a state is made once and shared by every
 seat's view of it (each seat reloads the view after every move) and by the
 mover's answer; the seat's own part (`you`, its hand) is added per answer by
@@ -22,7 +22,7 @@ costs fewer instructions even with the fragments' look-ups (`bench/wsgi_calls.py
 --phase moves` under valgrind; orjson writes the same bytes; docs/performance.md,
 "What a move costs", has the figures).
 
-The one seam: `gamestore.game_view` asks `public_view(game_id, state)` here. The views
+The one seam: `service.api.access.game_view` asks `public_view(game_id, state)` here. The views
 handed out are shared: read them, never change them; their kept parts are
 fragments, for orjson to serialise (the answers only serialise them).
 """
@@ -34,12 +34,12 @@ from typing import Any, Final
 
 import orjson
 
-from service.api.lru import Lru
+from service.games.lru import Lru
 from service.rules import views
 from service.rules.identity import by_identity, kept_of
 from service.rules.state import GameState
 
-#: Games whose last public view is kept, per process (as many as `gamestore.STATES`).
+#: Games whose last public view is kept, per process (as many as `service.games.caches.STATES`).
 SIZE: Final = 1024
 
 

@@ -1,4 +1,4 @@
-"""The runner (service/runner.py): it advances queued games, and several runners on one
+"""The runner (service/worker.py): it advances queued games, and several runners on one
 store never apply a move twice."""
 
 from __future__ import annotations
@@ -16,18 +16,18 @@ import pytest
 import redis
 from flask import Flask
 
-from service import clock
 from service.app import RUNNER_EXTENSION, create_app, shutdown
 from service.bots.play import UNBOUNDED, Budget, bot_to_move, play_bots
 from service.config import TestConfig
+from service.games import clock
 from service.rules.engine import SeatSpec, new_game
 from service.rules.options import resolve_options
 from service.rules.state import GameState, decode_state, encode_state
-from service.runner import BOTS, CLOCK, Runner, RunnerSettings, next_due
 from service.store.base import Due, DueClaim, GameStore
 from service.store.errors import StoreUnavailable
 from service.store.memory import MemoryStore
 from service.store.redis import RedisStore
+from service.worker import BOTS, CLOCK, Runner, RunnerSettings, next_due
 from tests.support.gunicorn import GunicornServer
 from tests.support.redis_server import RedisCluster
 

@@ -1,4 +1,4 @@
-"""Turn clocks with an injected clock: deadlines, timeouts, away and back (service/clock.py)."""
+"""Turn clocks with an injected clock: deadlines, timeouts, away and back (games/clock.py)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import dataclasses
 
 import pytest
 
-from service import clock
 from service.app import create_app, shutdown
 from service.bots.play import UNBOUNDED, play_bots
 from service.config import TestConfig
+from service.games import clock
 from service.rules import engine
 from service.rules.moves import Discard, Draw
 from service.rules.options import OptionsError, resolve_options
@@ -122,8 +122,8 @@ def test_clock_options_are_bounded() -> None:
 
 
 def test_a_request_stamps_the_clock_and_queues_only_a_clocked_or_stale_game() -> None:
-    from service.api.gamestore import client_owner
-    from service.api.gamestore import play_bots as request_bots
+    from service.api.access import client_owner
+    from service.api.access import play_bots as request_bots
 
     app = create_app(TestConfig())
     try:
