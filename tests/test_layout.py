@@ -1,49 +1,56 @@
-"""Dependencies point inward: the store knows bytes and events, not rules; the bots
-know the rules, not the API or the store; the settings load no client library."""
+"""Dependencies point down the layers (.importlinter, checked by `lint-imports`):
+serving → api | ops → games → bots | store → rules, the store knowing bytes and
+events, not rules; the settings load no client library."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.rules.test_purity import imported_modules
+ROOT = Path(__file__).resolve().parents[1]
+SERVICE = ROOT / "service"
+LINT_IMPORTS = str(Path(sys.executable).with_name("lint-imports"))
 
-SERVICE = Path(__file__).resolve().parents[1] / "service"
+
+def lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
+    """`lint-imports` on the `service` package under `root`, by the contract in .importlinter."""
+    return subprocess.run(
+        [LINT_IMPORTS, "--no-cache", "--config", str(ROOT / ".importlinter")],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        check=False,
+    )
 
 
-def service_imports(package: str) -> dict[str, list[str]]:
-    """For each module of ``service/<package>``, the service modules it imports."""
-    found = {}
-    for path in sorted((SERVICE / package).glob("*.py")):
-        names = [n for n in imported_modules(path) if n.split(".")[0] == "service"]
-        found[path.name] = names
-    return found
+def test_the_layers_import_only_downward() -> None:
+    run = lint_imports(ROOT)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "0 broken" in run.stdout
 
 
 @pytest.mark.parametrize(
-    ("package", "forbidden"),
+    ("module", "source"),
     [
-        ("store", ("service.rules", "service.api", "service.bots", "service.ops")),
-        ("bots", ("service.api", "service.store", "service.ops", "service.serving")),
+        ("service/rules/upward.py", "from service.games import transact\n"),
+        ("service/games/upward.py", "import service.api.access\n"),
+        ("service/store/upward.py", "from service.rules import engine\n"),
+        ("service/bots/upward.py", "import service.store.base\n"),
     ],
 )
-def test_a_layer_does_not_import_the_layers_above_it(
-    package: str, forbidden: tuple[str, ...]
-) -> None:
-    crossing = {
-        module: [name for name in names if name.startswith(forbidden)]
-        for module, names in service_imports(package).items()
-    }
-    assert {module: names for module, names in crossing.items() if names} == {}
-
-
-def test_the_check_sees_a_forbidden_import(tmp_path: Path) -> None:
-    module = tmp_path / "m.py"
-    module.write_text("from service.rules.engine import apply\n")
-    assert imported_modules(module) == ["service.rules.engine"]
+def test_an_upward_import_breaks_the_contract(tmp_path: Path, module: str, source: str) -> None:
+    shutil.copytree(SERVICE, tmp_path / "service", ignore=shutil.ignore_patterns("webui"))
+    (tmp_path / module).write_text(f'"""A planted import."""\n\n{source}')
+    run = lint_imports(tmp_path)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "1 broken" in run.stdout
+    assert module.removesuffix(".py").replace("/", ".") in run.stdout
 
 
 def test_reading_the_settings_loads_neither_redis_nor_gevent() -> None:
