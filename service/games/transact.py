@@ -90,7 +90,8 @@ def after_step(
     name: due at once when bots are still to move, at the turn's deadline when
     a clock runs. The state, the bots' events and the entry."""
     events: list[dict[str, Any]] = []
-    if play and bots.bot_to_move(state):  # most moves hand the turn to a person
+    to_move = bots.bot_to_move(state)
+    if to_move and play:  # most moves hand the turn to a person
         who = owner()
         budget = ctx.budget
         allowance = ctx.allowance
@@ -102,7 +103,7 @@ def after_step(
         if allowance is not None:
             allowance.give_back(who, budget.seconds, time.monotonic() - started)
         state, events = played.state, played.events
-    elif state.options.turn_seconds is None and state.turn_deadline is None:
+    elif not to_move and state.options.turn_seconds is None and state.turn_deadline is None:
         # No clock and a person to move (most moves): `clock.stamp` would keep
         # the state and `next_due` answer None; their calls skipped.
         return state, events, None
