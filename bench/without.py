@@ -1,0 +1,209 @@
+"""Each speed module switched off, for a same-run A/B (`bench.ab`).
+
+`switch_off(name)` puts the plain framework (or plain Python) path in place of
+one speed module, in this process, before the app is built: run it before any
+``service`` module is imported. Each entry names the module it measures.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Callable
+from typing import Any
+
+
+def _replace_everywhere(old: Any, new: Any) -> None:
+    """Point every loaded ``service`` module's name bound to `old` at `new`."""
+    import sys
+
+    for name, module in list(sys.modules.items()):
+        if not name.startswith("service") or module is None:
+            continue
+        for attribute, value in list(vars(module).items()):
+            if value is old:
+                setattr(module, attribute, new)
+
+
+def _dispatch() -> None:
+    import service.api.games
+    import service.api.moves
+
+    service.api.moves.install = lambda app: None
+    service.api.games.install = lambda app: None
+
+
+def _bodyread() -> None:
+    import service.api.jsonio
+
+    service.api.jsonio.plain_json_body = lambda environ, limit: None
+
+
+def _leanresponse() -> None:
+    from flask import Response
+
+    import service.api.jsonio
+
+    def plain(body: bytes, status: int, headers: Any) -> Response:
+        return Response(body, status=status, mimetype="application/json", headers=headers)
+
+    service.api.jsonio.json_answer = plain
+
+
+def _current() -> None:
+    from flask import current_app, g, request
+
+    import service.app  # noqa: F401 - every reader loaded
+    from service.api import current
+
+    _replace_everywhere(current.current_request, lambda: request._get_current_object())
+    _replace_everywhere(current.current_app_object, lambda: current_app._get_current_object())
+    _replace_everywhere(current.current_g, lambda: g._get_current_object())
+
+
+def _routematch() -> None:
+    from werkzeug.routing import Map
+
+    from service.serving.flaskapp import ServiceFlask
+
+    ServiceFlask.url_map_class = Map
+
+
+def _flaskapp() -> None:
+    from flask.sessions import SecureCookieSessionInterface
+
+    from service.serving.flaskapp import ServiceFlask
+
+    for name in (
+        "ensure_sync",
+        "preprocess_request",
+        "dispatch_request",
+        "process_response",
+        "do_teardown_request",
+    ):
+        delattr(ServiceFlask, name)
+    ServiceFlask.session_interface = SecureCookieSessionInterface()
+
+
+def _doc_only() -> None:
+    import service.api.smorest
+
+    service.api.smorest._doc_only = lambda decorator: decorator
+
+
+def _moveparse() -> None:
+    import service.api.moves
+    from service.rules.moves import parse_request
+
+    service.api.moves.parsed_moves = lambda data, body: tuple(parse_request(body))
+
+
+def _viewcache() -> None:
+    import service.api.viewcache
+    from service.rules import views
+
+    service.api.viewcache.public_view = lambda game_id, state: views.public_view(state)
+
+
+def _identity() -> None:
+    import service.rules.identity
+
+    def by_identity(size: int) -> Callable[[Any], Any]:
+        def decorate(function: Any) -> Any:
+            def plain(*args: Any) -> Any:
+                return function(*args)
+
+            plain.kept = {}  # type: ignore[attr-defined]
+            plain.__wrapped__ = function  # type: ignore[attr-defined]
+            return plain
+
+        return decorate
+
+    service.rules.identity.by_identity = by_identity
+
+
+def _seatviews() -> None:
+    import service.rules.views
+
+    class Never(dict):  # type: ignore[type-arg]
+        def get(self, key: Any, default: Any = None) -> Any:
+            return default
+
+        def __setitem__(self, key: Any, value: Any) -> None:
+            pass
+
+    never = Never()
+    import service.rules.seatviews
+
+    service.rules.seatviews.SEAT_VIEWS = never
+    service.rules.views.SEAT_VIEWS = never
+
+
+def _evolve() -> None:
+    import service.rules.evolve
+
+    service.rules.evolve.evolve = lambda obj, **changes: dataclasses.replace(obj, **changes)
+
+
+def _quickinit() -> None:
+    import service.quickinit
+
+    service.quickinit.quick_init = lambda cls: cls
+
+
+def _linewriter() -> None:
+    import service.ops.linewriter
+
+    service.ops.linewriter.write = lambda logger, line: logger.info(line)
+
+
+def _hotmetrics() -> None:
+    import service.ops.hotmetrics
+
+    service.ops.hotmetrics.HotHistogram = lambda metric, labelnames, buckets: metric
+    service.ops.hotmetrics.HotCounter = lambda metric, labelnames: metric
+
+
+def _gc_tuning() -> None:
+    import service.serving.gc_tuning
+
+    service.serving.gc_tuning.tune_gc_for_serving = lambda: None
+
+
+def _leancall() -> None:
+    from service.store import leancall
+
+    leancall.LeanConnections = lambda client, pipelining: leancall.ClientCommands(client)
+
+
+def _pipelining() -> None:
+    os.environ["STORE_PIPELINING"] = "0"
+
+
+#: name → (module measured, how to switch it off). Switches that change what is
+#: imported run before the app's modules are (see `early`).
+SWITCHES: dict[str, tuple[str, Callable[[], None]]] = {
+    "dispatch": ("api/smorest.py dispatch_directly", _dispatch),
+    "bodyread": ("api/bodyread.py", _bodyread),
+    "leanresponse": ("api/leanresponse.py", _leanresponse),
+    "current": ("api/current.py", _current),
+    "routematch": ("serving/routematch.py", _routematch),
+    "flaskapp": ("serving/flaskapp.py (overrides)", _flaskapp),
+    "doc_only": ("api/smorest.py _doc_only", _doc_only),
+    "moveparse": ("api/moveparse.py", _moveparse),
+    "viewcache": ("api/viewcache.py", _viewcache),
+    "identity": ("rules/identity.py", _identity),
+    "seatviews": ("rules/seatviews.py", _seatviews),
+    "evolve": ("rules/evolve.py", _evolve),
+    "quickinit": ("quickinit.py", _quickinit),
+    "linewriter": ("ops/linewriter.py", _linewriter),
+    "hotmetrics": ("ops/hotmetrics.py", _hotmetrics),
+    "gc_tuning": ("serving/gc_tuning.py", _gc_tuning),
+    "leancall": ("store/leancall.py (both arms unpipelined)", _leancall),
+    "pipelining": ("store/pipelining.py", _pipelining),
+}
+
+
+def switch_off(name: str) -> None:
+    """Switch off the speed module `name` of `SWITCHES` in this process."""
+    SWITCHES[name][1]()
