@@ -158,10 +158,10 @@ def _linewriter() -> None:
 
 
 def _hotmetrics() -> None:
-    import service.ops.hotmetrics
+    import service.serving.hotmetrics
 
-    service.ops.hotmetrics.HotHistogram = lambda metric, labelnames, buckets: metric
-    service.ops.hotmetrics.HotCounter = lambda metric, labelnames: metric
+    service.serving.hotmetrics.HotHistogram = lambda metric, labelnames, buckets: metric
+    service.serving.hotmetrics.HotCounter = lambda metric, labelnames: metric
 
 
 def _gc_tuning() -> None:
