@@ -36,16 +36,11 @@ from bench.without import SWITCHES
 
 #: (switch, phase): the endpoint each module is for.
 PLAN: list[tuple[str, str]] = [
-    ("dispatch", "moves"),
-    ("dispatch", "view"),
-    ("dispatch", "legal"),
     ("bodyread", "moves"),
     ("leanresponse", "view"),
-    ("current", "moves"),
     ("routematch", "view"),
     ("flaskapp", "hello"),
     ("doc_only", "moves"),
-    ("moveparse", "moves"),
     ("viewcache", "view"),
     ("identity", "moves"),
     ("seatviews", "moves"),

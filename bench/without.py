@@ -13,52 +13,20 @@ from collections.abc import Callable
 from typing import Any
 
 
-def _replace_everywhere(old: Any, new: Any) -> None:
-    """Point every loaded ``service`` module's name bound to `old` at `new`."""
-    import sys
-
-    for name, module in list(sys.modules.items()):
-        if not name.startswith("service") or module is None:
-            continue
-        for attribute, value in list(vars(module).items()):
-            if value is old:
-                setattr(module, attribute, new)
-
-
-def _dispatch() -> None:
-    import service.api.games
-    import service.api.moves
-
-    service.api.moves.install = lambda app: None
-    service.api.games.install = lambda app: None
-
-
 def _bodyread() -> None:
-    import service.api.jsonio
+    from flask import Request
 
-    service.api.jsonio.plain_json_body = lambda environ, limit: None
+    from service.serving.flaskapp import ServiceFlask
+
+    ServiceFlask.request_class = Request
 
 
 def _leanresponse() -> None:
     from flask import Response
 
-    import service.api.jsonio
+    from service.serving.flaskapp import ServiceFlask
 
-    def plain(body: bytes, status: int, headers: Any) -> Response:
-        return Response(body, status=status, mimetype="application/json", headers=headers)
-
-    service.api.jsonio.json_answer = plain
-
-
-def _current() -> None:
-    from flask import current_app, g, request
-
-    import service.app  # noqa: F401 - every reader loaded
-    from service.api import current
-
-    _replace_everywhere(current.current_request, lambda: request._get_current_object())
-    _replace_everywhere(current.current_app_object, lambda: current_app._get_current_object())
-    _replace_everywhere(current.current_g, lambda: g._get_current_object())
+    ServiceFlask.response_class = Response
 
 
 def _routematch() -> None:
@@ -89,13 +57,6 @@ def _doc_only() -> None:
     import service.api.smorest
 
     service.api.smorest._doc_only = lambda decorator: decorator
-
-
-def _moveparse() -> None:
-    import service.api.moves
-    from service.rules.moves import parse_request
-
-    service.api.moves.parsed_moves = lambda data, body: tuple(parse_request(body))
 
 
 def _viewcache() -> None:
@@ -183,21 +144,18 @@ def _pipelining() -> None:
 #: name → (module measured, how to switch it off). Switches that change what is
 #: imported run before the app's modules are (see `early`).
 SWITCHES: dict[str, tuple[str, Callable[[], None]]] = {
-    "dispatch": ("api/smorest.py dispatch_directly", _dispatch),
-    "bodyread": ("api/bodyread.py", _bodyread),
-    "leanresponse": ("api/leanresponse.py", _leanresponse),
-    "current": ("api/current.py", _current),
+    "bodyread": ("serving/bodies.py", _bodyread),
+    "leanresponse": ("serving/answers.py", _leanresponse),
     "routematch": ("serving/routematch.py", _routematch),
     "flaskapp": ("serving/flaskapp.py (overrides)", _flaskapp),
     "doc_only": ("api/smorest.py _doc_only", _doc_only),
-    "moveparse": ("api/moveparse.py", _moveparse),
     "viewcache": ("api/viewcache.py", _viewcache),
     "identity": ("rules/identity.py", _identity),
     "seatviews": ("rules/seatviews.py", _seatviews),
     "evolve": ("rules/evolve.py", _evolve),
     "quickinit": ("quickinit.py", _quickinit),
     "linewriter": ("ops/linewriter.py", _linewriter),
-    "hotmetrics": ("ops/hotmetrics.py", _hotmetrics),
+    "hotmetrics": ("serving/hotmetrics.py", _hotmetrics),
     "gc_tuning": ("serving/gc_tuning.py", _gc_tuning),
     "leancall": ("store/leancall.py (both arms unpipelined)", _leancall),
     "pipelining": ("store/pipelining.py", _pipelining),

@@ -1,41 +1,37 @@
-"""The current request, app and `g` of the request path, through Flask's public objects.
+"""The current request, app and `g` of the request path, read once per reader.
 
-One place names them for the request path's readers (views, listings, moves,
-and the hooks every request runs), and none of them reaches past Flask's
-documented objects: `flask.request`, `flask.current_app` and `flask.g`, which
-stand for the objects of the request being handled. Outside a request (or an
-app context) each raises Flask's own `RuntimeError`.
+An attribute read through `flask.request`, `flask.g` or `flask.current_app`
+(Werkzeug's `LocalProxy`) is forwarded by Python-level code on every read,
+several times a plain read; the request path's readers (views, listings,
+moves, the hooks every request runs) read many attributes. So they ask these
+functions for the objects once and read them directly. The objects come from
+`LocalProxy._get_current_object`, the documented way to the object a proxy
+stands for (Flask's "Notes On Proxies"); outside a request (or an app
+context) it raises Flask's own `RuntimeError`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from flask import Flask, Request, current_app, g, has_app_context, has_request_context, request
-
-_OUTSIDE_REQUEST = "Working outside of request context."
-_OUTSIDE_APP = "Working outside of application context."
+from flask import Flask, Request, current_app, g, request
 
 
 def current_request() -> Request:
-    """The request being handled (`flask.request`)."""
-    if not has_request_context():
-        raise RuntimeError(_OUTSIDE_REQUEST)
-    return request
+    """The request being handled (`flask.request`'s object)."""
+    found: Request = request._get_current_object()  # type: ignore[attr-defined]
+    return found
 
 
 def current_app_object() -> Flask:
-    """The app handling the request (`flask.current_app`)."""
-    if not has_app_context():
-        raise RuntimeError(_OUTSIDE_APP)
-    return current_app
+    """The app handling the request (`flask.current_app`'s object)."""
+    found: Flask = current_app._get_current_object()  # type: ignore[attr-defined]
+    return found
 
 
 def current_g() -> Any:
-    """The request's `flask.g` (its attributes are the app's own, untyped)."""
-    if not has_app_context():
-        raise RuntimeError(_OUTSIDE_APP)
-    return g
+    """The request's `flask.g` object (its attributes are the app's own, untyped)."""
+    return g._get_current_object()
 
 
 def environ() -> dict[str, Any]:

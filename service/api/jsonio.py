@@ -11,10 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-from flask import Flask, Response, current_app, g, request
+from flask import Flask, Response
 from flask.json.provider import JSONProvider
 from werkzeug.exceptions import RequestEntityTooLarge
 
+from service.api.current import current_app_object, current_g, current_request
 from service.api.problems import Problem
 
 #: The media type of the service's JSON bodies, asked and answered.
@@ -56,7 +57,7 @@ def raw_json_response(
 ) -> Response:
     """A JSON response from already serialised bytes, with the answer's own
     `headers` (`ETag`, `Vary`, `Location`…)."""
-    answer: Response = current_app.response_class(
+    answer: Response = current_app_object().response_class(
         body, status=status, mimetype=JSON_MIMETYPE, headers=headers
     )
     return answer
@@ -73,11 +74,12 @@ def request_body() -> Any:
     chunked body) and 400 for
     malformed JSON (too deep nesting included). An empty body is `None`.
     """
-    values = g.__dict__
+    values = current_g().__dict__
     cached = values.get("json_body", _NO_BODY)
     if cached is not _NO_BODY:
         return cached
-    limit = current_app.config.get("MAX_CONTENT_LENGTH")
+    request = current_request()
+    limit = request.max_content_length
     data = request.get_data(cache=True)
     # A chunked body is cut at the limit by Werkzeug without a word: one byte
     # more in the server's stream means it was longer (413, not a silently

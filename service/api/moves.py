@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import marshmallow as ma
 import orjson
 from flask import Response
 from flask.views import MethodView
@@ -40,7 +39,7 @@ from service.api.paths import (
 )
 from service.api.preconditions import IF_MATCH_PARAMETER, conditional_get, etag, if_match
 from service.api.schemas import GameViewSchema, LegalMovesSchema
-from service.api.smorest import SEAT_REQUIRED, Blueprint, common_errors
+from service.api.smorest import SEAT_REQUIRED, Blueprint, SelfParsingSchema, common_errors
 from service.rules import engine
 from service.rules.moves import Move, parse_request
 
@@ -123,7 +122,7 @@ class MoveBody:
     moves: tuple[Move, ...]
 
 
-class MoveRequestSchema(ma.Schema):
+class MoveRequestSchema(SelfParsingSchema):
     """The move body: one move, or ``{"actions": [...]}`` (`parse_request`).
 
     Documented as the `MoveRequest` component, which the move classes generate

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 import flask_smorest
+import marshmallow as ma
 from flask import Response
 from flask_smorest.utils import prepare_response
 from webargs import core
@@ -22,8 +23,23 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 _C = TypeVar("_C", bound=type)
 
 
+class SelfParsingSchema(ma.Schema):
+    """A body schema whose `load` is the body's parser (no fields of its own):
+    `BodyParser` hands it the JSON body directly."""
+
+
 class BodyParser(FlaskParser):
     """webargs parser that reads JSON bodies through `request_body()` (orjson, 415/400)."""
+
+    def parse(
+        self, argmap: Any, req: Any = None, *, location: str | None = None, **kwargs: Any
+    ) -> Any:
+        """webargs' `parse`; the JSON body of a `SelfParsingSchema` is loaded by
+        the schema itself, without webargs' per-field steps (it has no fields)."""
+        if isinstance(argmap, SelfParsingSchema) and (location or self.location) == "json":
+            body = self.load_json(req, argmap)
+            return argmap.load({} if body is core.missing else body)
+        return super().parse(argmap, req, location=location, **kwargs)
 
     def load_json(self, req: Any, schema: Any) -> Any:
         """The request's JSON body (`request_body`), webargs' `missing` without one."""
@@ -52,17 +68,36 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
 
     def alt_response(self, status_code: int, **kwargs: Any) -> Callable[[_F], _F]:
         """Document another answer."""
-        return cast(Callable[[_F], _F], super().alt_response(status_code, **kwargs))
+        return _doc_only(super().alt_response(status_code, **kwargs))
 
     def doc(self, **kwargs: Any) -> Callable[[_F], _F]:
         """Add raw OpenAPI fields to an operation."""
-        return cast(Callable[[_F], _F], super().doc(**kwargs))
+        return _doc_only(super().doc(**kwargs))
 
     def problem(self, status: int, description: str) -> Callable[[_F], _F]:
         """Document an error answer: `application/problem+json` with the problem schema."""
         return self.alt_response(
             status, schema=ProblemSchema, content_type=PROBLEM_MIMETYPE, description=description
         )
+
+
+def _doc_only(decorator: Callable[[_F], _F]) -> Callable[[_F], _F]:
+    """`decorator`'s documentation without its wrapper around the view.
+
+    flask-smorest's `alt_response` and `doc` wrap the view in a function that
+    only calls it, to hold a copy of its `_apidoc`; an operation with ten
+    documented answers ran ten such layers per request. The copy is kept on
+    the view itself instead (each view function belongs to one operation).
+    """
+
+    def apply(func: _F) -> _F:
+        wrapper = decorator(func)
+        if getattr(wrapper, "__wrapped__", None) is not func:
+            return wrapper
+        func._apidoc = wrapper._apidoc  # type: ignore[attr-defined]
+        return func
+
+    return apply
 
 
 #: `security` of an operation that needs a seat token (`Authorization: Bearer <token>`).
