@@ -36,6 +36,9 @@ from bench.without import SWITCHES
 
 #: (switch, phase): the endpoint each module is for.
 PLAN: list[tuple[str, str]] = [
+    ("dispatch", "moves"),
+    ("dispatch", "view"),
+    ("dispatch", "legal"),
     ("bodyread", "moves"),
     ("leanresponse", "view"),
     ("routematch", "view"),

@@ -13,6 +13,12 @@ from collections.abc import Callable
 from typing import Any
 
 
+def _dispatch() -> None:
+    import service.serving.dispatch
+
+    service.serving.dispatch.dispatch_hot_operations = lambda app: None
+
+
 def _bodyread() -> None:
     from flask import Request
 
@@ -144,6 +150,7 @@ def _pipelining() -> None:
 #: name → (module measured, how to switch it off). Switches that change what is
 #: imported run before the app's modules are (see `early`).
 SWITCHES: dict[str, tuple[str, Callable[[], None]]] = {
+    "dispatch": ("serving/dispatch.py", _dispatch),
     "bodyread": ("serving/bodies.py", _bodyread),
     "leanresponse": ("serving/answers.py", _leanresponse),
     "routematch": ("serving/routematch.py", _routematch),
