@@ -94,8 +94,19 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=320)
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--callgrind", action="store_true", help="count with valgrind")
+    parser.add_argument("--without", help="a speed module switched off (bench.without)")
+    parser.add_argument("--json", action="store_true", help="print the CPU µs as JSON")
+    parser.add_argument(
+        "--batches",
+        action="store_true",
+        help="after the warm-up, time --requests requests per line read on stdin (bench.ab)",
+    )
     args = parser.parse_args()
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp()
+    if args.without:
+        from bench.without import switch_off
+
+        switch_off(args.without)  # before the app's modules are imported
 
     from bench import http
     from bench.plan import plan_game
@@ -158,6 +169,13 @@ def main() -> None:
             return requests
 
         run(GAMES * 5 if args.phase == "moves" else 200)  # warm up
+        if args.batches:
+            print("ready", flush=True)
+            for _ in sys.stdin:
+                started = time.process_time()
+                done = run(args.requests)
+                print((time.process_time() - started) / done * 1e6, flush=True)
+            return
         if args.callgrind:
             callgrind("on")
         started = time.process_time()
@@ -169,6 +187,8 @@ def main() -> None:
                 f"{args.phase}: {done} requests instrumented: instructions per request = "
                 f"the 'totals:' line of valgrind's output file / {done}"
             )
+        elif args.json:
+            print(orjson.dumps({"phase": args.phase, "us": cpu / done * 1e6}).decode())
         else:
             print(f"{args.phase}: {done} requests, {cpu / done * 1e6:.0f} µs CPU each")
     finally:

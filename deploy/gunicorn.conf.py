@@ -22,7 +22,7 @@ fair turn per request (service/serving/balanced_worker.py, whose docstring expla
 
 import os
 
-from service.ops import multiproc
+from service.serving import multiproc
 
 # /metrics must sum every worker's counters: prometheus_client's multi-process
 # mode keeps them in files under PROMETHEUS_MULTIPROC_DIR. Set it (a private

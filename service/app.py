@@ -28,6 +28,7 @@ from service.config import Config
 from service.ops import init_app as init_observability
 from service.ops import ratelimit
 from service.ops.store_metrics import instrument
+from service.serving.dispatch import dispatch_hot_operations
 from service.serving.flaskapp import ServiceFlask
 from service.store.memory import MemoryStore
 from service.worker import InProcessRunner, Runner, settings_from
@@ -74,8 +75,7 @@ def create_app(config: Config | None = None) -> Flask:
     api = Api(app)
     for blueprint in (presets.blp, games.blp, moves.blp, events.blp, health.blp):
         api.register_blueprint(blueprint)
-    moves.install(app)
-    games.install(app)
+    dispatch_hot_operations(app)
     spec_overrides.apply(api.spec, app.config["LONGPOLL_MAX"])
     errors.register(app)
     register_fallback(app)

@@ -6,7 +6,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from flask.globals import _cv_request
+from flask import has_request_context
 
 from service.api.current import current_request
 from service.api.problems import Problem
@@ -41,10 +41,9 @@ def token_digest(token: str, env: dict[str, Any] | None = None) -> str:
     Outside a request the token is simply hashed.
     """
     if env is None:
-        try:
-            env = _cv_request.get().request.environ
-        except LookupError:
+        if not has_request_context():
             return hash_token(token)
+        env = current_request().environ
     seen = env.get(DIGEST_ENVIRON_KEY)
     if seen is not None and seen[0] == token:
         digest: str = seen[1]

@@ -1,21 +1,13 @@
-"""Speed: the current request, app and `g` without Flask's context proxies.
+"""The current request, app and `g` of the request path, read once per reader.
 
-Why (the measurement): an attribute read through `flask.request`, `flask.g` or
-`flask.current_app` (Werkzeug's `LocalProxy`) first fails the ordinary lookup
-on the proxy itself, for which Python formats an `AttributeError` message,
-and is then forwarded by Python-level code: several times a plain
-attribute read. The service's own code on a game's request path read through
-the proxies many times a request. Measured with `bench/wsgi_calls.py` under
-valgrind (docs/performance.md, "What a move costs" and "What every request
-costs", have the figures).
-
-The one seam: the request path (views, listings, moves, and the hooks every
-request runs: the request log's, the metrics', the limiter's, the security
-headers') asks these functions for the objects once and reads them directly.
-They read the context variables that Flask's proxies themselves read
-(`flask.globals._cv_request` and `_cv_app`, Flask 2.3 and later), a fraction
-of the cost of `LocalProxy._get_current_object` (Werkzeug's documented way to
-the proxied object, still taken outside a context, for Flask's own error).
+An attribute read through `flask.request`, `flask.g` or `flask.current_app`
+(Werkzeug's `LocalProxy`) is forwarded by Python-level code on every read,
+several times a plain read; the request path's readers (views, listings,
+moves, the hooks every request runs) read many attributes. So they ask these
+functions for the objects once and read them directly. The objects come from
+`LocalProxy._get_current_object`, the documented way to the object a proxy
+stands for (Flask's "Notes On Proxies"); outside a request (or an app
+context) it raises Flask's own `RuntimeError`.
 """
 
 from __future__ import annotations
@@ -23,38 +15,23 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Flask, Request, current_app, g, request
-from flask.ctx import _AppCtxGlobals
-from flask.globals import _cv_app, _cv_request
-
-# No `typing.cast` here: it is a function call of its own, and these run a
-# few dozen times a move.
 
 
 def current_request() -> Request:
     """The request being handled (`flask.request`'s object)."""
-    try:
-        return _cv_request.get().request
-    except LookupError:  # outside a request: Flask's own RuntimeError
-        found: Request = request._get_current_object()  # type: ignore[attr-defined]
-        return found
+    found: Request = request._get_current_object()  # type: ignore[attr-defined]
+    return found
 
 
 def current_app_object() -> Flask:
     """The app handling the request (`flask.current_app`'s object)."""
-    try:
-        return _cv_app.get().app
-    except LookupError:
-        found: Flask = current_app._get_current_object()  # type: ignore[attr-defined]
-        return found
+    found: Flask = current_app._get_current_object()  # type: ignore[attr-defined]
+    return found
 
 
-def current_g() -> _AppCtxGlobals:
-    """The request's `flask.g` object."""
-    try:
-        return _cv_app.get().g
-    except LookupError:
-        found: _AppCtxGlobals = g._get_current_object()
-        return found
+def current_g() -> Any:
+    """The request's `flask.g` object (its attributes are the app's own, untyped)."""
+    return g._get_current_object()
 
 
 def environ() -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from flask import Flask, Response, current_app
+from flask import Response, current_app
 from flask.views import MethodView
 
 from service.api import auth
@@ -36,13 +36,7 @@ from service.api.schemas import (
     LobbyPageSchema,
     LobbyQuerySchema,
 )
-from service.api.smorest import (
-    SEAT_OPTIONAL,
-    SEAT_REQUIRED,
-    Blueprint,
-    common_errors,
-    dispatch_directly,
-)
+from service.api.smorest import SEAT_OPTIONAL, SEAT_REQUIRED, Blueprint, common_errors
 from service.games.caches import STATES
 from service.games.transact import lobby_summary, now_iso
 from service.games.values import Change, Delete, LoadedGame
@@ -400,16 +394,6 @@ class Leave(MethodView):
 def _seat_of(token: str) -> Callable[[LoadedGame], tuple[LoadedGame, int]]:
     """The caller's seat by its token (401 if none; an away seat stays away)."""
     return lambda game: (game, auth.seat_of(game.state.seats, token))
-
-
-#: The endpoint of `Game`, whose GET is dispatched to `view_game` directly (`install`).
-GAME_ENDPOINT = "games.Game"
-
-
-def install(app: Flask) -> None:
-    """Route a game's view straight to `view_game`, past the class's dispatch and
-    flask-smorest's wrapper (`service.api.smorest.dispatch_directly`)."""
-    dispatch_directly(app, GAME_ENDPOINT, "GET", view_game)
 
 
 __all__ = ["Problem", "blp"]

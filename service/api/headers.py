@@ -39,22 +39,8 @@ def add_security_headers(response: Response) -> Response:
 
 
 def set_secret_cache_control(headers: Headers) -> None:
-    """``headers["Cache-Control"] = SECRET_CACHE_CONTROL``, as Werkzeug's `set`
-    does it: the first such header (in any case) replaced and any later ones
-    removed, else one appended.
-
-    Speed: `set` checks the value for line breaks (a regular expression; this
-    one is the module's constant) and lowers every name it compares, several
-    times the cost of looking for the name's length first and appending to the
-    list (valgrind; docs/performance.md, "What a move costs", has the figures).
-    A view rarely sets it.
-    """
-    listed = headers._list  # Werkzeug's own list of (name, value) pairs
-    for name, _ in listed:
-        if len(name) == 13 and name.lower() == "cache-control":
-            headers.set("Cache-Control", SECRET_CACHE_CONTROL)
-            return
-    listed.append(("Cache-Control", SECRET_CACHE_CONTROL))
+    """``Cache-Control: SECRET_CACHE_CONTROL`` on an answer that may carry secrets."""
+    headers.set("Cache-Control", SECRET_CACHE_CONTROL)
 
 
 def install(app: Flask) -> None:

@@ -1,4 +1,10 @@
-"""JSON in and out with orjson: the Flask JSON provider and request bodies."""
+"""JSON in and out with orjson: the Flask JSON provider, request bodies and answers.
+
+Only Flask's public objects are used here: the request's `get_data` and
+`is_json`, the app's `response_class`. The app's classes are the service's
+(`service.serving`), which read a plain JSON body and build a JSON answer on
+shorter paths, behind those same calls.
+"""
 
 from __future__ import annotations
 
@@ -6,14 +12,14 @@ from typing import Any
 
 import orjson
 from flask import Flask, Response
-from flask.globals import _cv_app, _cv_request
 from flask.json.provider import JSONProvider
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from service.api.bodyread import JSON_MIMETYPE, plain_json_body
-from service.api.current import current_g, current_request
-from service.api.leanresponse import json_answer
+from service.api.current import current_app_object, current_g, current_request
 from service.api.problems import Problem
+
+#: The media type of the service's JSON bodies, asked and answered.
+JSON_MIMETYPE = "application/json"
 
 
 class OrjsonProvider(JSONProvider):
@@ -33,9 +39,12 @@ class OrjsonProvider(JSONProvider):
         return orjson.loads(s)
 
     def response(self, *args: Any, **kwargs: Any) -> Response:
-        """A JSON response of the given object (as `flask.jsonify`)."""
-        obj = self._prepare_response_obj(args, kwargs)
-        return Response(orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS), mimetype=JSON_MIMETYPE)
+        """A JSON response of the given object (as `flask.jsonify`: one
+        positional argument, several, or keyword arguments)."""
+        if args and kwargs:
+            raise TypeError("app.json.response() takes either args or kwargs, not both")
+        obj: Any = args[0] if len(args) == 1 else (args or kwargs or None)
+        return raw_json_response(orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS))
 
 
 def json_response(obj: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
@@ -46,13 +55,12 @@ def json_response(obj: Any, status: int = 200, headers: dict[str, str] | None = 
 def raw_json_response(
     body: bytes, status: int = 200, headers: dict[str, str] | None = None
 ) -> Response:
-    """A JSON response from already serialised bytes (idempotent replays, listings).
-
-    `headers` are added, not set: they are the answer's own (`ETag`, `Vary`,
-    `Location`…), never the `Content-Type` or `Content-Length` made here, so
-    no search for an earlier value is needed.
-    """
-    return json_answer(body, status, headers)
+    """A JSON response from already serialised bytes, with the answer's own
+    `headers` (`ETag`, `Vary`, `Location`…)."""
+    answer: Response = current_app_object().response_class(
+        body, status=status, mimetype=JSON_MIMETYPE, headers=headers
+    )
+    return answer
 
 
 _NO_BODY = object()
@@ -66,37 +74,28 @@ def request_body() -> Any:
     chunked body) and 400 for
     malformed JSON (too deep nesting included). An empty body is `None`.
     """
-    # The contexts read once, `g`'s attributes in its `__dict__` (as its
-    # `get` and `__setattr__` do), without `current.*`'s calls: a move's own path.
-    try:
-        app_context, request = _cv_app.get(), _cv_request.get().request
-    except LookupError:  # outside a request: Flask's own RuntimeError
-        current_request()
-        raise
-    context = app_context.g.__dict__
-    cached = context.get("json_body", _NO_BODY)
+    values = current_g().__dict__
+    cached = values.get("json_body", _NO_BODY)
     if cached is not _NO_BODY:
         return cached
-    limit = app_context.app.config.get("MAX_CONTENT_LENGTH")
-    plain = plain_json_body(request.environ, limit)
-    if plain is not None:
-        data = request._cached_data = plain  # as `get_data` keeps it, for any later reader
-    else:
-        data = request.get_data(cache=True)
-        # A chunked body is cut at the limit by Werkzeug without a word: one byte
-        # more in the server's stream means it was longer (413, not a silently
-        # truncated body).
-        if (
-            request.content_length is None
-            and limit is not None
-            and len(data) >= limit
-            and request.environ["wsgi.input"].read(1)
-        ):
-            raise RequestEntityTooLarge()
+    request = current_request()
+    limit = request.max_content_length
+    data = request.get_data(cache=True)
+    # A chunked body is cut at the limit by Werkzeug without a word: one byte
+    # more in the server's stream means it was longer (413, not a silently
+    # truncated body).
+    if (
+        limit is not None
+        and len(data) >= limit
+        and request.content_length is None
+        and request.environ["wsgi.input"].read(1)
+    ):
+        raise RequestEntityTooLarge()
     if not data:
-        context["json_body"] = None
+        values["json_body"] = None
         return None
-    if plain is None and not request.is_json:
+    # The plain media type without parsing it (`is_json` parses the header).
+    if request.environ.get("CONTENT_TYPE") != JSON_MIMETYPE and not request.is_json:
         raise Problem(
             415,
             "unsupported_media_type",
@@ -106,19 +105,8 @@ def request_body() -> Any:
         body = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         raise Problem(400, "invalid_json", f"The request body is not valid JSON: {exc}") from None
-    context["json_body"] = body
-    context["json_data"] = data
+    values["json_body"] = body
     return body
-
-
-def request_data() -> bytes | None:
-    """The bytes `request_body` parsed (`None` before it did, or for an empty body)."""
-    try:
-        values = _cv_app.get().g.__dict__  # `g`'s attributes, without `current_g`'s call
-    except LookupError:  # outside a request: Flask's own RuntimeError
-        values = current_g().__dict__
-    data: bytes | None = values.get("json_data")
-    return data
 
 
 def install(app: Flask) -> None:

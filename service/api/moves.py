@@ -9,16 +9,18 @@ view dict serialised directly, with the version as `ETag`.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 import orjson
-from flask import Flask, Response
+from flask import Response
 from flask.views import MethodView
 
 from service.api import auth
 from service.api.access import game_view, load_game, seated, transact
 from service.api.current import current_request
 from service.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, fingerprint, idempotency_key
-from service.api.jsonio import raw_json_response, request_body, request_data
-from service.api.moveparse import parsed_moves
+from service.api.jsonio import raw_json_response
 from service.api.paths import (
     ETAG_HEADER,
     GAME_ID_PARAMETER,
@@ -27,11 +29,12 @@ from service.api.paths import (
 )
 from service.api.preconditions import IF_MATCH_PARAMETER, conditional_get, etag, if_match
 from service.api.schemas import GameViewSchema, LegalMovesSchema
-from service.api.smorest import SEAT_REQUIRED, Blueprint, common_errors, dispatch_directly
+from service.api.smorest import SEAT_REQUIRED, Blueprint, SelfParsingSchema, common_errors
 from service.games import clock
 from service.games.caches import LEGAL_MOVES
 from service.games.values import Change, Idempotent, LoadedGame
 from service.rules import engine
+from service.rules.moves import Move, parse_request
 
 blp = Blueprint("moves", __name__, url_prefix="/games", description="Moves")
 check_game_ids(blp)
@@ -104,22 +107,34 @@ class LegalMoves(MethodView):
         return legal_moves(game_id)
 
 
-#: The endpoint of `LegalMoves`, dispatched to `legal_moves` directly (`install`).
-LEGAL_MOVES_ENDPOINT = "moves.LegalMoves"
+@dataclass(frozen=True, slots=True)
+class MoveBody:
+    """A move request's body as sent (`raw`) and the moves it parses to."""
+
+    raw: Any
+    moves: tuple[Move, ...]
 
 
-#: The move body, documented by the `MoveRequest` component that the move classes
-#: generate (`service.api.spec_overrides`); `parse_request` is its parser.
-_MOVE_REQUEST_BODY = {
-    "required": True,
-    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/MoveRequest"}}},
-}
+class MoveRequestSchema(SelfParsingSchema):
+    """The move body: one move, or ``{"actions": [...]}`` (`parse_request`).
+
+    Documented as the `MoveRequest` component, which the move classes generate
+    (`service.api.spec_overrides` fills it in): the one description of a move
+    is `service.rules.moves`, so this schema has no fields of its own and its
+    `load` is the rules' parser. A malformed move raises `MoveFormatError`
+    (422, `service.api.errors`).
+    """
+
+    def load(self, data: Any, **kwargs: Any) -> MoveBody:
+        """The `MoveBody` of the parsed JSON `data`."""
+        return MoveBody(data, tuple(parse_request(data)))
 
 
 @blp.route("/<string:game_id>/moves", parameters=[GAME_ID_PARAMETER])
 class Moves(MethodView):
     """Moves of a game."""
 
+    @blp.arguments(MoveRequestSchema())
     @blp.response(200, GameViewSchema, headers=ETAG_HEADER)
     @blp.problem(400, "Malformed JSON or If-Match (`invalid_if_match`)")
     @blp.problem(401, "Missing or wrong seat token")
@@ -132,10 +147,9 @@ class Moves(MethodView):
         operationId="makeMove",
         security=SEAT_REQUIRED,
         parameters=[IF_MATCH_PARAMETER, IDEMPOTENCY_KEY_PARAMETER],
-        requestBody=_MOVE_REQUEST_BODY,
         responses={200: {"links": _MOVE_LINKS}},
     )
-    def post(self, game_id: str) -> Response:
+    def post(self, body: MoveBody, game_id: str) -> Response:
         """Make a move, or several all-or-nothing
 
         Answers the mover's view after the move and after any bot turns
@@ -146,24 +160,17 @@ class Moves(MethodView):
         seat's view with `Idempotency-Replayed: true`: the first answer while
         the game has not moved on since.
         """
-        return make_move(game_id)
+        return make_move(game_id, body)
 
 
-#: The endpoint of `Moves`, dispatched to `make_move` directly (`install`).
-MOVES_ENDPOINT = "moves.Moves"
-
-
-def make_move(game_id: str) -> Response:
+def make_move(game_id: str, request: MoveBody) -> Response:
     """`POST /games/{game_id}/moves` (documented by `Moves.post`): the mover's
     view after the move and the bot turns that follow it."""
-    # The request is read before the game is looked at; a malformed move
-    # raises `MoveFormatError` (422, `service.api.errors`).
     # The environ read once for the three headers (`current_request`: each
     # reader's own look-up was two Python calls; "What a move costs").
     env = current_request().environ
     key = idempotency_key(env)
-    body = request_body()
-    moves = parsed_moves(request_data(), body)
+    body, moves = request.raw, request.moves
     token = auth.required_token(env)
     expected = if_match(env)
     # The fingerprint covers the body as sent, not as it was parsed.
@@ -195,11 +202,3 @@ def make_move(game_id: str) -> Response:
     # (the move was applied once, and the client sees what followed).
     headers["Idempotency-Replayed"] = "true"
     return raw_json_response(orjson.dumps(view), done.replayed, headers)
-
-
-def install(app: Flask) -> None:
-    """Route a move straight to `make_move` and a legal-moves list to
-    `legal_moves`, past the classes' dispatch and flask-smorest's wrapper
-    (`service.api.smorest.dispatch_directly`)."""
-    dispatch_directly(app, MOVES_ENDPOINT, "POST", make_move)
-    dispatch_directly(app, LEGAL_MOVES_ENDPOINT, "GET", legal_moves)

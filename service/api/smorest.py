@@ -7,8 +7,8 @@ from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 import flask_smorest
-from flask import Flask, Response
-from flask.globals import _cv_request
+import marshmallow as ma
+from flask import Response
 from flask_smorest.utils import prepare_response
 from webargs import core
 from webargs.flaskparser import FlaskParser
@@ -23,10 +23,26 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 _C = TypeVar("_C", bound=type)
 
 
+class SelfParsingSchema(ma.Schema):
+    """A body schema whose `load` is the body's parser (no fields of its own):
+    `BodyParser` hands it the JSON body directly."""
+
+
 class BodyParser(FlaskParser):
     """webargs parser that reads JSON bodies through `request_body()` (orjson, 415/400)."""
 
-    def _raw_load_json(self, req: Any) -> Any:
+    def parse(
+        self, argmap: Any, req: Any = None, *, location: str | None = None, **kwargs: Any
+    ) -> Any:
+        """webargs' `parse`; the JSON body of a `SelfParsingSchema` is loaded by
+        the schema itself, without webargs' per-field steps (it has no fields)."""
+        if isinstance(argmap, SelfParsingSchema) and (location or self.location) == "json":
+            body = self.load_json(req, argmap)
+            return argmap.load({} if body is core.missing else body)
+        return super().parse(argmap, req, location=location, **kwargs)
+
+    def load_json(self, req: Any, schema: Any) -> Any:
+        """The request's JSON body (`request_body`), webargs' `missing` without one."""
         body = request_body()
         return core.missing if body is None else body
 
@@ -82,40 +98,6 @@ def _doc_only(decorator: Callable[[_F], _F]) -> Callable[[_F], _F]:
         return func
 
     return apply
-
-
-def dispatch_directly(
-    app: Flask, endpoint: str, method: str, handler: Callable[..., Response]
-) -> None:
-    """Answer `method` requests of the `MethodView` route `endpoint` by calling
-    `handler` with the path's values, straight from the route.
-
-    Speed (the measurement): through the class, Flask's view function makes an
-    instance and calls its `dispatch_request`, which finds the class's method by
-    the request's, which runs inside flask-smorest's `response` wrapper; each
-    step reads `current_app` or `request` through Werkzeug's proxies: a few
-    percent of a move's instructions (`bench/wsgi_calls.py --phase moves`
-    under valgrind; docs/performance.md, "What a move costs", has the
-    figures). The method's
-    decorators still document the operation (flask-smorest builds the OpenAPI
-    document from them when the blueprint is registered); at run time the only
-    one that wraps it is `response`, which hands on a returned `Response`
-    unchanged. So `handler` must return a `Response`, and the class's method
-    returns `handler`'s answer: both ways answer alike. Any other method of the
-    route takes the class's way.
-    """
-    through_class: Any = app.view_functions[endpoint]
-
-    def view(**values: Any) -> Response:
-        if _cv_request.get().request.method == method:
-            return handler(**values)
-        return through_class(**values)  # type: ignore[no-any-return]
-
-    view.__name__ = through_class.__name__
-    view.__doc__ = through_class.__doc__
-    view.view_class = through_class.view_class  # type: ignore[attr-defined]
-    view.through_class = through_class  # type: ignore[attr-defined]
-    app.view_functions[endpoint] = view
 
 
 #: `security` of an operation that needs a seat token (`Authorization: Bearer <token>`).

@@ -30,6 +30,14 @@ MOVE_COMPONENTS: dict[str, type[Move]] = {
 }
 
 
+def _paths(spec: APISpec) -> dict[str, Any]:
+    """The document's paths, as the document holds them: `to_dict` hands out
+    the spec's own dict (apispec 6), and apispec has no other public way to
+    change an operation after its registration."""
+    paths: dict[str, Any] = spec.to_dict()["paths"]
+    return paths
+
+
 def _ref(name: str) -> dict[str, str]:
     return {"$ref": f"#/components/schemas/{name}"}
 
@@ -117,9 +125,9 @@ def apply(spec: APISpec, longpoll_max: float) -> None:
         "required": ["name", "bot"],
         "properties": {"name": {"type": "string"}},
     }
-    _move_examples(spec._paths.get(MOVES_PATH, {}).get("post", {}))
+    _move_examples(_paths(spec).get(MOVES_PATH, {}).get("post", {}))
     complete(spec)
-    operation = spec._paths.get(EVENTS_PATH, {}).get("get", {})
+    operation = _paths(spec).get(EVENTS_PATH, {}).get("get", {})
     for parameter in operation.get("parameters", []):
         if parameter.get("in") == "query" and parameter.get("name") == "wait":
             parameter["schema"]["maximum"] = float(longpoll_max)
@@ -255,13 +263,13 @@ def _headers(operation_id: str, responses: dict[str, Any]) -> None:
 
 def complete(spec: APISpec) -> None:
     """Examples and response headers of every operation."""
-    for path in spec._paths.values():
+    for path in _paths(spec).values():
         for operation in path.values():
             if isinstance(operation, dict) and "responses" in operation:
                 _headers(operation.get("operationId", ""), operation["responses"])
-    games = spec._paths["/games"]["post"]
+    games = _paths(spec)["/games"]["post"]
     games["requestBody"]["content"]["application/json"]["example"] = CREATE_EXAMPLE
     _example(games, "201", CREATED_EXAMPLE)
-    _example(spec._paths["/games/{game_id}"]["get"], "200", SEAT_VIEW_EXAMPLE)
-    _example(spec._paths["/games/{game_id}/legal-moves"]["get"], "200", LEGAL_MOVES_EXAMPLE)
-    _example(spec._paths[MOVES_PATH]["post"], "409", CONFLICT_EXAMPLE)
+    _example(_paths(spec)["/games/{game_id}"]["get"], "200", SEAT_VIEW_EXAMPLE)
+    _example(_paths(spec)["/games/{game_id}/legal-moves"]["get"], "200", LEGAL_MOVES_EXAMPLE)
+    _example(_paths(spec)[MOVES_PATH]["post"], "409", CONFLICT_EXAMPLE)

@@ -36,7 +36,7 @@ import orjson
 
 from service.games.lru import Lru
 from service.rules import views
-from service.rules.identity import by_identity, kept_of
+from service.rules.identity import by_identity
 from service.rules.state import GameState
 
 #: Games whose last public view is kept, per process (as many as `service.games.caches.STATES`).
@@ -55,34 +55,17 @@ def fragment(part: Any) -> orjson.Fragment:
     return orjson.Fragment(orjson.dumps(part))
 
 
-#: ``id(part)`` → ``(part, fragment)``: the kept serialised parts (`fragment`'s table).
-_FRAGMENTS = kept_of(fragment)
-
-
 def wire_view(view: dict[str, Any]) -> dict[str, Any]:
     """`view` (a `views.public_view`) with its shared parts as kept fragments: the
     options, each seat's entry, the table's melds and the finished rounds."""
-    # Each part looked up in place, `fragment` called only for one not kept: a
-    # Python call costs more than the look-up (`identity.kept_of`'s pattern).
-    kept = _FRAGMENTS
     wire = dict(view)
-    part = view["options"]
-    found = kept.get(id(part))
-    wire["options"] = found[1] if found is not None and found[0] is part else fragment(part)
-    seats = []
-    for part in view["seats"]:
-        found = kept.get(id(part))
-        seats.append(found[1] if found is not None and found[0] is part else fragment(part))
-    wire["seats"] = seats
+    wire["options"] = fragment(view["options"])
+    wire["seats"] = [fragment(part) for part in view["seats"]]
     round_view = view["round"]
     if round_view is not None:
         round_view = wire["round"] = dict(round_view)
-        part = round_view["melds"]
-        found = kept.get(id(part))
-        round_view["melds"] = found[1] if found is not None and found[0] is part else fragment(part)
-    part = view["rounds"]
-    found = kept.get(id(part))
-    wire["rounds"] = found[1] if found is not None and found[0] is part else fragment(part)
+        round_view["melds"] = fragment(round_view["melds"])
+    wire["rounds"] = fragment(view["rounds"])
     return wire
 
 

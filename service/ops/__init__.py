@@ -5,7 +5,7 @@
 store is measured by :mod:`service.ops.store_metrics`.
 
 Importing this package imports nothing else: ``deploy/gunicorn.conf.py``
-imports :mod:`service.ops.multiproc` before prometheus_client may be
+imports :mod:`service.serving.multiproc` before prometheus_client may be
 imported (it reads ``PROMETHEUS_MULTIPROC_DIR`` once, when first imported).
 """
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 from typing import Final, TextIO
 
-from service.ops.oslock import os_rlock
+from service.serving.oslock import os_rlock
 
 #: The one format of the request lines: the message alone.
 BARE: Final = logging.Formatter("%(message)s")
@@ -32,7 +32,7 @@ class LineHandler(logging.StreamHandler[TextIO]):
     """A `logging.StreamHandler` whose records are their bare message (one
     JSON document each); :func:`write` may bypass the record.
 
-    Its lock is the operating system's (`service.ops.oslock`), not gevent's:
+    Its lock is the operating system's (`service.serving.oslock`), not gevent's:
     writing a line to the stream never switches greenlets.
     """
 

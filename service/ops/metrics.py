@@ -1,7 +1,7 @@
 """Prometheus metrics of the service and the ``/metrics`` endpoint.
 
 The counters are process-wide. Under gunicorn with several workers the
-``PROMETHEUS_MULTIPROC_DIR`` variable (see :mod:`service.ops.multiproc`)
+``PROMETHEUS_MULTIPROC_DIR`` variable (see :mod:`service.serving.multiproc`)
 makes each worker write its values to a file and ``/metrics`` sums them all,
 so a scrape answered by any worker reports the whole server.
 
@@ -32,8 +32,8 @@ from prometheus_client import (
 )
 
 from service.api.current import current_g, current_request
-from service.ops.hotmetrics import HotCounter, HotHistogram
-from service.ops.multiproc import ENV_VAR
+from service.serving.hotmetrics import HotCounter, HotHistogram
+from service.serving.multiproc import ENV_VAR
 
 # No `*_created` series: they double the output and multi-process mode has none.
 disable_created_metrics()  # type: ignore[no-untyped-call]
@@ -73,7 +73,7 @@ STORE_DURATION: Final = Histogram(
     buckets=_STORE_BUCKETS,
     registry=REGISTRY,
 )
-# What every request or move records goes through `service.ops.hotmetrics`
+# What every request or move records goes through `service.serving.hotmetrics`
 # (no prometheus_client lock per increment); the rest through the metrics.
 _REQUEST_DURATIONS: Final = HotHistogram(HTTP_REQUEST_DURATION, _REQUEST_LABELS, _LATENCY_BUCKETS)
 _MOVE_COUNTS: Final = HotCounter(MOVES, _MOVE_LABELS)

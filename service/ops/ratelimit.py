@@ -41,7 +41,6 @@ from typing import Any, Final, Protocol
 import redis
 import redis.cluster
 from flask import Flask, Request, Response
-from flask.globals import _cv_app
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
@@ -407,17 +406,14 @@ class RateLimiter:
         rule = current.url_rule  # `current.endpoint`, without the property's call
         if self.rides_with_loads and rule is not None and rule.endpoint in RIDING_ENDPOINTS:
             # Counted by this request's load (`load_counters`), else by `finish`.
-            # Stored as `g`'s Python-level `__setattr__` stores it, without the call.
-            # `current_g()` without its call: a hook runs inside a request.
-            _cv_app.get().g.__dict__["rate_limit_pending"] = (hits, now)
+            current_g().rate_limit_pending = (hits, now)
             return None
         return self._count(hits, now)
 
     def load_counters(self) -> LoadCounters:
         """The counters the current request's load is to count (``()``: none):
         each ``(key, ttl_ms)`` of its hits, when they wait for a load."""
-        # `g.get` and `current_g()` without their calls: a load runs in a request.
-        pending = _cv_app.get().g.__dict__.get("rate_limit_pending")
+        pending = current_g().get("rate_limit_pending")
         if pending is None:
             return ()
         hits, now = pending
@@ -428,8 +424,7 @@ class RateLimiter:
         """After a load that carried `load_counters()`: raise the 429 problem if
         their new `counts` are past a limit (``None``: the load counted nothing,
         and `finish` counts the request on its own)."""
-        # `g`'s attributes, read and set without calls (`current_g()`'s too).
-        values = _cv_app.get().g.__dict__
+        values = current_g().__dict__
         pending = values.get("rate_limit_pending")
         if pending is None or counts is None:
             return

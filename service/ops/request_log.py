@@ -20,8 +20,7 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 import orjson
-from flask import Flask, Response
-from flask.globals import _cv_app, _cv_request
+from flask import Flask, Response, has_request_context
 
 from service.api.current import current_g, current_request
 from service.ops import linewriter
@@ -42,10 +41,9 @@ def annotate(**fields: Any) -> None:
     """Add fields (``seat=0``, ``move_type="discard"``…) to this request's log line."""
     if not fields.keys() <= ANNOTATIONS:
         raise ValueError(f"not a request log field: {sorted(fields.keys() - ANNOTATIONS)}")
-    # the request's `g` without a call (a Python call each time, two a move).
-    if _cv_request.get(None) is None:
+    if not has_request_context():
         return  # called outside a request (a unit test): nothing to log
-    values = _cv_app.get().g.__dict__  # `g`'s attributes, read and set without calls
+    values = current_g().__dict__
     extra = values.get("log_fields")
     if extra is None:
         values["log_fields"] = fields  # the keyword arguments' own dict

@@ -6,7 +6,7 @@ that failed, compare-and-set conflicts (a ``save`` answered ``stale``),
 created games and finished ones (a stored ``game_ended`` event). The app
 wraps its store once at start-up, so the API's code needs no calls of its
 own. Cost: two clock reads and one histogram observation per call
-(`service.ops.hotmetrics`: no prometheus_client lock).
+(`service.serving.hotmetrics`: no prometheus_client lock).
 """
 
 from __future__ import annotations

@@ -52,16 +52,3 @@ def by_identity(size: int) -> Callable[[F], F]:
         return remembered  # type: ignore[return-value]
 
     return decorate
-
-
-def kept_of(function: Callable[..., Any]) -> dict[Any, tuple[Any, Any]]:
-    """The table of a `by_identity` function: ``id(obj)`` → ``(obj, result)`` (for
-    one taking more arguments, ``(id(obj), *rest)`` → ``(obj, result)``).
-
-    For an encoder's hottest loop, which looks its parts up itself and calls the
-    function only for a part not kept (a Python call costs about ten times the
-    lookup): ``found = table.get(id(obj))``, then ``found[1]`` if ``found is not
-    None and found[0] is obj``. Read it only; the function fills it.
-    """
-    table: dict[Any, tuple[Any, Any]] = function.kept  # type: ignore[attr-defined]
-    return table

@@ -18,7 +18,7 @@ from typing import Any, cast
 import orjson
 
 from service.rules.cards import JOKER, NATURAL_CARDS, Card
-from service.rules.identity import by_identity, kept_of
+from service.rules.identity import by_identity
 from service.rules.melds import MeldShape
 from service.rules.options import (
     PRESETS,
@@ -308,38 +308,17 @@ def _enc_records(rounds: tuple[RoundRecord, ...]) -> orjson.Fragment:
 def _enc_known(known: tuple[tuple[Card, ...], ...]) -> str | int:
     if not any(known):
         return 0
-    # A move changes one seat's known cards: the others' strings are kept
-    # (`_PACKED_KEPT`, looked up without `_packed`'s call).
-    texts = []
-    for cards in known:
-        found = _PACKED_KEPT.get(id(cards))
-        texts.append(found[1] if found is not None and found[0] is cards else _packed(cards))
-    return ",".join(texts)
-
-
-#: The tables of the part encoders, looked up in `_enc_round` and `encode_state`
-#: without a call per part (`identity.kept_of`): a move's new state shares most.
-_PACKED_KEPT = kept_of(_packed)
-_FLAGS_KEPT = kept_of(_flag_bits)
-_MELDS_KEPT = kept_of(_enc_melds)
-_KNOWN_KEPT = kept_of(_enc_known)
-_SEATS_KEPT = kept_of(_enc_seats)
-_RECORDS_KEPT = kept_of(_enc_records)
+    # A move changes one seat's known cards: the others' strings are kept (`_packed`).
+    return ",".join([_packed(cards) for cards in known])
 
 
 def _enc_round(r: RoundState) -> list[Any]:
-    texts = []
-    for cards in (*r.hands, r.stock, r.discard):
-        found = _PACKED_KEPT.get(id(cards))
-        texts.append(found[1] if found is not None and found[0] is cards else _packed(cards))
-    bits = []
-    for flags in (r.dealt, r.melded, r.played):
-        found = _FLAGS_KEPT.get(id(flags))
-        bits.append(found[1] if found is not None and found[0] is flags else _flag_bits(flags))
-    found = _MELDS_KEPT.get(id(r.melds))
-    melds = found[1] if found is not None and found[0] is r.melds else _enc_melds(r.melds)
-    found = _KNOWN_KEPT.get(id(r.known))
-    known = found[1] if found is not None and found[0] is r.known else _enc_known(r.known)
+    # Each part's encoding is kept per part object (`by_identity`): a move's
+    # new state shares most parts with the state before.
+    texts = [_packed(cards) for cards in (*r.hands, r.stock, r.discard)]
+    bits = [_flag_bits(flags) for flags in (r.dealt, r.melded, r.played)]
+    melds = _enc_melds(r.melds)
+    known = _enc_known(r.known)
     n = len(r.hands)
     return [
         r.number,
@@ -502,16 +481,9 @@ def _dec_record(
 def encode_state(state: GameState) -> bytes:
     """The whole state as compact bytes (orjson list led by :data:`FORMAT_VERSION`)."""
     options, preset = state.options, state.preset
-    found = _STORED_OPTIONS_KEPT.get((id(options), preset))
-    stored = (
-        found[1] if found is not None and found[0] is options else _stored_options(options, preset)
-    )
-    found = _SEATS_KEPT.get(id(state.seats))
-    seats = found[1] if found is not None and found[0] is state.seats else _enc_seats(state.seats)
-    found = _RECORDS_KEPT.get(id(state.rounds))
-    records = (
-        found[1] if found is not None and found[0] is state.rounds else _enc_records(state.rounds)
-    )
+    stored = _stored_options(options, preset)
+    seats = _enc_seats(state.seats)
+    records = _enc_records(state.rounds)
     doc: list[Any] = [
         FORMAT_VERSION,
         STATUSES.index(state.status),
@@ -543,10 +515,6 @@ def _stored_options(options: Options, preset: str) -> dict[str, Any]:
     opts = options.to_json()
     base = _preset_json(preset)
     return {k: v for k, v in opts.items() if base is None or base[k] != v}
-
-
-#: `_stored_options`'s table, by ``(id(options), preset)`` (`identity.kept_of`).
-_STORED_OPTIONS_KEPT = kept_of(_stored_options)
 
 
 def _preset_json(name: str) -> dict[str, Any] | None:

@@ -19,7 +19,7 @@ import orjson
 
 from service.rules import fairness
 from service.rules.cards import JOKER
-from service.rules.identity import by_identity, kept_of
+from service.rules.identity import by_identity
 from service.rules.options import Options
 from service.rules.seatviews import SEAT_VIEWS, seat_entry
 from service.rules.state import GameState, RoundRecord, Seat, TableMeld
@@ -59,12 +59,10 @@ def options_json(options: Options) -> dict[str, Any]:
 def public_view(state: GameState) -> dict[str, Any]:
     """The spectator's view: docs/api.md's view without ``id``, ``version``, ``last_event``,
     ``you`` and ``hand``."""
-    # The kept parts are looked up in their tables, a call only for one not kept
-    # (`identity.kept_of`): a move's new state shares them with the state before.
+    # The parts are kept per part object (`by_identity`): a move's new state
+    # shares them with the state before.
     r = state.round
-    parts = state.seats
-    hit = _SEEDS_KEPT.get(id(parts))
-    seeds = hit[1] if hit is not None and hit[0] is parts else _client_seeds(parts)
+    seeds = _client_seeds(state.seats)
     seats = []
     kept = SEAT_VIEWS  # `seatviews`: the entries of seats a move left as they were
     for i, s in enumerate(state.seats):
@@ -80,16 +78,8 @@ def public_view(state: GameState) -> dict[str, Any]:
     round_view: dict[str, Any] | None = None
     secret = state.game_secret
     if r is not None:
-        melds = r.melds
-        hit = _MELDS_JSON_KEPT.get(id(melds))
-        melds_json = hit[1] if hit is not None and hit[0] is melds else _melds_json(melds)
-        number = r.number
-        hit = _DEAL_COMMITMENTS_KEPT.get((id(seeds), secret, number))
-        commitment = (
-            hit[1]
-            if hit is not None and hit[0] is seeds
-            else _deal_commitment(seeds, secret, number)
-        )
+        melds_json = _melds_json(r.melds)
+        commitment = _deal_commitment(seeds, secret, r.number)
         round_view = {
             "number": r.number,
             "dealer": r.dealer,
@@ -102,14 +92,8 @@ def public_view(state: GameState) -> dict[str, Any]:
             "melds": melds_json,
             "deal_commitment": commitment,
         }
-    options = state.options
-    hit = _OPTIONS_JSON_KEPT.get(id(options))
-    options_view = hit[1] if hit is not None and hit[0] is options else options_json(options)
-    records = state.rounds
-    hit = _ROUNDS_JSON_KEPT.get((id(records), secret, seeds))
-    rounds = (
-        hit[1] if hit is not None and hit[0] is records else _rounds_json(records, secret, seeds)
-    )
+    options_view = options_json(state.options)
+    rounds = _rounds_json(state.rounds, secret, seeds)
     return {
         "status": state.status,
         "preset": state.preset,
@@ -207,15 +191,6 @@ def _rounds_json(
             }
         )
     return shown
-
-
-#: The tables of the view's kept parts, read by `public_view` (`identity.kept_of`):
-#: by the object's id, with the further arguments for the functions that take them.
-_SEEDS_KEPT = kept_of(_client_seeds)
-_MELDS_JSON_KEPT = kept_of(_melds_json)
-_DEAL_COMMITMENTS_KEPT = kept_of(_deal_commitment)
-_OPTIONS_JSON_KEPT = kept_of(options_json)
-_ROUNDS_JSON_KEPT = kept_of(_rounds_json)
 
 
 def spectator_view(state: GameState) -> tuple[dict[str, Any], int]:

@@ -21,6 +21,8 @@ same order, with the same hooks and signals:
   given a secret key gets Flask's signed cookie sessions as before.
 - `url_map_class`: a game path's route is remembered after its first match
   (`service.serving.routematch`).
+- `request_class` reads a plain JSON body in one call (`service.serving.bodies`),
+  `response_class` builds a JSON answer of bytes directly (`service.serving.answers`).
 
 One override is not for speed: `raise_routing_exception` answers 404 where
 Werkzeug's routing would redirect (``/games//x`` to ``/games/x``, its
@@ -44,6 +46,8 @@ from flask.signals import request_tearing_down
 from werkzeug.exceptions import NotFound
 from werkzeug.routing import RequestRedirect
 
+from service.serving.answers import ServiceResponse
+from service.serving.bodies import ServiceRequest
 from service.serving.routematch import ServiceMap
 
 _sentinel: Any = object()
@@ -68,6 +72,8 @@ class ServiceFlask(Flask):
 
     session_interface = NoSessions()
     url_map_class = ServiceMap
+    request_class = ServiceRequest
+    response_class = ServiceResponse
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

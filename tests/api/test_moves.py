@@ -259,35 +259,28 @@ def test_a_malformed_move_names_its_field(api: Api) -> None:
     assert bad["detail"] == f"actions.1.cards: {message}"
 
 
-def test_the_move_body_is_parsed_once_by_the_moves_parser(
+def test_the_move_body_is_parsed_once_by_its_declared_schema(
     api: Api, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from service.api import moveparse
-    from service.api.smorest import BodyParser
+    from service.api import moves
     from tests.api.helpers import bearer
 
-    calls: list[str] = []
-    parse_request = moveparse.parse_request
+    calls: list[Any] = []
+    parse_request = moves.parse_request
 
     def counting(body: Any) -> Any:
-        calls.append("parse_request")
+        calls.append(body)
         return parse_request(body)
 
-    def webargs(*args: Any, **kwargs: Any) -> Any:
-        calls.append("webargs")
-        raise AssertionError("the move endpoint reads its body and headers itself")
-
     game, ann, _ = api.scripted_game()
-    monkeypatch.setattr(moveparse, "parse_request", counting)
-    monkeypatch.setattr(moveparse, "_KEPT", {})  # bodies of earlier tests: parsed again
-    monkeypatch.setattr(BodyParser, "parse", webargs)
+    monkeypatch.setattr(moves, "parse_request", counting)
     headers = {**bearer(ann), "Idempotency-Key": "k", "If-Match": '"1"'}
     path = f"/games/{game}/moves"
     assert api.client.post(path, json=DRAW, headers=headers).status_code == 200
-    assert calls == ["parse_request"]
+    assert calls == [DRAW]
     odd = api.client.post(path, json={"type": "discard", "card": "sk"}, headers=bearer(ann))
     assert odd.status_code in (200, 409)
-    assert calls == ["parse_request"] * 2
+    assert calls == [DRAW, {"type": "discard", "card": "sk"}]
 
 
 def test_a_move_logs_its_seat_and_type_in_one_annotation(

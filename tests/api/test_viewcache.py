@@ -94,9 +94,9 @@ def test_the_shared_parts_are_serialised_once_for_every_view_that_shares_them(ap
 
 
 def test_the_serialised_parts_are_bounded() -> None:
-    viewcache._FRAGMENTS.clear()
+    viewcache.fragment.kept.clear()
     parts = [{"a": i} for i in range(viewcache.FRAGMENTS_KEPT)] + [[2], {"b": [3]}]
     made = [viewcache.fragment(part) for part in parts]
-    assert len(viewcache._FRAGMENTS) == 2  # the one past the bound emptied the table first
+    assert len(viewcache.fragment.kept) == 2  # the one past the bound emptied the table first
     assert viewcache.fragment(parts[-1]) is made[-1]
     assert [orjson.dumps(m) for m in made] == [orjson.dumps(p) for p in parts]

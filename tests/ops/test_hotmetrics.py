@@ -1,4 +1,4 @@
-"""`service.ops.hotmetrics`: in multi-process mode the hot children write what
+"""`service.serving.hotmetrics`: in multi-process mode the hot children write what
 prometheus_client's own would, each process in its own file, read at once."""
 
 from __future__ import annotations
@@ -11,13 +11,15 @@ from pathlib import Path
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from service.ops import hotmetrics, metrics
+from service.ops import metrics
+from service.serving import hotmetrics
 
 # Run in a fresh interpreter: prometheus_client picks its mode when imported.
 RECORD = textwrap.dedent(
     """
     import os, sys
-    from service.ops import hotmetrics, metrics
+    from service.ops import metrics
+    from service.serving import hotmetrics
     if sys.argv[1] == "plain":  # prometheus_client's own children, in its own files
         hotmetrics.multiprocess = lambda: False
     from service.ops import store_metrics  # noqa: F401 - makes the store's children

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from service.rules.identity import by_identity, kept_of
+from service.rules.identity import by_identity
 
 
 def test_a_result_is_kept_per_object_not_per_value() -> None:
@@ -55,7 +55,7 @@ def test_the_table_of_a_one_argument_function_is_read_by_id() -> None:
         return len(items)
 
     items = (1, 2, 3)
-    table = kept_of(length)
+    table = length.kept  # type: ignore[attr-defined]
     assert table == {}
     assert length(items) == 3
     assert table[id(items)] == (items, 3)
@@ -68,4 +68,4 @@ def test_the_table_of_a_function_of_more_arguments_is_read_by_id_and_them() -> N
 
     items = (1, 2)
     assert tag(items, "a", 3) == "a32"
-    assert kept_of(tag)[(id(items), "a", 3)] == (items, "a32")
+    assert tag.kept[(id(items), "a", 3)] == (items, "a32")  # type: ignore[attr-defined]

@@ -1,12 +1,10 @@
-"""The view's and the stored form's kept parts are looked up without their
-functions' calls, and give what the functions give."""
+"""The view's and the stored form's parts are kept per part object (`by_identity`),
+and give what the functions give."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
-
-import pytest
 
 from service.rules import state as state_module
 from service.rules import views
@@ -15,7 +13,7 @@ from service.rules.moves import Discard, Draw
 from service.rules.options import resolve_options
 from service.rules.state import GameState, encode_state
 
-#: The part functions the view and the encoder look up in their tables first.
+#: The kept part functions of the view and the encoder.
 PARTS: list[tuple[Any, str]] = [
     (views, "_client_seeds"),
     (views, "_melds_json"),
@@ -40,31 +38,22 @@ def _played() -> Iterator[GameState]:
         yield game
 
 
-def _counting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    called: list[str] = []
-    for module, name in PARTS:
-        real: Callable[..., Any] = getattr(module, name)
-
-        def counted(*args: Any, _real: Any = real, _name: str = name) -> Any:
-            called.append(_name)
-            return _real(*args)
-
-        monkeypatch.setattr(module, name, counted)
-    return called
+def _kept() -> int:
+    return sum(len(getattr(module, name).kept) for module, name in PARTS)
 
 
-def test_a_state_after_a_move_finds_its_unchanged_parts_kept(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_a_state_after_a_move_finds_its_unchanged_parts_kept() -> None:
     states = list(_played())
     for state in states:  # every part made and kept once
         views.public_view(state)
         encode_state(state)
-    called = _counting(monkeypatch)
+    kept = _kept()
+    first = [views.public_view(state) for state in states]
     for state in states:
-        views.public_view(state)
         encode_state(state)
-    assert called == []
+    assert _kept() == kept  # nothing made again
+    again = [views.public_view(state) for state in states]
+    assert all(a["options"] is b["options"] for a, b in zip(first, again, strict=True))
 
 
 def test_kept_parts_give_what_the_functions_give() -> None:
@@ -72,8 +61,8 @@ def test_kept_parts_give_what_the_functions_give() -> None:
     kept = [(views.public_view(s), encode_state(s)) for s in states]
     for module, name in PARTS:
         getattr(module, name).kept.clear()
-    for packed in (state_module._PACKED_KEPT, state_module._KNOWN_KEPT):
-        packed.clear()
+    for packed in (state_module._packed, state_module._enc_known):
+        packed.kept.clear()  # type: ignore[attr-defined]
     assert [(views.public_view(s), encode_state(s)) for s in states] == kept
 
 
@@ -84,9 +73,9 @@ def test_the_kept_seats_melds_and_finished_rounds_are_kept_serialised() -> None:
         data = encode_state(state)
         assert state.round is not None
         for table, part in (
-            (state_module._SEATS_KEPT, state.seats),
-            (state_module._MELDS_KEPT, state.round.melds),
-            (state_module._RECORDS_KEPT, state.rounds),
+            (state_module._enc_seats, state.seats),
+            (state_module._enc_melds, state.round.melds),
+            (state_module._enc_records, state.rounds),
         ):
-            assert isinstance(table[id(part)][1], orjson.Fragment)
+            assert isinstance(table.kept[id(part)][1], orjson.Fragment)  # type: ignore[attr-defined]
         assert orjson.dumps(orjson.loads(data)) == data  # the bytes plain lists give

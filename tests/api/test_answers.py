@@ -1,18 +1,19 @@
-"""`service.api.leanresponse.json_answer`: the answer Werkzeug's constructor would make."""
+"""`service.serving.answers.ServiceResponse`: the answer Werkzeug's constructor would make."""
 
 from __future__ import annotations
 
 import pytest
 from flask import Response
 
-from service.api.leanresponse import json_answer
+from service.serving.answers import ServiceResponse
 
 
 def werkzeug_answer(body: bytes, status: int, headers: dict[str, str] | None) -> Response:
-    response = Response(body, status=status, mimetype="application/json")
-    for name, value in (headers or {}).items():
-        response.headers.add(name, value)
-    return response
+    return Response(body, status=status, mimetype="application/json", headers=headers)
+
+
+def json_answer(body: bytes, status: int, headers: dict[str, str] | None) -> Response:
+    return ServiceResponse(body, status=status, mimetype="application/json", headers=headers)
 
 
 CASES = [
@@ -30,7 +31,7 @@ def test_the_answer_is_the_one_werkzeug_makes(
     body: bytes, status: int, headers: dict[str, str] | None
 ) -> None:
     lean, plain = json_answer(body, status, headers), werkzeug_answer(body, status, headers)
-    assert type(lean) is type(plain)
+    assert isinstance(lean, Response)
     assert vars(lean) == vars(plain)  # every attribute the constructor sets, and no other
     assert list(lean.headers.items()) == list(plain.headers.items())
     assert (lean.status, lean.status_code, lean.get_data()) == (plain.status, status, body)
@@ -67,3 +68,27 @@ def test_own_headers_are_added_without_headers_add(monkeypatch: pytest.MonkeyPat
     for bad in ("a\nb", "a\rb"):
         with pytest.raises(ValueError, match="newline"):
             json_answer(b"{}", 200, {"ETag": bad})
+
+
+def test_any_other_answer_is_werkzeugs(monkeypatch: pytest.MonkeyPatch) -> None:
+    from service.serving import answers
+
+    def refused(code: int) -> str:
+        raise AssertionError("the short way")
+
+    monkeypatch.setattr(answers, "status_line", refused)
+    for made in (
+        ServiceResponse("text", status=200, mimetype="application/json"),
+        ServiceResponse(b"{}", status="200 OK", mimetype="application/json"),
+        ServiceResponse(b"{}", status=200, mimetype="text/plain"),
+        ServiceResponse(b"{}", status=200, content_type="application/json"),
+        ServiceResponse(b"{}", status=200, mimetype="application/json", headers=[("A", "b")]),
+        ServiceResponse(
+            b"{}", status=200, mimetype="application/json", headers={"Content-Type": "x/y"}
+        ),
+    ):
+        assert made.status_code == 200
+    plain = Response(
+        b"{}", status=200, mimetype="application/json", headers={"Content-Type": "x/y"}
+    )
+    assert list(made.headers.items()) == list(plain.headers.items())

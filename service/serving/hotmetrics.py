@@ -44,8 +44,8 @@ from prometheus_client.metrics import MetricWrapperBase
 from prometheus_client.mmap_dict import MmapedDict, mmap_key
 from prometheus_client.utils import floatToGoString
 
-from service.ops.multiproc import ENV_VAR
-from service.ops.oslock import os_lock
+from service.serving.multiproc import ENV_VAR
+from service.serving.oslock import os_lock
 
 #: Suffix of this module's files in the metrics directory.
 FILE_SUFFIX: Final = "hot"

@@ -1,4 +1,4 @@
-"""`service.api.bodyread`: plain JSON bodies read straight from a terminated input."""
+"""`service.serving.bodies`: plain JSON bodies read straight from a terminated input."""
 
 from __future__ import annotations
 
@@ -6,11 +6,10 @@ import io
 from typing import Any
 
 import orjson
-import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from service.api.bodyread import plain_json_body
+from service.serving.bodies import ServiceRequest, plain_json_body
 from tests.api.helpers import DRAW, Api, bearer, problem
 
 #: What gunicorn adds to every environ: it ends the input at the body's length.
@@ -95,21 +94,15 @@ def test_the_answers_to_bad_bodies_stay_the_same(app: Flask, client: FlaskClient
         )
 
 
-def test_the_body_is_read_from_the_contexts_without_the_proxies_calls(
-    app: Flask, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from service.api import jsonio
-
-    def refused() -> Any:
-        raise AssertionError("read through `current.*`")
-
+def test_the_request_keeps_the_bytes_read_for_every_later_reader() -> None:
     body = orjson.dumps(DRAW)
-    with app.test_request_context("/", method="POST", data=body, content_type="application/json"):
-        monkeypatch.setattr(jsonio, "current_g", refused)
-        monkeypatch.setattr(jsonio, "current_request", refused)
-        assert jsonio.request_body() == DRAW
-        assert jsonio.request_body() == DRAW  # kept in `g`
-        assert jsonio.request_data() == body
-    monkeypatch.undo()
-    with pytest.raises(RuntimeError):
-        jsonio.request_body()  # outside a request: Flask's own error
+    request = ServiceRequest(body_environ(body, REQUEST_METHOD="POST"))
+    request.max_content_length = 1000
+    assert request.get_data() == body
+    assert request.get_data() == body  # kept: the input was read once
+    assert request.get_json() == DRAW
+    assert request.environ["wsgi.input"].read() == b""
+
+
+def test_the_app_reads_bodies_with_the_service_request(app: Flask) -> None:
+    assert app.request_class is ServiceRequest
