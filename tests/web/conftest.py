@@ -26,3 +26,15 @@ def patient_expectations() -> None:
     from playwright.sync_api import expect
 
     expect.set_options(timeout=20_000)
+
+
+@pytest.fixture(scope="session")
+def axe_source() -> str:
+    """axe-core's script, from exactly the version web/package-lock.json pins."""
+    from pathlib import Path
+
+    from tests.support.npm import npm_ci
+
+    web = Path(__file__).resolve().parents[2] / "web"
+    with npm_ci(web):
+        return (web / "node_modules" / "axe-core" / "axe.min.js").read_text()

@@ -85,6 +85,25 @@ def assert_clean(log: PageLog) -> None:
     assert log.page_errors == []
 
 
+def assert_accessible(page: Any, axe_source: str) -> None:
+    """axe-core finds no WCAG 2 A/AA violation of "serious" or "critical" impact on `page`
+    as it is now (each one found is listed with its rule and elements)."""
+    if not page.evaluate("() => typeof window.axe === 'object'"):
+        # Evaluated by the browser's debugger, which the page's CSP (no inline script) allows.
+        page.evaluate(axe_source + "\n;undefined")
+    found = page.evaluate(
+        """async () => {
+            const result = await window.axe.run(document, {
+                runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']},
+            });
+            return result.violations
+                .filter(v => v.impact === 'serious' || v.impact === 'critical')
+                .map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).join(', '));
+        }"""
+    )
+    assert found == [], "\n".join(found)
+
+
 def test_play_is_served_with_cache_rules(play_server: GunicornServer) -> None:
     with urllib.request.urlopen(f"{play_server.url}/play") as answer:
         html = answer.read().decode()
@@ -99,11 +118,12 @@ def test_play_is_served_with_cache_rules(play_server: GunicornServer) -> None:
 
 
 def test_a_person_plays_express_against_a_greedy_bot_to_the_end(
-    browser: Browser, page_log: PageLog, play_server: GunicornServer
+    browser: Browser, page_log: PageLog, play_server: GunicornServer, axe_source: str
 ) -> None:
     page = browser.new_page(viewport=DESKTOP)
     page.goto(f"{play_server.url}/play")
     expect(page.get_by_label("Rules")).to_contain_text("Express")
+    assert_accessible(page, axe_source)
     save_screenshot(page, "play-lobby-1280x800")
     create_from_lobby(page, "Ann", ["greedy"])
     me = TablePlayer(page)
@@ -112,9 +132,11 @@ def test_a_person_plays_express_against_a_greedy_bot_to_the_end(
     check_hand_controls(page, me)
     play_until([me], me.game_over, turns=3)
     save_screenshot(page, "play-table-1280x800")
+    assert_accessible(page, axe_source)
     play_until([me], me.game_over)
     over = page.get_by_role("region", name="Game over")
     expect(over).to_contain_text("won")
+    assert_accessible(page, axe_source)
     expect(over.get_by_role("button", name="Play again")).to_be_visible()
     expect(over.locator("table.scores tbody tr")).to_have_count(2)
     save_screenshot(page, "play-game-over-1280x800")
@@ -151,7 +173,12 @@ def check_hand_controls(page: Any, me: TablePlayer) -> None:
     page.keyboard.press("Space")
     expect(second).to_have_attribute("aria-pressed", "false")
     label = first.get_attribute("aria-label") or ""
-    assert re.fullmatch(r"(ace|king|queen|jack|\d+) of (clubs|diamonds|hearts|spades)|joker", label)
+    # Named by what it shows, then in words: "K♥ (king of hearts)".
+    assert re.fullmatch(
+        r"([AKQJ]|\d+)[♣♦♥♠] \((ace|king|queen|jack|\d+) of (clubs|diamonds|hearts|spades)\)"
+        r"|★\w+ \(joker\)",
+        label,
+    ), label
 
     page.get_by_role("button", name="suit", exact=True).click()
     by_suit = me.cards()
@@ -751,7 +778,7 @@ def test_a_disabled_discard_says_the_first_meld_needs_40_points_and_the_status_a
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_the_page_in_each_language_shows_no_english_word(
-    browser: Browser, page_log: PageLog, play_server: GunicornServer, lang: str
+    browser: Browser, page_log: PageLog, play_server: GunicornServer, lang: str, axe_source: str
 ) -> None:
     """The lobby and a table (melds, reasons, events, a bot, the log) in `lang`: no text of
     the English catalogue is left, and `<html lang>` says the language."""
@@ -767,6 +794,7 @@ def test_the_page_in_each_language_shows_no_english_word(
     lobby.locator("form.create details summary").click()  # the options, in words too
     expect(lobby.locator("form.create .options label").first).to_be_visible()
     assert english_left(lobby, lang) == []
+    assert_accessible(lobby, axe_source)
     assert failed == []
     lobby.context.close()
 
@@ -779,6 +807,7 @@ def test_the_page_in_each_language_shows_no_english_word(
     page.locator(".score-sheet summary").count()  # no rounds finished yet: no sheet
     page.get_by_role("button", name=re.compile(r"\(\d+\)$")).click()  # the whole pile
     assert english_left(page, lang) == []
+    assert_accessible(page, axe_source)
     save_screenshot(page, f"play-table-{lang}-1280x800")
     page.set_viewport_size(PHONE)
     save_screenshot(page, f"play-table-{lang}-375x812")
@@ -887,7 +916,7 @@ def test_a_refused_create_shows_each_fields_message_beside_it_never_json(
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_a_whole_express_game_by_clicks_in_each_language(
-    browser: Browser, page_log: PageLog, play_server: GunicornServer, lang: str
+    browser: Browser, page_log: PageLog, play_server: GunicornServer, lang: str, axe_source: str
 ) -> None:
     """The same person's clicks (the page read by its data attributes, not its words) play
     express against greedy to the end in `lang`; no English text on the table or at the end."""
@@ -907,6 +936,7 @@ def test_a_whole_express_game_by_clicks_in_each_language(
     expect(over).to_be_visible()
     expect(over.locator("table.scores tbody tr")).to_have_count(2)
     assert english_left(page, lang) == []
+    assert_accessible(page, axe_source)
     save_screenshot(page, f"play-game-over-{lang}-1280x800")
     assert failed == []
     assert_clean(page_log)

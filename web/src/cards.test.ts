@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { cardLabel, cardText, isRed, rankValue, sameCards, sortHand } from "./cards";
+import { cardLabel, cardText, isRed, rankValue, sameCards, shownThenSaid, sortHand } from "./cards";
 
 describe("cards", () => {
+  it("names a control by the text it shows, then in words", () => {
+    expect(shownThenSaid("K♥", "king of hearts")).toBe("K♥ (king of hearts)");
+    expect(shownThenSaid("Draw", "Draw")).toBe("Draw");
+  });
+
   it("names cards in words and short text", () => {
     expect(cardLabel("H7")).toBe("7 of hearts");
     expect(cardLabel("SQ")).toBe("queen of spades");

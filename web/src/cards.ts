@@ -51,6 +51,13 @@ export function cardText(card: Card): string {
   return `${rankShort(card)}${SUITS[suitOf(card)]?.symbol ?? "?"}`;
 }
 
+/** The accessible name of a control whose face shows `shown` ("K♥") and which is said
+ * in `words` ("king of hearts"): the shown text first, so a person who speaks what they
+ * see to a voice control names it (WCAG 2.5.3), then the words. */
+export function shownThenSaid(shown: string, words: string): string {
+  return shown === words ? words : `${shown} (${words})`;
+}
+
 /** Words for screen readers and logs: "7 of hearts", "queen of spades", "joker" (in the
  * page's language: "hjärter dam"). */
 export function cardLabel(card: Card): string {

@@ -1,7 +1,7 @@
 /** Small pieces shared by the lobby and the table. */
 
 import type { ComponentChildren } from "preact";
-import { type Card, cardLabel, cardText, isJoker, isRed, rankShort, suitSymbol } from "./cards";
+import { type Card, cardLabel, cardText, isJoker, isRed, rankShort, shownThenSaid, suitSymbol } from "./cards";
 import { quantity } from "./events";
 import { t } from "./i18n";
 
@@ -19,8 +19,10 @@ export interface CardButtonProps {
 /** A card as a button labelled in words ("7 of hearts"), pressed while selected. */
 export function CardButton(props: CardButtonProps) {
   const { card, standsFor } = props;
-  const label =
+  const words =
     standsFor !== undefined ? t("joker_for", { card: cardLabel(standsFor) }) : cardLabel(card);
+  const rank = isJoker(card) ? "★" : rankShort(card);
+  const suit = isJoker(card) ? (standsFor !== undefined ? `=${cardText(standsFor)}` : t("joker_short")) : suitSymbol(card);
   const classes = [
     "card",
     isRed(card) ? "red" : "black",
@@ -34,17 +36,17 @@ export function CardButton(props: CardButtonProps) {
       type="button"
       class={classes}
       data-card={card}
-      aria-label={label}
+      aria-label={shownThenSaid(`${rank}${suit}`, words)}
       aria-pressed={props.onClick !== undefined ? props.selected === true : undefined}
       disabled={props.disabled}
       onClick={props.onClick}
-      title={label}
+      title={words}
     >
       <span class="rank" aria-hidden="true">
-        {isJoker(card) ? "★" : rankShort(card)}
+        {rank}
       </span>
       <span class="suit" aria-hidden="true">
-        {isJoker(card) ? (standsFor !== undefined ? `=${cardText(standsFor)}` : t("joker_short")) : suitSymbol(card)}
+        {suit}
       </span>
     </button>
   );

@@ -14,7 +14,7 @@ import {
   bearer,
   newIdempotencyKey,
 } from "./api/client";
-import { type Card, type SortOrder, cardLabel, cardText, sortHand } from "./cards";
+import { type Card, type SortOrder, cardLabel, cardText, shownThenSaid, sortHand } from "./cards";
 import { Alert, CardBack, CardButton, RuleTags } from "./components";
 import { contract } from "./contract";
 import { type EventLike, botName, describeEvent, formatNumber, presetName, quantity } from "./events";
@@ -363,7 +363,7 @@ export function GamePage(props: { gameId: string }) {
       {view.rounds.length > 0 && <ScoreSheet view={view} name={name} />}
       <section class="panel log" aria-label={t("recent_events")}>
         <h2>{t("recent_events")}</h2>
-        <ul aria-live="polite">
+        <ul aria-live="polite" tabIndex={0} aria-label={t("recent_events")}>
           {[...log].reverse().map((event) => (
             <li key={event.seq}>{describeEvent(event as EventLike, name, you)}</li>
           ))}
@@ -682,7 +682,14 @@ function TableArea(props: {
             aria-describedby={why.drawDiscard !== null && mine ? "why-draw-discard" : undefined}
             title={why.drawDiscard ?? undefined}
             onClick={() => offers.drawDiscard && props.send(offers.drawDiscard)}
-            aria-label={top !== undefined ? t("take_card_label", { card: cardLabel(top) }) : t("take_discard")}
+            aria-label={
+              top !== undefined
+                ? shownThenSaid(
+                    t("take_card", { card: cardText(top) }),
+                    t("take_card_label", { card: cardLabel(top) }),
+                  )
+                : undefined
+            }
           >
             {top !== undefined ? t("take_card", { card: cardText(top) }) : t("take_discard")}
           </button>
@@ -706,7 +713,7 @@ function TableArea(props: {
         </div>
       )}
       {props.showPile && (
-        <div class="cards whole-pile" aria-label={t("pile_bottom_to_top")}>
+        <div class="cards whole-pile" role="group" aria-label={t("pile_bottom_to_top")}>
           {pile.map((card, i) => (
             <CardButton key={i} card={card} small />
           ))}
@@ -827,10 +834,13 @@ function Hand(props: {
               type="button"
               class="suggestion layoff-suggestion"
               key={`${option.meld}:${option.cards.join(",")}`}
-              aria-label={t("layoff_suggestion", {
-                cards: option.cards.map(cardLabel).join(t("list_sep")),
-                meld: option.meld,
-              })}
+              aria-label={shownThenSaid(
+                `${option.cards.map(cardText).join(" ")} → #${option.meld}`,
+                t("layoff_suggestion", {
+                  cards: option.cards.map(cardLabel).join(t("list_sep")),
+                  meld: option.meld,
+                }),
+              )}
               onClick={() => props.onSelect(option.cards)}
             >
               {option.cards.map(cardText).join(" ")} → #{option.meld}
@@ -846,7 +856,10 @@ function Hand(props: {
               type="button"
               class="suggestion swap-suggestion"
               key={`${option.meld}:${option.card}`}
-              aria-label={t("swap_suggestion", { card: cardLabel(option.card), meld: option.meld })}
+              aria-label={shownThenSaid(
+                `${cardText(option.card)} ⇄ ★ #${option.meld}`,
+                t("swap_suggestion", { card: cardLabel(option.card), meld: option.meld }),
+              )}
               onClick={() => props.onSelect([option.card])}
             >
               {cardText(option.card)} ⇄ ★ #{option.meld}
@@ -862,7 +875,10 @@ function Hand(props: {
               type="button"
               class="suggestion meld-suggestion"
               key={cards.join(",")}
-              aria-label={t("select_cards", { cards: cards.map(cardLabel).join(t("list_sep")) })}
+              aria-label={shownThenSaid(
+                cards.map(cardText).join(" "),
+                t("select_cards", { cards: cards.map(cardLabel).join(t("list_sep")) }),
+              )}
               onClick={() => props.onSelect(cards)}
             >
               {cards.map(cardText).join(" ")}
