@@ -83,6 +83,13 @@ class TablePlayer:
             raise AssertionError(f"{failure}\n{state}") from failure
 
     def _play_turn(self) -> None:
+        self.draw_from_stock()
+        if self.game_over():
+            return
+        self.finish_turn()
+
+    def draw_from_stock(self) -> None:
+        """Draw from the stock; returns in the play phase (or at the game's end)."""
         page = self.page
         draw = page.locator("button[data-action=draw-stock]")
         expect(draw).to_be_enabled()
@@ -92,8 +99,9 @@ class TablePlayer:
             "() => document.querySelector('.hand .status')?.dataset.turn === 'play'"
             " || document.querySelector('.game-over') !== null"
         )
-        if self.game_over():
-            return
+
+    def finish_turn(self) -> None:
+        """After the draw: every meld and lay-off offered, then a discard."""
         self._meld_and_lay_off()
         if self.game_over():
             return

@@ -504,11 +504,16 @@ def eliminated_at_once(server: GunicornServer, options: dict[str, Any]) -> tuple
 
 
 def open_seat_page(
-    browser: Browser, server: GunicornServer, game_id: str, token: str, lang: str | None = None
+    browser: Browser,
+    server: GunicornServer,
+    game_id: str,
+    token: str,
+    lang: str | None = None,
+    **options: Any,
 ) -> Any:
     """A page holding the seat of `token` (as if this browser had created the game), in
-    `lang` when given (the switcher's remembered choice)."""
-    page = browser.new_page(viewport=DESKTOP)
+    `lang` when given (the switcher's remembered choice); `options` for its context."""
+    page = browser.new_page(viewport=DESKTOP, **options)
     page.goto(f"{server.url}/play")
     seat = json.dumps({"token": token, "seat": 0})
     page.evaluate(
@@ -967,4 +972,85 @@ def test_your_games_say_the_preset_players_and_state_and_forget_a_game_gone(
     # The only console noise is Chromium's note of the 404 that told the game was gone.
     assert page_log.console_errors and all("404" in m for m in page_log.console_errors)
     assert page_log.page_errors == [] and page_log.outside_requests() == []
+    page.context.close()
+
+
+#: Records each move the page shows as the last one ([seq, seat]), as it changes.
+RECORD_LAST_MOVES = """() => {
+    window.lastMoves = [];
+    const note = () => {
+        const shown = document.querySelector('.last-move');
+        if (shown === null) return;
+        const seq = Number(shown.dataset.seq);
+        const last = window.lastMoves[window.lastMoves.length - 1];
+        if (last === undefined || last[0] !== seq) {
+            window.lastMoves.push([seq, Number(shown.dataset.seat)]);
+        }
+    };
+    note();
+    new MutationObserver(note).observe(document.body,
+        {subtree: true, childList: true, attributes: true, attributeFilter: ['data-seq']});
+}"""
+
+
+def a_bots_turn_as_seen(page: Any, me: TablePlayer) -> list[int]:
+    """Ann's turn by clicks, then the events of the bot's (seat 1) turn in the order the
+    page showed them as its last move."""
+    page.wait_for_function("() => document.querySelector('.hand .status')?.dataset.turn === 'draw'")
+    page.evaluate(RECORD_LAST_MOVES)
+    me.draw_from_stock()
+    me.finish_turn()
+    page.wait_for_function(
+        "() => (document.querySelector('.hand .status')?.dataset.turn === 'draw'"
+        "       && document.querySelector('.last-move button') === null)"
+        " || document.querySelector('.game-over') !== null"
+    )
+    seen = page.evaluate("() => window.lastMoves")
+    ann_moved = next(i for i, (_seq, seat) in enumerate(seen) if seat == 0)
+    return [seq for seq, seat in seen[ann_moved:] if seat == 1]
+
+
+def test_a_bots_turn_is_shown_move_by_move_and_the_page_says_whose_turn_and_what_was_drawn(
+    browser: Browser, page_log: PageLog, play_server: GunicornServer
+) -> None:
+    """The bot's draw and discard (in one batch from the service) are shown one after the
+    other as the last move, highlighted; the card Ann drew is marked; the tab says her turn."""
+    created = create_game(
+        play_server, {"preset": "express", "seats": [{"name": "Ann"}, {"bot": "greedy"}]}
+    )
+    page = open_seat_page(browser, play_server, created["id"], created["seats"][0]["token"])
+    me = TablePlayer(page)
+    expect(page.locator(".hand .status")).to_have_attribute("data-turn", "draw")
+    expect(page).to_have_title("Your turn · Rummy")
+    before = me.cards()
+    me.draw_from_stock()
+    drawn = page.locator(".hand-cards .card.drawn")
+    expect(drawn).to_have_count(1)
+    assert sorted([*before, drawn.get_attribute("data-card") or ""]) == sorted(me.cards())
+    expect(drawn).to_have_attribute("aria-label", re.compile(r", just drawn\)$"))
+    me.finish_turn()
+    expect(page.locator(".hand-cards .card.drawn")).to_have_count(0)  # until the next move
+    page.wait_for_function("() => document.querySelector('.hand .status')?.dataset.turn === 'draw'")
+
+    bot_moves = a_bots_turn_as_seen(page, me)
+    if not me.game_over():
+        assert len(bot_moves) >= 2, bot_moves  # changed at least twice within the bot's turn
+        assert bot_moves == sorted(bot_moves)
+        last = page.locator(".log li.last")
+        expect(last).to_have_count(1)
+        expect(page.locator(".player.acting")).to_have_count(1)
+    assert_clean(page_log)
+    page.context.close()
+
+    # Under reduced motion the bot's turn shows at once: only its last move is seen.
+    created = create_game(
+        play_server, {"preset": "express", "seats": [{"name": "Ann"}, {"bot": "greedy"}]}
+    )
+    page = open_seat_page(
+        browser, play_server, created["id"], created["seats"][0]["token"], reduced_motion="reduce"
+    )
+    me = TablePlayer(page)
+    bot_moves = a_bots_turn_as_seen(page, me)
+    if not me.game_over():
+        assert len(bot_moves) == 1, bot_moves
     page.context.close()

@@ -14,13 +14,16 @@ export interface CardButtonProps {
   standsFor?: Card | undefined;
   hint?: boolean;
   small?: boolean;
+  /** Just drawn by the reader: marked until their next move. */
+  drawn?: boolean;
 }
 
 /** A card as a button labelled in words ("7 of hearts"), pressed while selected. */
 export function CardButton(props: CardButtonProps) {
   const { card, standsFor } = props;
-  const words =
+  const named =
     standsFor !== undefined ? t("joker_for", { card: cardLabel(standsFor) }) : cardLabel(card);
+  const words = props.drawn === true ? t("drawn_card", { card: named }) : named;
   const rank = isJoker(card) ? "★" : rankShort(card);
   const suit = isJoker(card) ? (standsFor !== undefined ? `=${cardText(standsFor)}` : t("joker_short")) : suitSymbol(card);
   const classes = [
@@ -30,6 +33,7 @@ export function CardButton(props: CardButtonProps) {
     props.selected === true ? "selected" : "",
     props.hint === true ? "hint" : "",
     props.small === true ? "small" : "",
+    props.drawn === true ? "drawn" : "",
   ].join(" ");
   return (
     <button

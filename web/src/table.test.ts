@@ -1,6 +1,16 @@
 import { describe, expect, it } from "vitest";
 import type { GameView } from "./api/client";
-import { againSeats, indicesOf, isOpenSeat, reengageLabel, reengageWaiting, secondsLeft, turnText } from "./table";
+import {
+  againSeats,
+  drawnIndices,
+  indicesOf,
+  isOpenSeat,
+  newCards,
+  reengageLabel,
+  reengageWaiting,
+  secondsLeft,
+  turnText,
+} from "./table";
 
 function view(overrides: Partial<GameView>): GameView {
   return {
@@ -98,5 +108,18 @@ describe("seats in words", () => {
     expect(seatName(view({}), 1, 0)).toBe("Dator (slumpvis)");
     expect(seatName(view({}), 0, 0)).toBe("Du");
     setLanguage("en");
+  });
+});
+
+describe("the card just drawn", () => {
+  it("is the card the hand did not hold, duplicates counted", () => {
+    expect(newCards(["H7", "SK"], ["H7", "SK", "D2"])).toEqual(["D2"]);
+    expect(newCards(["H7", "SK"], ["H7", "SK", "H7"])).toEqual(["H7"]);
+    expect(newCards(["H7"], ["H7"])).toEqual([]);
+  });
+
+  it("is marked at its last copy in the hand", () => {
+    expect(drawnIndices(["H7", "SK", "H7"], ["H7"])).toEqual([2]);
+    expect(drawnIndices(["H7", "SK"], ["D2"])).toEqual([]);
   });
 });

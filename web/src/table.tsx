@@ -23,6 +23,7 @@ import { type ActionReasons, type Reasons, actionReasons, refusalText, turnText 
 import { follow, sseEvents } from "./live";
 import { createAndOpen } from "./lobby";
 import { type Offer, offer } from "./moves";
+import { Pacer, pageInterval } from "./pacing";
 import { gameLink, navigate } from "./router";
 import { type SavedSeat, forgetSeat, loadSeat, saveName, saveSeat, savedName } from "./storage";
 
@@ -90,6 +91,12 @@ export function GamePage(props: { gameId: string }) {
   const [order, setOrder] = useState<SortOrder>(loadSort);
   const [showPile, setShowPile] = useState(false);
   const [seenRound, setSeenRound] = useState<number | null>(null);
+  /** The move shown last (the table's moves are shown one at a time), and how many wait. */
+  const [lastEvent, setLastEvent] = useState<GameEvent | null>(null);
+  const [waitingEvents, setWaitingEvents] = useState(0);
+  const pacer = useRef<Pacer<GameEvent> | null>(null);
+  /** The cards the reader's last draw brought into the hand (marked until the next move). */
+  const [drawn, setDrawn] = useState<Card[]>([]);
   const latest = useRef<GameView | null>(null);
   /** Stops following the game (before giving up the seat: its token stops counting). */
   const stopFollowing = useRef<() => void>(() => undefined);
@@ -144,8 +151,20 @@ export function GamePage(props: { gameId: string }) {
     setView(null);
     setLog([]);
     setSelected([]);
+    setLastEvent(null);
     const controller = new AbortController();
     stopFollowing.current = () => controller.abort();
+    const paced = new Pacer<GameEvent>({
+      interval: pageInterval(),
+      onShow: (event) => {
+        setLog((before) => [...before, event].slice(-LOG_LENGTH));
+        setLastEvent(event);
+        setWaitingEvents(paced.pending);
+      },
+    });
+    pacer.current = paced;
+    controller.signal.addEventListener("abort", () => paced.stop());
+    let history = true;
     const run = async (): Promise<void> => {
       const first = await reload();
       if (first === null || controller.signal.aborted) return;
@@ -179,7 +198,10 @@ export function GamePage(props: { gameId: string }) {
             return sseEvents(response.body);
           },
           onEvents: (events: GameEvent[]) => {
-            setLog((before) => [...before, ...events].slice(-LOG_LENGTH));
+            // The events before the page opened show at once; then one move at a time.
+            paced.push(events, { now: history });
+            history = false;
+            setWaitingEvents(paced.pending);
             void reload();
           },
           done: () => latest.current?.status === "finished",
@@ -207,13 +229,15 @@ export function GamePage(props: { gameId: string }) {
   const send = async (move: Move): Promise<void> => {
     setBusy(true);
     setRefusal(null);
+    const before = hand;
     const { data, error } = await api.POST("/games/{game_id}/moves", {
       params: { path: { game_id: gameId } },
       body: move,
       headers: { ...bearer(token), "Idempotency-Key": newIdempotencyKey() },
     });
     if (data === undefined) setRefusal(refusalText(error));
-    await reload();
+    const fresh = await reload();
+    setDrawn(move.type === "draw" && data !== undefined ? newCards(before, fresh?.hand ?? []) : []);
     setBusy(false);
   };
 
@@ -231,6 +255,7 @@ export function GamePage(props: { gameId: string }) {
   const you = typeof view.you === "number" ? view.you : null;
   const name = (seat: number): string => seatName(view, seat, you);
   const myTurn = you !== null && view.status === "active" && view.round?.turn === you;
+  document.title = myTurn ? t("your_turn_title", { brand: t("brand") }) : t("brand");
 
   const leave = async (): Promise<void> => {
     stopFollowing.current();
@@ -294,7 +319,19 @@ export function GamePage(props: { gameId: string }) {
           {t("watching")}
         </p>
       )}
-      <Players view={view} name={name} />
+      <Players view={view} name={name} acting={lastEvent?.seat ?? null} />
+      {lastEvent !== null && (
+        <p class="panel last-move" data-seq={lastEvent.seq} data-seat={lastEvent.seat ?? undefined}>
+          <span key={lastEvent.seq} class="last-move-text">
+            {describeEvent(lastEvent as EventLike, name, you)}
+          </span>
+          {waitingEvents > 0 && (
+            <button type="button" class="link" onClick={() => pacer.current?.skip()}>
+              {tn("skip_moves", waitingEvents)}
+            </button>
+          )}
+        </p>
+      )}
       <Alert text={refusal} onClose={() => setRefusal(null)} />
       {view.status === "active" && view.reengage != null && (
         <ReengageDecision
@@ -337,6 +374,7 @@ export function GamePage(props: { gameId: string }) {
       {you !== null && view.round !== null && (
         <Hand
           hand={hand}
+          drawn={drawn}
           order={order}
           selected={selected}
           offers={offers}
@@ -365,12 +403,40 @@ export function GamePage(props: { gameId: string }) {
         <h2>{t("recent_events")}</h2>
         <ul aria-live="polite" tabIndex={0} aria-label={t("recent_events")}>
           {[...log].reverse().map((event) => (
-            <li key={event.seq}>{describeEvent(event as EventLike, name, you)}</li>
+            <li key={event.seq} class={event.seq === lastEvent?.seq ? "last" : undefined}>
+              {describeEvent(event as EventLike, name, you)}
+            </li>
           ))}
         </ul>
       </section>
     </main>
   );
+}
+
+/** The cards of `after` that `before` did not hold (duplicates counted). */
+export function newCards(before: readonly Card[], after: readonly Card[]): Card[] {
+  const left = [...before];
+  return after.filter((card) => {
+    const i = left.indexOf(card);
+    if (i < 0) return true;
+    left.splice(i, 1);
+    return false;
+  });
+}
+
+/** Indices in `hand` of the `drawn` cards: the last copy of each (a drawn card joins the
+ * hand's end). */
+export function drawnIndices(hand: readonly Card[], drawn: readonly Card[]): number[] {
+  const used = new Set<number>();
+  for (const card of drawn) {
+    for (let i = hand.length - 1; i >= 0; i--) {
+      if (hand[i] === card && !used.has(i)) {
+        used.add(i);
+        break;
+      }
+    }
+  }
+  return [...used];
 }
 
 /** Indices in `hand` of `cards` (each index once, duplicates counted). */
@@ -521,7 +587,12 @@ function Waiting(props: {
   );
 }
 
-function Players(props: { view: GameView; name: (seat: number) => string }) {
+function Players(props: {
+  view: GameView;
+  name: (seat: number) => string;
+  /** The seat whose move was shown last. */
+  acting: number | null;
+}) {
   const { view } = props;
   const turn = view.status === "active" ? view.round?.turn : null;
   const stakes = typeof view.pot === "number";
@@ -531,7 +602,12 @@ function Players(props: { view: GameView; name: (seat: number) => string }) {
   return (
     <section class="players" aria-label={t("players")}>
       {view.seats.map((seat) => {
-        const classes = ["player", seat.seat === turn ? "turn" : "", seat.eliminated ? "out" : ""];
+        const classes = [
+          "player",
+          seat.seat === turn ? "turn" : "",
+          seat.eliminated ? "out" : "",
+          seat.seat === props.acting ? "acting" : "",
+        ];
         return (
           <div key={seat.seat} class={classes.join(" ")} aria-current={seat.seat === turn ? "true" : undefined}>
             <div class="player-name">
@@ -757,8 +833,11 @@ function Hand(props: {
   onToggle: (index: number) => void;
   onSelect: (cards: Card[]) => void;
   send: (move: Move) => void;
+  /** Cards the reader just drew, marked in the hand. */
+  drawn: Card[];
 }) {
   const { offers, busy, why } = props;
+  const fresh = new Set(drawnIndices(props.hand, props.drawn));
   const indexed = props.hand.map((card, index) => ({ card, index }));
   const sorted = sortHand(props.hand, props.order).map((card) => {
     const at = indexed.findIndex((entry) => entry.card === card);
@@ -785,6 +864,7 @@ function Hand(props: {
             key={index}
             card={card}
             selected={props.selected.includes(index)}
+            drawn={fresh.has(index)}
             onClick={() => props.onToggle(index)}
           />
         ))}

@@ -195,6 +195,9 @@ export const da: Catalogue = {
   turn_play: "Din tur: meld ud eller læg til, hvis du vil, og kast så et kort.",
   turn_first_meld: "Din tur: meld i alt {points} ud, før du lægger til eller kaster (indtil nu: {have}).",
   turn_reason: "Din tur: {reason}",
+  your_turn_title: "Din tur · {brand}",
+  skip_moves: { one: "Vis {n} træk med det samme", other: "Vis {n} træk med det samme" },
+  drawn_card: "{card}, det kort du lige trak",
 
   // Why a control is disabled
   reason_game_not_active: "Spillet er ikke i gang.",

@@ -195,6 +195,9 @@ export const el: Catalogue = {
   turn_play: "Παίζεις: κατέβασε ή κόλλησε αν θέλεις και μετά πέτα ένα φύλλο.",
   turn_first_meld: "Παίζεις: κατέβασε συνολικά {points} πριν κολλήσεις ή πετάξεις (ως τώρα: {have}).",
   turn_reason: "Παίζεις: {reason}",
+  your_turn_title: "Παίζεις · {brand}",
+  skip_moves: { one: "Παράλειψη {n} κίνησης", other: "Παράλειψη {n} κινήσεων" },
+  drawn_card: "{card}, το φύλλο που μόλις τράβηξες",
 
   // Why a control is disabled
   reason_game_not_active: "Η παρτίδα δεν είναι σε εξέλιξη.",

@@ -197,6 +197,9 @@ export const en = {
   turn_play: "Your turn: meld or lay off if you like, then discard a card.",
   turn_first_meld: "Your turn: meld {points} in all before you lay off or discard (yours so far: {have}).",
   turn_reason: "Your turn: {reason}",
+  your_turn_title: "Your turn · {brand}",
+  skip_moves: { one: "Skip {n} move", other: "Skip {n} moves" },
+  drawn_card: "{card}, just drawn",
 
   // Why a control is disabled (the service's codes)
   reason_game_not_active: "The game is not being played.",

@@ -195,6 +195,9 @@ export const is: Catalogue = {
   turn_play: "Þú átt leik: leggðu niður eða bættu við ef þú vilt, kastaðu svo spili.",
   turn_first_meld: "Þú átt leik: fyrsta niðurlögnin verður að ná samtals {points} áður en þú bætir við eða kastar (komið: {have}).",
   turn_reason: "Þú átt leik: {reason}",
+  your_turn_title: "Þú átt leik · {brand}",
+  skip_moves: { one: "Sleppa {n} leik", other: "Sleppa {n} leikjum" },
+  drawn_card: "{card}, spilið sem þú dróst",
 
   // Why a control is disabled
   reason_game_not_active: "Spilið er ekki í gangi.",

@@ -195,6 +195,9 @@ export const sv: Catalogue = {
   turn_play: "Din tur: lägg ut eller lägg på om du vill, och släng sedan ett kort.",
   turn_first_meld: "Din tur: lägg ut {points} sammanlagt innan du lägger på eller slänger (hittills: {have}).",
   turn_reason: "Din tur: {reason}",
+  your_turn_title: "Din tur · {brand}",
+  skip_moves: { one: "Hoppa över {n} drag", other: "Hoppa över {n} drag" },
+  drawn_card: "{card}, kortet du just drog",
 
   // Why a control is disabled
   reason_game_not_active: "Partiet pågår inte.",
