@@ -1054,3 +1054,45 @@ def test_a_bots_turn_is_shown_move_by_move_and_the_page_says_whose_turn_and_what
     if not me.game_over():
         assert len(bot_moves) == 1, bot_moves
     page.context.close()
+
+
+def test_many_melds_show_the_largest_first_the_rest_folded_and_the_selection_leads(
+    browser: Browser, page_log: PageLog, play_server: GunicornServer
+) -> None:
+    """A 14-card `romme` hand with two jokers can make dozens of melds: six show, the largest
+    first, the rest under "+N more"; a selected card brings the melds holding it first."""
+    from tests.api.test_rulings_over_http import deck_of
+
+    ann = ["JK", "JK", "H5", "H6", "H7", "H8", "S9", "D9", "C9", "S3", "D3", "C3", "DK"]
+    created = create_game(
+        play_server,
+        {
+            "preset": "romme",
+            "seats": [{"name": "Ann"}, {"bot": "greedy"}],
+            "deck": deck_of([ann, ROMME_HANDS[1]], ["HQ"], decks=2, jokers=6),
+            "first_dealer": 1,
+        },
+    )
+    game_id, token = created["id"], created["seats"][0]["token"]
+    request = urllib.request.Request(
+        f"{play_server.url}/games/{game_id}/legal-moves",
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    with urllib.request.urlopen(request) as answer:
+        melds = [m["cards"] for m in json.loads(answer.read())["moves"] if m["type"] == "meld"]
+    assert len(melds) > 12
+    page = open_seat_page(browser, play_server, game_id, token)  # first to play: 14 cards
+    expect(page.locator(".hand-cards .card")).to_have_count(14)
+    box = page.locator(".suggestions").filter(has=page.locator(".meld-suggestion"))
+    shown = box.locator(":scope > .meld-suggestion")
+    expect(shown).to_have_count(6)
+    sizes = [len(text.split()) for text in shown.all_inner_texts()]
+    assert sizes == sorted(sizes, reverse=True) and sizes[0] == max(len(m) for m in melds)
+    more = box.locator(".more-suggestions")
+    expect(more.locator("summary")).to_have_text(re.compile(r"^\+\d+ more$"))
+    more.locator("summary").click()
+    expect(box.locator(".meld-suggestion")).to_have_count(len(set(map(tuple, melds))))
+    page.locator('.hand-cards .card[data-card="S9"]').click()
+    expect(shown.first).to_contain_text("9♠")
+    assert_clean(page_log)
+    page.context.close()

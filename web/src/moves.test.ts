@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { LegalMove } from "./api/client";
-import { offer } from "./moves";
+import { offer, rankSuggestions } from "./moves";
 
 const legal: LegalMove[] = [
   { type: "draw", source: "stock" },
@@ -56,5 +56,29 @@ describe("offer: buttons enabled from legal moves only", () => {
     const others = offer([], []);
     expect(others.reengage).toBeNull();
     expect(others.declineReengage).toBeNull();
+  });
+});
+
+describe("suggestions", () => {
+  const melds = [
+    ["H2", "H3", "H4"],
+    ["S7", "H7", "D7", "C7"],
+    ["H2", "H3", "H4", "H5"],
+    ["D9", "D10", "JK"],
+    ["S7", "H7", "D7"],
+  ];
+  const same = (cards: readonly string[]) => cards;
+
+  it("puts the largest first and folds the rest past the limit", () => {
+    const { shown, folded } = rankSuggestions(melds, same, [], 3);
+    expect(shown).toEqual([["S7", "H7", "D7", "C7"], ["H2", "H3", "H4", "H5"], ["H2", "H3", "H4"]]);
+    expect(folded).toEqual([["D9", "D10", "JK"], ["S7", "H7", "D7"]]);
+  });
+
+  it("puts the ones holding every selected card first", () => {
+    const { shown } = rankSuggestions(melds, same, ["JK"], 2);
+    expect(shown[0]).toEqual(["D9", "D10", "JK"]);
+    const sevens = rankSuggestions(melds, same, ["H7", "S7"], 2).shown;
+    expect(sevens).toEqual([["S7", "H7", "D7", "C7"], ["S7", "H7", "D7"]]);
   });
 });

@@ -113,3 +113,26 @@ export function offer(legalMoves: readonly LegalMove[], selected: readonly Card[
   }
   return result;
 }
+
+/** Suggestions in the order a person wants them: those holding every selected card
+ * first, then the largest; `limit` shown, the rest folded. */
+export function rankSuggestions<T>(
+  options: readonly T[],
+  cardsOf: (option: T) => readonly Card[],
+  selected: readonly Card[],
+  limit: number,
+): { shown: T[]; folded: T[] } {
+  const holdsSelection = (option: T): boolean => {
+    const left = [...cardsOf(option)];
+    return selected.every((card) => {
+      const i = left.indexOf(card);
+      if (i >= 0) left.splice(i, 1);
+      return i >= 0;
+    });
+  };
+  const ranked = options
+    .map((option, index) => ({ option, index, holds: holdsSelection(option), size: cardsOf(option).length }))
+    .sort((a, b) => Number(b.holds) - Number(a.holds) || b.size - a.size || a.index - b.index)
+    .map((entry) => entry.option);
+  return { shown: ranked.slice(0, limit), folded: ranked.slice(limit) };
+}

@@ -22,7 +22,7 @@ import { joinNames, language, t, tn } from "./i18n";
 import { type ActionReasons, type Reasons, actionReasons, refusalText, turnText } from "./reasons";
 import { follow, sseEvents } from "./live";
 import { createAndOpen } from "./lobby";
-import { type Offer, offer } from "./moves";
+import { type Offer, offer, rankSuggestions } from "./moves";
 import { Pacer, pageInterval } from "./pacing";
 import { gameLink, navigate } from "./router";
 import { type SavedSeat, forgetSeat, loadSeat, saveName, saveSeat, savedName } from "./storage";
@@ -410,6 +410,34 @@ export function GamePage(props: { gameId: string }) {
         </ul>
       </section>
     </main>
+  );
+}
+
+/** How many suggestions of a kind show before the rest are folded away. */
+const SUGGESTIONS_SHOWN = 6;
+
+/** One kind of suggestion: those with the selected cards first, then the largest; past
+ * the first few, folded under "+N more". */
+function Suggestions<T>(props: {
+  title: string;
+  options: readonly T[];
+  cardsOf: (option: T) => readonly Card[];
+  selected: readonly Card[];
+  render: (option: T) => preact.JSX.Element;
+}) {
+  if (props.options.length === 0) return null;
+  const { shown, folded } = rankSuggestions(props.options, props.cardsOf, props.selected, SUGGESTIONS_SHOWN);
+  return (
+    <div class="suggestions">
+      <span>{props.title}</span>
+      {shown.map(props.render)}
+      {folded.length > 0 && (
+        <details class="more-suggestions">
+          <summary>{tn("more_suggestions", folded.length)}</summary>
+          {folded.map(props.render)}
+        </details>
+      )}
+    </div>
   );
 }
 
@@ -838,6 +866,7 @@ function Hand(props: {
 }) {
   const { offers, busy, why } = props;
   const fresh = new Set(drawnIndices(props.hand, props.drawn));
+  const selectedCards = props.selected.map((i) => props.hand[i]).filter((c): c is Card => c !== undefined);
   const indexed = props.hand.map((card, index) => ({ card, index }));
   const sorted = sortHand(props.hand, props.order).map((card) => {
     const at = indexed.findIndex((entry) => entry.card === card);
@@ -906,66 +935,69 @@ function Hand(props: {
           )}
         </div>
       )}
-      {offers.layoffOptions.length > 0 && (
-        <div class="suggestions">
-          <span>{t("layoffs_you_can_make")}</span>
-          {offers.layoffOptions.map((option) => (
-            <button
-              type="button"
-              class="suggestion layoff-suggestion"
-              key={`${option.meld}:${option.cards.join(",")}`}
-              aria-label={shownThenSaid(
-                `${option.cards.map(cardText).join(" ")} → #${option.meld}`,
-                t("layoff_suggestion", {
-                  cards: option.cards.map(cardLabel).join(t("list_sep")),
-                  meld: option.meld,
-                }),
-              )}
-              onClick={() => props.onSelect(option.cards)}
-            >
-              {option.cards.map(cardText).join(" ")} → #{option.meld}
-            </button>
-          ))}
-        </div>
-      )}
-      {offers.swapOptions.length > 0 && (
-        <div class="suggestions">
-          <span>{t("jokers_you_can_take")}</span>
-          {offers.swapOptions.map((option) => (
-            <button
-              type="button"
-              class="suggestion swap-suggestion"
-              key={`${option.meld}:${option.card}`}
-              aria-label={shownThenSaid(
-                `${cardText(option.card)} ⇄ ★ #${option.meld}`,
-                t("swap_suggestion", { card: cardLabel(option.card), meld: option.meld }),
-              )}
-              onClick={() => props.onSelect([option.card])}
-            >
-              {cardText(option.card)} ⇄ ★ #{option.meld}
-            </button>
-          ))}
-        </div>
-      )}
-      {offers.melds.length > 0 && (
-        <div class="suggestions">
-          <span>{t("melds_you_can_make")}</span>
-          {offers.melds.map((cards) => (
-            <button
-              type="button"
-              class="suggestion meld-suggestion"
-              key={cards.join(",")}
-              aria-label={shownThenSaid(
-                cards.map(cardText).join(" "),
-                t("select_cards", { cards: cards.map(cardLabel).join(t("list_sep")) }),
-              )}
-              onClick={() => props.onSelect(cards)}
-            >
-              {cards.map(cardText).join(" ")}
-            </button>
-          ))}
-        </div>
-      )}
+      <Suggestions
+        title={t("layoffs_you_can_make")}
+        options={offers.layoffOptions}
+        cardsOf={(option) => option.cards}
+        selected={selectedCards}
+        render={(option) => (
+          <button
+            type="button"
+            class="suggestion layoff-suggestion"
+            key={`${option.meld}:${option.cards.join(",")}`}
+            aria-label={shownThenSaid(
+              `${option.cards.map(cardText).join(" ")} → #${option.meld}`,
+              t("layoff_suggestion", {
+                cards: option.cards.map(cardLabel).join(t("list_sep")),
+                meld: option.meld,
+              }),
+            )}
+            onClick={() => props.onSelect(option.cards)}
+          >
+            {option.cards.map(cardText).join(" ")} → #{option.meld}
+          </button>
+        )}
+      />
+      <Suggestions
+        title={t("jokers_you_can_take")}
+        options={offers.swapOptions}
+        cardsOf={(option) => [option.card]}
+        selected={selectedCards}
+        render={(option) => (
+          <button
+            type="button"
+            class="suggestion swap-suggestion"
+            key={`${option.meld}:${option.card}`}
+            aria-label={shownThenSaid(
+              `${cardText(option.card)} ⇄ ★ #${option.meld}`,
+              t("swap_suggestion", { card: cardLabel(option.card), meld: option.meld }),
+            )}
+            onClick={() => props.onSelect([option.card])}
+          >
+            {cardText(option.card)} ⇄ ★ #{option.meld}
+          </button>
+        )}
+      />
+      <Suggestions
+        title={t("melds_you_can_make")}
+        options={offers.melds}
+        cardsOf={(cards) => cards}
+        selected={selectedCards}
+        render={(cards) => (
+          <button
+            type="button"
+            class="suggestion meld-suggestion"
+            key={cards.join(",")}
+            aria-label={shownThenSaid(
+              cards.map(cardText).join(" "),
+              t("select_cards", { cards: cards.map(cardLabel).join(t("list_sep")) }),
+            )}
+            onClick={() => props.onSelect(cards)}
+          >
+            {cards.map(cardText).join(" ")}
+          </button>
+        )}
+      />
     </section>
   );
 }

@@ -183,6 +183,7 @@ export const da: Catalogue = {
   jokers_you_can_take: "Jokere du kan tage:",
   swap_suggestion: "Vælg {card} for at bytte med jokeren i udlægning {meld}",
   melds_you_can_make: "Udlægninger du kan melde:",
+  more_suggestions: { one: "+{n} mere", other: "+{n} flere" },
   select_cards: "Vælg {cards}",
 
   // Status lines

@@ -183,6 +183,7 @@ export const el: Catalogue = {
   jokers_you_can_take: "Μπαλαντέρ που μπορείς να πάρεις:",
   swap_suggestion: "Διάλεξε το {card} για να το αλλάξεις με τον μπαλαντέρ του κατεβάσματος {meld}",
   melds_you_can_make: "Μπορείς να κατεβάσεις:",
+  more_suggestions: { one: "+{n} ακόμη", other: "+{n} ακόμη" },
   select_cards: "Διάλεξε {cards}",
 
   // Status lines

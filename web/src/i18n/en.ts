@@ -185,6 +185,7 @@ export const en = {
   jokers_you_can_take: "Jokers you can take:",
   swap_suggestion: "Select {card} to swap for the joker of meld {meld}",
   melds_you_can_make: "Melds you can make:",
+  more_suggestions: { one: "+{n} more", other: "+{n} more" },
   select_cards: "Select {cards}",
 
   // Status lines

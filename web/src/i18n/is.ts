@@ -183,6 +183,7 @@ export const is: Catalogue = {
   jokers_you_can_take: "Jókerar sem þú getur tekið:",
   swap_suggestion: "Velja {card} til að skipta á fyrir jóker samstæðu {meld}",
   melds_you_can_make: "Samstæður sem þú getur lagt niður:",
+  more_suggestions: { one: "+{n} í viðbót", other: "+{n} í viðbót" },
   select_cards: "Velja {cards}",
 
   // Status lines

@@ -183,6 +183,7 @@ export const sv: Catalogue = {
   jokers_you_can_take: "Jokrar du kan ta:",
   swap_suggestion: "Välj {card} för att byta mot jokern i utläggning {meld}",
   melds_you_can_make: "Det här kan du lägga ut:",
+  more_suggestions: { one: "+{n} till", other: "+{n} till" },
   select_cards: "Välj {cards}",
 
   // Status lines
