@@ -1096,3 +1096,52 @@ def test_many_melds_show_the_largest_first_the_rest_folded_and_the_selection_lea
     expect(shown.first).to_contain_text("9♠")
     assert_clean(page_log)
     page.context.close()
+
+
+def test_the_hand_is_arranged_by_dragging_or_by_keys_and_stays_so_after_a_reload(
+    browser: Browser, page_log: PageLog, play_server: GunicornServer
+) -> None:
+    """Drag and drop moves a card; Shift+→ on a focused card and "Move left" on a
+    selected one do the same by keyboard; the order outlives a reload; a sort undoes it."""
+    created = create_game(
+        play_server, {"preset": "express", "seats": [{"name": "Ann"}, {"bot": "greedy"}]}
+    )
+    page = open_seat_page(browser, play_server, created["id"], created["seats"][0]["token"])
+    me = TablePlayer(page)
+    expect(page.locator(".hand-cards .card")).not_to_have_count(0)
+    start = me.cards()
+    card = page.locator(".hand-cards .card")
+
+    card.nth(0).drag_to(card.nth(3))
+    dragged = [*start[1:4], start[0], *start[4:]]
+    expect(card.nth(3)).to_have_attribute("data-card", start[0])
+    assert me.cards() == dragged
+    expect(page.get_by_role("button", name="rank", exact=True)).to_have_attribute(
+        "aria-pressed", "false"
+    )
+
+    card.nth(1).focus()
+    page.keyboard.press("Shift+ArrowRight")
+    keyed = [dragged[0], dragged[2], dragged[1], *dragged[3:]]
+    expect(card.nth(2)).to_have_attribute("data-card", dragged[1])
+    assert me.cards() == keyed
+    assert page.evaluate("() => document.activeElement.dataset.pos") == "2"  # focus follows
+    page.keyboard.press("ArrowLeft")  # a plain arrow only moves the focus
+    assert me.cards() == keyed
+
+    card.nth(2).click()  # selected
+    page.get_by_role("button", name="Move left").click()
+    expect(card.nth(1)).to_have_attribute("data-card", keyed[2])
+    arranged = [keyed[0], keyed[2], keyed[1], *keyed[3:]]
+    assert me.cards() == arranged
+
+    page.reload()
+    expect(page.locator(".hand-cards .card")).to_have_count(len(start))
+    assert me.cards() == arranged
+    page.get_by_role("button", name="rank", exact=True).click()
+    expect(page.get_by_role("button", name="rank", exact=True)).to_have_attribute(
+        "aria-pressed", "true"
+    )
+    assert me.cards() == start  # the page opened sorted by rank
+    assert_clean(page_log)
+    page.context.close()

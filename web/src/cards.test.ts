@@ -1,7 +1,19 @@
 import { describe, expect, it } from "vitest";
-import { cardLabel, cardText, isRed, rankValue, sameCards, shownThenSaid, sortHand } from "./cards";
+import { arrange, cardLabel, cardText, isRed, moveCard, rankValue, sameCards, shownThenSaid, sortHand } from "./cards";
 
 describe("cards", () => {
+  it("keeps the reader's arrangement, the cards drawn since at the end", () => {
+    expect(arrange(["H7", "SK", "D2", "H7"], ["H7", "D2", "H7", "SK"])).toEqual(["H7", "D2", "H7", "SK"]);
+    expect(arrange(["H7", "SK", "C4"], ["SK", "D2", "H7"])).toEqual(["SK", "H7", "C4"]); // D2 melded, C4 drawn
+    expect(arrange(["H7"], [])).toEqual(["H7"]);
+  });
+
+  it("moves one card to another place", () => {
+    expect(moveCard(["A", "B", "C", "D"], 0, 2)).toEqual(["B", "C", "A", "D"]);
+    expect(moveCard(["A", "B", "C", "D"], 3, 0)).toEqual(["D", "A", "B", "C"]);
+    expect(moveCard(["A", "B"], 1, 9)).toEqual(["A", "B"]);
+  });
+
   it("names a control by the text it shows, then in words", () => {
     expect(shownThenSaid("K♥", "king of hearts")).toBe("K♥ (king of hearts)");
     expect(shownThenSaid("Draw", "Draw")).toBe("Draw");

@@ -93,6 +93,27 @@ export function sortHand(hand: readonly Card[], order: SortOrder): Card[] {
     .map((entry) => entry.card);
 }
 
+/** The hand in the order the reader arranged: the arranged cards it still holds (each
+ * copy once), then the others (a card just drawn) in the hand's order. */
+export function arrange(hand: readonly Card[], arrangement: readonly Card[]): Card[] {
+  const left = [...hand];
+  const kept = arrangement.filter((card) => {
+    const i = left.indexOf(card);
+    if (i >= 0) left.splice(i, 1);
+    return i >= 0;
+  });
+  return [...kept, ...left];
+}
+
+/** `cards` with the card at `from` moved to `to` (both clamped to the list). */
+export function moveCard(cards: readonly Card[], from: number, to: number): Card[] {
+  const out = [...cards];
+  const [card] = out.splice(from, 1);
+  if (card === undefined) return out;
+  out.splice(Math.max(0, Math.min(out.length, to)), 0, card);
+  return out;
+}
+
 /** True when both lists hold the same cards, whatever their order (duplicates counted). */
 export function sameCards(a: readonly Card[], b: readonly Card[]): boolean {
   if (a.length !== b.length) return false;

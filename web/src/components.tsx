@@ -16,6 +16,8 @@ export interface CardButtonProps {
   small?: boolean;
   /** Just drawn by the reader: marked until their next move. */
   drawn?: boolean;
+  /** Its place in a hand the reader arranges: the card can be dragged. */
+  place?: number;
 }
 
 /** A card as a button labelled in words ("7 of hearts"), pressed while selected. */
@@ -40,6 +42,8 @@ export function CardButton(props: CardButtonProps) {
       type="button"
       class={classes}
       data-card={card}
+      data-pos={props.place}
+      draggable={props.place !== undefined}
       aria-label={shownThenSaid(`${rank}${suit}`, words)}
       aria-pressed={props.onClick !== undefined ? props.selected === true : undefined}
       disabled={props.disabled}

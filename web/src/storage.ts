@@ -4,6 +4,7 @@ import type { CreateGame } from "./api/client";
 
 const PREFIX = "rummy.seat.";
 const NAME_KEY = "rummy.name";
+const ARRANGEMENT_PREFIX = "rummy.arrangement.";
 
 export interface SavedSeat {
   token: string;
@@ -38,6 +39,22 @@ export function loadSeat(gameId: string): SavedSeat | null {
 
 export function forgetSeat(gameId: string): void {
   store()?.removeItem(PREFIX + gameId);
+  store()?.removeItem(ARRANGEMENT_PREFIX + gameId);
+}
+
+/** The order the reader arranged their hand in for this game; null when sorted. */
+export function loadArrangement(gameId: string): string[] | null {
+  try {
+    const parsed: unknown = JSON.parse(store()?.getItem(ARRANGEMENT_PREFIX + gameId) ?? "null");
+    return Array.isArray(parsed) && parsed.every((c) => typeof c === "string") ? parsed : null;
+  } catch {
+    return null;
+  }
+}
+
+export function saveArrangement(gameId: string, cards: readonly string[] | null): void {
+  if (cards === null) store()?.removeItem(ARRANGEMENT_PREFIX + gameId);
+  else store()?.setItem(ARRANGEMENT_PREFIX + gameId, JSON.stringify(cards));
 }
 
 /** Games this browser holds a seat in. */

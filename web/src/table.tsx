@@ -14,7 +14,16 @@ import {
   bearer,
   newIdempotencyKey,
 } from "./api/client";
-import { type Card, type SortOrder, cardLabel, cardText, shownThenSaid, sortHand } from "./cards";
+import {
+  type Card,
+  type SortOrder,
+  arrange,
+  cardLabel,
+  cardText,
+  moveCard,
+  shownThenSaid,
+  sortHand,
+} from "./cards";
 import { Alert, CardBack, CardButton, RuleTags } from "./components";
 import { contract } from "./contract";
 import { type EventLike, botName, describeEvent, formatNumber, presetName, quantity } from "./events";
@@ -25,7 +34,16 @@ import { createAndOpen } from "./lobby";
 import { type Offer, offer, rankSuggestions } from "./moves";
 import { Pacer, pageInterval } from "./pacing";
 import { gameLink, navigate } from "./router";
-import { type SavedSeat, forgetSeat, loadSeat, saveName, saveSeat, savedName } from "./storage";
+import {
+  type SavedSeat,
+  forgetSeat,
+  loadArrangement,
+  loadSeat,
+  saveArrangement,
+  saveName,
+  saveSeat,
+  savedName,
+} from "./storage";
 
 const SORT_KEY = "rummy.sort";
 const LOG_LENGTH = 40;
@@ -89,6 +107,8 @@ export function GamePage(props: { gameId: string }) {
   const [busy, setBusy] = useState(false);
   const [selected, setSelected] = useState<number[]>([]);
   const [order, setOrder] = useState<SortOrder>(loadSort);
+  /** The reader's own order of the hand (dragged, or moved by keys); null when sorted. */
+  const [arrangement, setArrangement] = useState<Card[] | null>(() => loadArrangement(gameId));
   const [showPile, setShowPile] = useState(false);
   const [seenRound, setSeenRound] = useState<number | null>(null);
   /** The move shown last (the table's moves are shown one at a time), and how many wait. */
@@ -376,6 +396,11 @@ export function GamePage(props: { gameId: string }) {
           hand={hand}
           drawn={drawn}
           order={order}
+          arrangement={arrangement}
+          onArrange={(cards) => {
+            setArrangement(cards);
+            saveArrangement(gameId, cards);
+          }}
           selected={selected}
           offers={offers}
           why={why}
@@ -385,6 +410,8 @@ export function GamePage(props: { gameId: string }) {
           turn={myTurn ? (view.round.phase === "draw" ? "draw" : "play") : "wait"}
           onOrder={(o) => {
             setOrder(o);
+            setArrangement(null);
+            saveArrangement(gameId, null);
             try {
               localStorage.setItem(SORT_KEY, o);
             } catch {
@@ -858,6 +885,9 @@ function Hand(props: {
   /** The reader's turn and its phase, for scripts and tests whatever the language. */
   turn: "draw" | "play" | "wait";
   onOrder: (order: SortOrder) => void;
+  /** The reader's own order, which replaces the sort until a sort is chosen again. */
+  arrangement: Card[] | null;
+  onArrange: (cards: Card[]) => void;
   onToggle: (index: number) => void;
   onSelect: (cards: Card[]) => void;
   send: (move: Move) => void;
@@ -868,11 +898,32 @@ function Hand(props: {
   const fresh = new Set(drawnIndices(props.hand, props.drawn));
   const selectedCards = props.selected.map((i) => props.hand[i]).filter((c): c is Card => c !== undefined);
   const indexed = props.hand.map((card, index) => ({ card, index }));
-  const sorted = sortHand(props.hand, props.order).map((card) => {
+  const shownOrder =
+    props.arrangement !== null ? arrange(props.hand, props.arrangement) : sortHand(props.hand, props.order);
+  const sorted = shownOrder.map((card) => {
     const at = indexed.findIndex((entry) => entry.card === card);
     const [entry] = indexed.splice(at, 1);
     return entry as { card: Card; index: number };
   });
+  /** Where a card was picked up to be dragged (its place in the shown order). */
+  const dragFrom = useRef<number | null>(null);
+  /** The place to focus once the hand shows a card moved by the keyboard. */
+  const focusAt = useRef<number | null>(null);
+  const row = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (focusAt.current === null) return;
+    row.current?.querySelectorAll<HTMLButtonElement>("button.card")[focusAt.current]?.focus();
+    focusAt.current = null;
+  });
+  const move = (from: number, to: number): void => {
+    if (from === to || to < 0 || to >= shownOrder.length) return;
+    props.onArrange(moveCard(shownOrder, from, to));
+  };
+  const onlySelected = props.selected.length === 1 ? sorted.findIndex((e) => e.index === props.selected[0]) : -1;
+  const placeOf = (event: Event): number | null => {
+    const card = (event.target as HTMLElement).closest<HTMLElement>("button.card");
+    return card?.dataset.pos !== undefined ? Number(card.dataset.pos) : null;
+  };
   return (
     <section class="panel hand" aria-label={t("your_hand")} aria-busy={busy}>
       <p class="status" aria-live="polite" data-turn={props.turn}>
@@ -880,18 +931,74 @@ function Hand(props: {
       </p>
       <div class="hand-tools">
         <span>{t("sort_by")}</span>
-        <button type="button" aria-pressed={props.order === "rank"} onClick={() => props.onOrder("rank")}>
+        <button
+          type="button"
+          aria-pressed={props.arrangement === null && props.order === "rank"}
+          onClick={() => props.onOrder("rank")}
+        >
           {t("sort_rank")}
         </button>
-        <button type="button" aria-pressed={props.order === "suit"} onClick={() => props.onOrder("suit")}>
+        <button
+          type="button"
+          aria-pressed={props.arrangement === null && props.order === "suit"}
+          onClick={() => props.onOrder("suit")}
+        >
           {t("sort_suit")}
         </button>
+        <button
+          type="button"
+          data-action="move-left"
+          disabled={onlySelected <= 0}
+          onClick={() => move(onlySelected, onlySelected - 1)}
+        >
+          {t("move_left")}
+        </button>
+        <button
+          type="button"
+          data-action="move-right"
+          disabled={onlySelected < 0 || onlySelected >= sorted.length - 1}
+          onClick={() => move(onlySelected, onlySelected + 1)}
+        >
+          {t("move_right")}
+        </button>
+        <span class="muted hint" id="arrange-hint">
+          {t("arrange_hint")}
+        </span>
       </div>
-      <div class="cards hand-cards" role="group" aria-label={t("cards_in_your_hand")} onKeyDown={moveFocus}>
-        {sorted.map(({ card, index }) => (
+      <div
+        class="cards hand-cards"
+        role="group"
+        aria-label={t("cards_in_your_hand")}
+        aria-describedby="arrange-hint"
+        ref={row}
+        onKeyDown={(event) => {
+          const step = event.key === "ArrowRight" ? 1 : event.key === "ArrowLeft" ? -1 : 0;
+          const at = placeOf(event);
+          if (event.shiftKey && step !== 0 && at !== null) {
+            event.preventDefault();
+            focusAt.current = Math.max(0, Math.min(sorted.length - 1, at + step));
+            move(at, at + step);
+          } else {
+            moveFocus(event);
+          }
+        }}
+        onDragStart={(event) => {
+          dragFrom.current = placeOf(event);
+          event.dataTransfer?.setData("text/plain", String(dragFrom.current ?? ""));
+        }}
+        onDragOver={(event) => event.preventDefault()}
+        onDrop={(event) => {
+          event.preventDefault();
+          const to = placeOf(event);
+          if (dragFrom.current !== null && to !== null) move(dragFrom.current, to);
+          dragFrom.current = null;
+        }}
+      >
+        {sorted.map(({ card, index }, place) => (
           <CardButton
             key={index}
             card={card}
+            place={place}
             selected={props.selected.includes(index)}
             drawn={fresh.has(index)}
             onClick={() => props.onToggle(index)}
