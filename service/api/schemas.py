@@ -218,13 +218,11 @@ class JoinSchema(ma.Schema):
 # --- views ------------------------------------------------------------------
 
 
-class MeldSchema(_Response):
-    """A meld on the table."""
+class MeldLayoutSchema(_Response):
+    """A meld as the table shows it: its kind, its cards in table order, its jokers."""
 
-    id = fields.Integer(required=True)
     type = fields.String(required=True, metadata={"enum": ["set", "run"]})
     cards = fields.List(fields.String(), required=True)
-    owner = fields.Integer(allow_none=True)
     jokers = fields.Dict(
         keys=fields.String(),
         values=fields.String(),
@@ -235,6 +233,13 @@ class MeldSchema(_Response):
             "example": {"1": "H8"},
         },
     )
+
+
+class MeldSchema(MeldLayoutSchema):
+    """A meld on the table."""
+
+    id = fields.Integer(required=True)
+    owner = fields.Integer(allow_none=True)
 
 
 class RoundSchema(_Response):
@@ -431,6 +436,16 @@ class LegalMovesSchema(_Response):
     version = fields.Integer(required=True)
     # Items: the `Move` component (see spec_overrides).
     moves = fields.List(fields.Dict(), required=True)
+    laid_out = fields.Dict(
+        keys=fields.String(),
+        values=fields.Nested(MeldLayoutSchema),
+        metadata={
+            "description": "Only when a listed meld holds a joker: for each such meld, by "
+            "its index in `moves` (as a string), the meld as the table would show it once "
+            "made, so a client can say what each joker would stand for",
+            "example": {"0": {"type": "run", "cards": ["H5", "JK", "H7"], "jokers": {"1": "H6"}}},
+        },
+    )
     unavailable = fields.Dict(
         keys=fields.String(metadata={"enum": list(MOVE_TYPES)}),
         values=fields.Nested(UnavailableSchema),

@@ -8,6 +8,7 @@ from service.games.lru import Lru
 from service.games.values import LoadedGame
 from service.rules import engine
 from service.rules.state import GameState, decode_state, encode_state
+from service.rules.views import joker_layouts
 
 
 class DecodedStates:
@@ -83,13 +84,15 @@ class LegalMovesCache:
             return found
         moves = [] if seat is None else engine.legal_moves(game.state, seat)
         why = {} if seat is None else engine.unavailable(game.state, seat, moves)
-        body = orjson.dumps(
-            {
-                "version": game.version,
-                "moves": [m.to_json() for m in moves],
-                "unavailable": {kind: reason.to_json() for kind, reason in why.items()},
-            }
-        )
+        answer = {
+            "version": game.version,
+            "moves": [m.to_json() for m in moves],
+            "unavailable": {kind: reason.to_json() for kind, reason in why.items()},
+        }
+        layouts = joker_layouts(game.state.options, moves)
+        if layouts:
+            answer["laid_out"] = layouts
+        body = orjson.dumps(answer)
         self.computed += 1
         self._answers.put(key, body)
         return body

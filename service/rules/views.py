@@ -12,6 +12,7 @@ shows each viewer only their own dealt hand.
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -20,25 +21,40 @@ import orjson
 from service.rules import fairness
 from service.rules.cards import JOKER
 from service.rules.identity import by_identity
+from service.rules.melds import MeldShape, make_meld
+from service.rules.moves import Meld, Move
 from service.rules.options import Options
 from service.rules.seatviews import SEAT_VIEWS, seat_entry
 from service.rules.state import GameState, RoundRecord, Seat, TableMeld
 
 
-@by_identity(8192)
-def meld_json(m: TableMeld) -> dict[str, Any]:
-    """A table meld as docs/api.md shows it (``jokers``: each joker's position → its card).
-
-    Kept per meld object (shared: read it, do not change it)."""
-    out: dict[str, Any] = {
-        "id": m.id,
-        "type": m.shape.kind,
-        "cards": list(m.shape.cards),
-        "owner": m.owner,
-    }
-    jokers = {str(i): m.shape.stands_for[i] for i, c in enumerate(m.shape.cards) if c == JOKER}
+def shape_json(shape: MeldShape) -> dict[str, Any]:
+    """A meld's layout as the table shows it: ``type``, ``cards`` in table order, and
+    ``jokers`` (each joker's position → the card it stands for) when it holds any."""
+    out: dict[str, Any] = {"type": shape.kind, "cards": list(shape.cards)}
+    jokers = {str(i): shape.stands_for[i] for i, c in enumerate(shape.cards) if c == JOKER}
     if jokers:
         out["jokers"] = jokers
+    return out
+
+
+@by_identity(8192)
+def meld_json(m: TableMeld) -> dict[str, Any]:
+    """A table meld as docs/api.md shows it: its id and owner, then its layout.
+
+    Kept per meld object (shared: read it, do not change it)."""
+    return {"id": m.id, "owner": m.owner, **shape_json(m.shape)}
+
+
+def joker_layouts(options: Options, moves: Sequence[Move]) -> dict[str, dict[str, Any]]:
+    """For each meld of ``moves`` that holds a joker, by its index in ``moves``: the meld
+    as the table would show it once made (what each joker would stand for)."""
+    out: dict[str, dict[str, Any]] = {}
+    for index, move in enumerate(moves):
+        if isinstance(move, Meld) and JOKER in move.cards:
+            shape = make_meld(move.cards, options.ace, options.joker_limit)
+            if shape is not None:
+                out[str(index)] = shape_json(shape)
     return out
 
 

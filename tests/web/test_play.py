@@ -1060,7 +1060,8 @@ def test_many_melds_show_the_largest_first_the_rest_folded_and_the_selection_lea
     browser: Browser, page_log: PageLog, play_server: GunicornServer
 ) -> None:
     """A 14-card `romme` hand with two jokers can make dozens of melds: six show, the largest
-    first, the rest under "+N more"; a selected card brings the melds holding it first."""
+    first, the rest under "+N more", each joker with the card it stands for; a selected
+    card brings the melds holding it first."""
     from tests.api.test_rulings_over_http import deck_of
 
     ann = ["JK", "JK", "H5", "H6", "H7", "H8", "S9", "D9", "C9", "S3", "D3", "C3", "DK"]
@@ -1092,6 +1093,10 @@ def test_many_melds_show_the_largest_first_the_rest_folded_and_the_selection_lea
     expect(more.locator("summary")).to_have_text(re.compile(r"^\+\d+ more$"))
     more.locator("summary").click()
     expect(box.locator(".meld-suggestion")).to_have_count(len(set(map(tuple, melds))))
+    # Each joker is shown with the card it stands for, as the service will lay it out.
+    with_joker = box.locator(".meld-suggestion", has_text="Joker(")
+    expect(with_joker.first).to_have_text(re.compile(r"(^| )Joker\((10|[2-9AJQK])[♣♦♥♠]\)( |$)"))
+    expect(with_joker.first).to_have_attribute("aria-label", re.compile("joker standing for"))
     page.locator('.hand-cards .card[data-card="S9"]').click()
     expect(shown.first).to_contain_text("9♠")
     assert_clean(page_log)

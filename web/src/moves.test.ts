@@ -17,10 +17,18 @@ describe("offer: buttons enabled from legal moves only", () => {
   it("enables the meld of exactly the selected cards, in the service's order", () => {
     expect(offer(legal, ["H7", "H5", "JK"]).meld).toEqual({ type: "meld", cards: ["H5", "JK", "H7"] });
     expect(offer(legal, ["H7", "H5"]).meld).toBeNull();
-    expect(offer(legal, []).melds).toEqual([
+    expect(offer(legal, []).melds.map((m) => m.cards)).toEqual([
       ["H5", "JK", "H7"],
       ["S9", "D9", "C9"],
     ]);
+  });
+
+  it("carries what a meld's joker would stand for, from the listing's layouts", () => {
+    const index = legal.findIndex((m) => m.type === "meld");
+    const layout = { type: "run" as const, cards: ["H5", "JK", "H7"], jokers: { "1": "H6" } };
+    const melds = offer(legal, [], { [String(index)]: layout }).melds;
+    expect(melds[0]?.layout).toEqual(layout);
+    expect(melds[1]?.layout).toBeNull();
   });
 
   it("offers lay-offs per meld and discards for one selected card", () => {

@@ -3,7 +3,7 @@
  * is enabled when the list holds the move it would send.
  */
 
-import type { LegalMove, Move } from "./api/client";
+import type { LegalMove, MeldLayout, Move } from "./api/client";
 import { type Card, sameCards } from "./cards";
 
 /** The legal move as a move body (every legal move is one). */
@@ -50,8 +50,9 @@ export interface Offer {
   reengage: Move | null;
   /** ...or stay out. */
   declineReengage: Move | null;
-  /** Every meld the hand could make now (suggestions to select). */
-  melds: Card[][];
+  /** Every meld the hand could make now (suggestions to select), with how the table
+   * would lay it out when it holds a joker (what the joker stands for). */
+  melds: { cards: Card[]; layout: MeldLayout | null }[];
   /** Every lay-off the hand could make now (suggestions to select). */
   layoffOptions: { meld: number; cards: Card[] }[];
   /** Every joker swap the hand could make now (suggestions to select). */
@@ -60,7 +61,13 @@ export interface Offer {
   discardable: Set<Card>;
 }
 
-export function offer(legalMoves: readonly LegalMove[], selected: readonly Card[]): Offer {
+/** The buttons' moves from the legal moves; `laidOut`: the listing's layouts of the melds
+ * holding a joker, by index in `legalMoves`. */
+export function offer(
+  legalMoves: readonly LegalMove[],
+  selected: readonly Card[],
+  laidOut: Readonly<Record<string, MeldLayout>> = {},
+): Offer {
   const result: Offer = {
     drawStock: null,
     drawDiscard: null,
@@ -75,7 +82,7 @@ export function offer(legalMoves: readonly LegalMove[], selected: readonly Card[
     swapOptions: [],
     discardable: new Set(),
   };
-  for (const legal of legalMoves) {
+  for (const [index, legal] of legalMoves.entries()) {
     const move = toMove(legal);
     if (move === null) continue;
     switch (move.type) {
@@ -84,7 +91,7 @@ export function offer(legalMoves: readonly LegalMove[], selected: readonly Card[
         else result.drawDiscard = move;
         break;
       case "meld":
-        result.melds.push(move.cards);
+        result.melds.push({ cards: move.cards, layout: laidOut[String(index)] ?? null });
         if (result.meld === null && sameCards(move.cards, selected)) result.meld = move;
         break;
       case "layoff":

@@ -8,6 +8,7 @@ import {
   type GameView,
   type LegalMove,
   type Meld,
+  type MeldLayout,
   type Move,
   type SeatSpec,
   api,
@@ -20,13 +21,22 @@ import {
   arrange,
   cardLabel,
   cardText,
+  cardsText,
   moveCard,
   shownThenSaid,
   sortHand,
 } from "./cards";
 import { Alert, CardBack, CardButton, RuleTags } from "./components";
 import { contract } from "./contract";
-import { type EventLike, botName, describeEvent, formatNumber, presetName, quantity } from "./events";
+import {
+  type EventLike,
+  botName,
+  describeEvent,
+  formatNumber,
+  meldText,
+  presetName,
+  quantity,
+} from "./events";
 import { joinNames, language, t, tn } from "./i18n";
 import { type ActionReasons, type Reasons, actionReasons, refusalText, turnText } from "./reasons";
 import { follow, sseEvents } from "./live";
@@ -101,6 +111,7 @@ export function GamePage(props: { gameId: string }) {
   const [view, setView] = useState<GameView | null>(null);
   const [legal, setLegal] = useState<LegalMove[]>([]);
   const [reasons, setReasons] = useState<Reasons>({});
+  const [laidOut, setLaidOut] = useState<Record<string, MeldLayout>>({});
   const [missing, setMissing] = useState<string | null>(null);
   const [log, setLog] = useState<GameEvent[]>([]);
   const [refusal, setRefusal] = useState<string | null>(null);
@@ -161,6 +172,7 @@ export function GamePage(props: { gameId: string }) {
       setView(fresh);
       setLegal(moves?.moves ?? []);
       setReasons((moves?.unavailable ?? {}) as Reasons);
+      setLaidOut(moves?.laid_out ?? {});
       return fresh;
     }
     return latest.current;
@@ -238,7 +250,10 @@ export function GamePage(props: { gameId: string }) {
   useEffect(() => setSelected([]), [handKey]);
 
   const selectedCards = selected.map((i) => hand[i]).filter((c): c is Card => c !== undefined);
-  const offers = useMemo(() => offer(legal, selectedCards), [legal, selectedCards.join(",")]);
+  const offers = useMemo(
+    () => offer(legal, selectedCards, laidOut),
+    [legal, laidOut, selectedCards.join(",")],
+  );
   const why = actionReasons(
     reasons,
     offers,
@@ -438,6 +453,16 @@ export function GamePage(props: { gameId: string }) {
       </section>
     </main>
   );
+}
+
+/** A meld's cards in words, each joker with the card it stands for. */
+function meldWords(cards: readonly Card[], jokers: Readonly<Record<string, string>> = {}): string {
+  return cards
+    .map((card, i) => {
+      const standsFor = jokers[String(i)];
+      return standsFor !== undefined ? t("joker_for", { card: cardLabel(standsFor) }) : cardLabel(card);
+    })
+    .join(t("list_sep"));
 }
 
 /** How many suggestions of a kind show before the rest are folded away. */
@@ -1088,20 +1113,20 @@ function Hand(props: {
       <Suggestions
         title={t("melds_you_can_make")}
         options={offers.melds}
-        cardsOf={(cards) => cards}
+        cardsOf={(meld) => meld.cards}
         selected={selectedCards}
-        render={(cards) => (
+        render={({ cards, layout }) => (
           <button
             type="button"
             class="suggestion meld-suggestion"
             key={cards.join(",")}
             aria-label={shownThenSaid(
-              cards.map(cardText).join(" "),
-              t("select_cards", { cards: cards.map(cardLabel).join(t("list_sep")) }),
+              layout !== null ? meldText(layout) : cardsText(cards),
+              t("select_cards", { cards: meldWords(layout?.cards ?? cards, layout?.jokers) }),
             )}
             onClick={() => props.onSelect(cards)}
           >
-            {cards.map(cardText).join(" ")}
+            {layout !== null ? meldText(layout) : cardsText(cards)}
           </button>
         )}
       />

@@ -11,6 +11,7 @@ export type LobbyGame = Schemas["LobbyGame"];
 export type SeatSpec = Schemas["SeatSpec"];
 export type CreateGame = Schemas["CreateGame"];
 export type Meld = Schemas["Meld"];
+export type MeldLayout = Schemas["MeldLayout"];
 export type ViewSeat = Schemas["ViewSeat"];
 export type FinishedRound = Schemas["FinishedRound"];
 export type GameEvent = Schemas["Event"];
