@@ -96,9 +96,13 @@ class Config:
     LONGPOLL_PER_ADDRESS: int = 20
     #: Bytes of idempotency records one game keeps (the oldest dropped past it).
     IDEMPOTENCY_BYTES: int = DEFAULT_IDEMPOTENCY_BYTES
-    #: How many of a game's latest events the store keeps (a client further
-    #: behind gets the ones left and reloads the view; see README.md).
+    #: How many of a game's events the store keeps, for the game's life (the
+    #: game's record, docs/records.md); past it the oldest are dropped (a client
+    #: further behind gets the ones left and reloads the view; see README.md).
     MAX_EVENTS: int = DEFAULT_MAX_EVENTS
+    #: How many of a followed game's latest events each worker process keeps in
+    #: memory for its event streams (`service.api.feeds`); at most ``MAX_EVENTS``.
+    FEED_EVENTS: int = 24
     #: Long-polls of one worker process that may each hold a Redis Pub/Sub
     #: connection; further ones read the event list every 0.5 s instead.
     LONGPOLL_SUBSCRIBERS: int = DEFAULT_MAX_SUBSCRIBERS
@@ -238,6 +242,8 @@ class Config:
             changes["IDEMPOTENCY_BYTES"] = max(1, int(env["IDEMPOTENCY_BYTES"]))
         if "MAX_EVENTS" in env:
             changes["MAX_EVENTS"] = max(1, int(env["MAX_EVENTS"]))
+        if "FEED_EVENTS" in env:
+            changes["FEED_EVENTS"] = max(1, int(env["FEED_EVENTS"]))
         if "LONGPOLL_SUBSCRIBERS" in env:
             changes["LONGPOLL_SUBSCRIBERS"] = max(1, int(env["LONGPOLL_SUBSCRIBERS"]))
         if "STREAM_MAX" in env:

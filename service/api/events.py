@@ -93,7 +93,7 @@ class Events(MethodView):
         A stock draw shows its card only to the drawer. Without a seat token, a
         game with `spectator_delay` N shows events once N more have followed
         them (docs/fairness.md). Only a game's latest
-        events are kept (`MAX_EVENTS`, 24 by default): when the first event
+        events are kept (`MAX_EVENTS`, 5000 by default): when the first event
         answered has a `seq` above `after + 1`, the events between are gone;
         reload the game's view, then follow the events from there. A client
         that hangs up while its long-poll waits frees its place at once; one
@@ -161,7 +161,9 @@ class StreamSlots:
 def init_streams(app: Flask) -> None:
     """Give the app its per-process stream slots and game feeds."""
     app.extensions[SLOTS_EXTENSION] = StreamSlots(int(app.config["STREAM_MAX"]))
-    app.extensions[FEEDS_EXTENSION] = Feeds(keep=int(app.config["MAX_EVENTS"]))
+    app.extensions[FEEDS_EXTENSION] = Feeds(
+        keep=min(int(app.config["FEED_EVENTS"]), int(app.config["MAX_EVENTS"]))
+    )
     init_long_polls(app)
 
 

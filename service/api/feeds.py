@@ -1,8 +1,8 @@
 """The events of each followed game, read once per process for all its streams.
 
 Every open `GET /games/{id}/stream` of a game in this process reads from one
-`Feed`: the feed holds the game's one `Watch`, keeps the latest `MAX_EVENTS`
-events (what the store keeps) and wakes the game's streams when they change.
+`Feed`: the feed holds the game's one `Watch`, keeps the latest `FEED_EVENTS`
+events (24 by default; the store keeps more) and wakes the game's streams when they change.
 A stream then takes the events after its own last one from the feed, each
 redacted and encoded once per viewer (a seat, or spectators) however many
 streams show it. Before this, each stream read the store on every wake-up and

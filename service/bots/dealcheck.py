@@ -5,7 +5,10 @@ Part of the bot kit; it needs only Python's standard library (and
 events the service still keeps, checks every revealed secret against its
 commitment, re-derives the deal and every stock refill of each round whose events
 are all kept and replays the round card by card (docs/fairness.md). Exit status:
-0 when everything matches, 1 on a mismatch, 2 when there is nothing to check.
+0 when everything matches, 1 on a mismatch, 2 when there is nothing to check, 3
+when a check it was asked for could not be made: a finished round (all of them,
+or those given with ``--round``) whose events are no longer kept, or a finished
+game whose commitment made at its creation (``game_created``) is gone.
 A seat token (to check that seat's dealt hands too) comes from ``RUMMY_TOKEN``
 or ``--token-file PATH``, never the command line (`service.bots.token_source`).
 """
@@ -25,7 +28,7 @@ from service.bots.token_source import add_token_options, token_from
 from service.rules import fairness
 
 #: Exit statuses of the command.
-OK, MISMATCH, NOTHING_TO_CHECK = 0, 1, 2
+OK, MISMATCH, NOTHING_TO_CHECK, INCOMPLETE = 0, 1, 2, 3
 
 _SUITS = ("C", "D", "H", "S")
 _RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
@@ -43,6 +46,8 @@ class Report:
 
     lines: list[str] = field(default_factory=list)
     mismatches: list[str] = field(default_factory=list)
+    #: Checks asked for that could not be made (the events they need are gone).
+    missing: list[str] = field(default_factory=list)
 
     def ok(self, text: str) -> None:
         """Record a check that passed."""
@@ -51,6 +56,11 @@ class Report:
     def note(self, text: str) -> None:
         """Record something that could not be checked."""
         self.lines.append(f"note      {text}")
+
+    def unchecked(self, text: str) -> None:
+        """Record a check that was asked for and could not be made."""
+        self.lines.append(f"UNCHECKED {text}")
+        self.missing.append(text)
 
     def expect(self, passed: bool, text: str) -> bool:
         """Record a check; a failed one is a mismatch."""
@@ -117,8 +127,13 @@ def _is_hex(text: object, size: int) -> bool:
     return True
 
 
-def verify_game(view: dict[str, Any], events: list[dict[str, Any]]) -> Report:
-    """Check a game from its view and the events kept (see the module docstring)."""
+def verify_game(
+    view: dict[str, Any],
+    events: list[dict[str, Any]],
+    asked: Sequence[int] | None = None,
+) -> Report:
+    """Check a game from its view and the events kept (see the module docstring);
+    `asked`: the rounds that must be replayed (`None`: every finished round)."""
     report = Report()
     if view.get("deal") != "random":
         report.note(f"the game is dealt {view.get('deal')!r}: it has no commitments")
@@ -155,12 +170,23 @@ def verify_game(view: dict[str, Any], events: list[dict[str, Any]]) -> Report:
             created.get("game_commitment") == view.get("game_commitment"),
             "game_created carries the view's game_commitment",
         )
+    elif game_secret is not None:
+        # Without the commitment made at the start, a game secret and commitments
+        # forged together after the end would agree with each other.
+        report.unchecked(
+            "game_created is no longer kept: the game_commitment made at the start is unknown"
+        )
     starts = {e["number"]: i for i, e in enumerate(events) if e.get("type") == "round_started"}
     ends = {e["number"]: i for i, e in enumerate(events) if e.get("type") == "round_ended"}
     replayed = 0
+    wanted = set(by_number) if asked is None else set(asked)
+    for number in sorted(wanted - set(by_number)):
+        report.unchecked(f"round {number}: it has not ended (no revealed secret to check)")
     for number, rec in sorted(by_number.items()):
+        if number not in wanted:
+            continue
         if number not in starts or number not in ends:
-            report.note(f"round {number}: its events are no longer kept; deal not replayed")
+            report.unchecked(f"round {number}: its events are no longer kept; deal not replayed")
             continue
         # Who must deal: round 1's dealer is drawn from its secret (unless the creator
         # gave one); later rounds pass the deal on from the previous round's dealer.
@@ -176,6 +202,17 @@ def verify_game(view: dict[str, Any], events: list[dict[str, Any]]) -> Report:
     if replayed == 0 and rounds:
         report.note("no round could be replayed: raise MAX_EVENTS to keep a whole game's events")
     return report
+
+
+def exit_status(report: Report) -> int:
+    """The command's exit status for `report` (see the module docstring)."""
+    if report.mismatches:
+        return MISMATCH
+    if report.missing:
+        return INCOMPLETE
+    if not any(line.startswith("ok") for line in report.lines):
+        return NOTHING_TO_CHECK
+    return OK
 
 
 def _replay_round(
@@ -340,6 +377,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     check.add_argument("game_url", help="the game's URL, e.g. http://127.0.0.1:8000/games/ID")
     add_token_options(check, "a seat token, whose dealt hands are checked too")
+    check.add_argument(
+        "--round",
+        type=int,
+        action="append",
+        dest="rounds",
+        metavar="N",
+        help="replay round N (repeatable; default: every finished round)",
+    )
     args = parser.parse_args(argv)
     token = token_from(args, check, required=False)
     try:
@@ -347,17 +392,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (OSError, ValueError, KeyError) as exc:
         print(f"cannot read the game: {exc}", file=sys.stderr)
         return NOTHING_TO_CHECK
-    report = verify_game(view, events)
+    report = verify_game(view, events, args.rounds)
     for line in report.lines:
         print(line)
-    if report.mismatches:
+    status = exit_status(report)
+    if status == MISMATCH:
         print(f"{len(report.mismatches)} mismatch(es)")
-        return MISMATCH
-    if not any(line.startswith("ok") for line in report.lines):
+    elif status == INCOMPLETE:
+        print(f"{len(report.missing)} check(s) could not be made: not verified")
+    elif status == NOTHING_TO_CHECK:
         print("nothing to check")
-        return NOTHING_TO_CHECK
-    print("every check passed")
-    return OK
+    else:
+        print("every check passed")
+    return status
 
 
 if __name__ == "__main__":

@@ -88,7 +88,7 @@ MAX_TURN_SECONDS = 3600
 MAX_TIMEOUTS_TO_AWAY = 10
 
 #: Largest ``spectator_delay`` (events): the store keeps each game's latest
-#: ``MAX_EVENTS`` events (24 by default), and a delayed spectator must still find
+#: ``MAX_EVENTS`` events (5000 by default), and a delayed spectator must still find
 #: the events it has yet to see.
 MAX_SPECTATOR_DELAY = 20
 

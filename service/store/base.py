@@ -90,10 +90,12 @@ DEFAULT_IDEMPOTENCY_TTL = 24 * 3600
 DEFAULT_IDEMPOTENCY_BYTES = 8192
 #: The counts of an owner's index (`GameStore.open_games`, a create's ``quota``).
 OWNER_COUNTS = ("open", "waiting", "bots")
-#: This many of a game's latest events are kept (older ones are dropped): sized
-#: so that a 4-player game in progress stays within about 3.5 KB in Redis
-#: (docs/performance.md). A client further behind reloads the view.
-DEFAULT_MAX_EVENTS = 24
+#: At most this many of a game's events are kept, for the game's life (older ones
+#: are dropped past it): a 4-player `standard` game makes about 850 events, so a
+#: whole game's record fits (docs/records.md) while a game that never ends
+#: (turn limits, rounds that block) cannot grow without limit. A client further
+#: behind than the kept events reloads the view.
+DEFAULT_MAX_EVENTS = 5000
 #: Longest long-poll wait a store accepts, in seconds (longer waits are cut).
 DEFAULT_MAX_WAIT = 30.0
 #: Long-polls of one process that may each hold a Redis Pub/Sub connection at

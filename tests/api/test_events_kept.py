@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 import pytest
+from flask import Flask
 
 from service.app import create_app, shutdown
 from service.config import TestConfig
@@ -39,3 +40,17 @@ def test_a_client_behind_the_kept_events_gets_those_left_and_a_gap(small_api: Ap
     assert body["events"][-1]["type"] == "drew" and body["events"][-1]["card"] == "S9"
     # A client within the kept events misses nothing.
     assert [e["seq"] for e in small_api.events(game, ann, after=last - 1).json["events"]] == [last]
+
+
+def test_a_worker_keeps_feed_events_of_a_followed_game_at_most_max_events(
+    make_app: Callable[..., Flask],
+) -> None:
+    from service.api.events import FEEDS_EXTENSION
+    from service.config import Config
+
+    assert Config.from_env({}).FEED_EVENTS == 24
+    assert Config.from_env({"FEED_EVENTS": "3"}).FEED_EVENTS == 3
+    assert Config.from_env({"FEED_EVENTS": "0"}).FEED_EVENTS == 1  # at least one
+    assert make_app(replace(TestConfig(), FEED_EVENTS=3)).extensions[FEEDS_EXTENSION].keep == 3
+    smaller = make_app(replace(TestConfig(), FEED_EVENTS=24, MAX_EVENTS=2))
+    assert smaller.extensions[FEEDS_EXTENSION].keep == 2
