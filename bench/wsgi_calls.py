@@ -5,6 +5,7 @@ Usage (from the project root; needs ``valgrind``, Debian ``apt-get install valgr
     valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=/tmp/view.cg \\
         .venv/bin/python -m bench.wsgi_calls --phase view --callgrind
     .venv/bin/python -m bench.wsgi_calls --phase moves       # CPU µs per request, no valgrind
+    .venv/bin/python -m bench.wsgi_calls --phase moves --profile /tmp/moves.prof  # cProfile
 
 Wall and CPU times on a shared machine swing by tens of percent from one minute to the
 next; valgrind's instruction count does not, so two versions of the code can be
@@ -96,6 +97,7 @@ def main() -> None:
     parser.add_argument("--callgrind", action="store_true", help="count with valgrind")
     parser.add_argument("--without", help="a speed module switched off (bench.without)")
     parser.add_argument("--json", action="store_true", help="print the CPU µs as JSON")
+    parser.add_argument("--profile", help="write cProfile's statistics of the phase to this file")
     parser.add_argument(
         "--batches",
         action="store_true",
@@ -179,7 +181,14 @@ def main() -> None:
         if args.callgrind:
             callgrind("on")
         started = time.process_time()
-        done = run(args.requests)
+        if args.profile:
+            import cProfile
+
+            profiler = cProfile.Profile()
+            done = profiler.runcall(run, args.requests)
+            profiler.dump_stats(args.profile)
+        else:
+            done = run(args.requests)
         cpu = time.process_time() - started
         if args.callgrind:
             callgrind("off")
