@@ -21,10 +21,10 @@ from service.api import (
     spec_overrides,
 )
 from service.api.access import STORE_EXTENSION
-from service.api.problems import register_fallback
 from service.api.smorest import Api
 from service.bots import expert
 from service.config import Config
+from service.http.problems import register_fallback
 from service.ops import init_app as init_observability
 from service.ops import ratelimit
 from service.ops.store_metrics import instrument

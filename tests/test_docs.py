@@ -10,7 +10,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from service.api.problems import API_PROBLEM_CODES
+from service.http.problems import API_PROBLEM_CODES
 from service.rules.events import EVENT_FIELDS, EVENTS
 from service.rules.moves import ERROR_CODES
 from service.rules.options import OPTION_NAMES, PRESETS

@@ -140,7 +140,7 @@ def test_public_names_and_the_services_own_private_names_pass(tmp_path: Path) ->
     path.write_text(
         "from flask import request\n"
         "from werkzeug.exceptions import NotFound\n"
-        "from service.api import current\n"
+        "from service.http import current\n"
         "def f(x):\n    return request.environ, x.__dict__, NotFound\n",
         encoding="utf-8",
     )

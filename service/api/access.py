@@ -16,10 +16,8 @@ from typing import Any
 from flask import Flask
 
 from service.api import auth
-from service.api.current import current_app_object
 from service.api.idempotency import key_reused
 from service.api.preconditions import check_if_match
-from service.api.problems import Problem
 from service.bots.allowance import BotAllowance
 from service.bots.play import Budget
 from service.config import store_settings
@@ -28,6 +26,8 @@ from service.games import transact as games
 from service.games.caches import STATES
 from service.games.errors import Busy, KeyReused, Stale
 from service.games.values import Change, Expected, Idempotent, LoadedGame, Outcome, Step
+from service.http.current import current_app_object
+from service.http.problems import Problem
 from service.ops.ratelimit import client_address, client_key
 from service.rules import views
 from service.rules.state import GameState

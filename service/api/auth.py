@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Any
 
-from flask import has_request_context
-
-from service.api.current import current_request
-from service.api.problems import Problem
+from service.http.current import current_request
+from service.http.problems import Problem
+from service.http.tokens import hash_token, token_digest
 from service.ops import request_log
 from service.store.tokens import url_safe_token
 
@@ -18,39 +16,6 @@ def new_token() -> tuple[str, str]:
     """A fresh seat token and the hash the game keeps of it."""
     token = url_safe_token(32)
     return token, hash_token(token)
-
-
-def hash_token(token: str) -> str:
-    """The sha256 hex digest kept in the engine's `Seat.token_hash`."""
-    return hashlib.sha256(token.encode("utf-8", "surrogateescape")).hexdigest()
-
-
-#: Where a request's WSGI environ keeps ``(token, hash_token(token))`` once taken.
-DIGEST_ENVIRON_KEY: Final = "rummy.token_sha256"
-
-
-def token_digest(token: str, env: dict[str, Any] | None = None) -> str:
-    """`hash_token(token)`, taken once per request.
-
-    Speed: the rate limiter's count and the seat lookup both hash the request's
-    token; the first keeps the digest in the request's environ (``env``, else
-    the current request's), beside the ``Authorization`` header that already
-    holds the token, and the second reads it back (`hash_token` is dear for
-    what it does, most of it OpenSSL's set-up of the hash: counted under
-    valgrind, docs/performance.md, "What a move costs", has the figures).
-    Outside a request the token is simply hashed.
-    """
-    if env is None:
-        if not has_request_context():
-            return hash_token(token)
-        env = current_request().environ
-    seen = env.get(DIGEST_ENVIRON_KEY)
-    if seen is not None and seen[0] == token:
-        digest: str = seen[1]
-        return digest
-    digest = hash_token(token)
-    env[DIGEST_ENVIRON_KEY] = (token, digest)
-    return digest
 
 
 def bearer_token(env: Mapping[str, Any] | None = None) -> str | None:

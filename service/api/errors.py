@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from flask import Flask, Response
+from collections.abc import Callable
+from typing import Any
 
-from service.api.problems import game_not_found, http_exception_response, problem_response
+from flask import Flask, Response
+from werkzeug.exceptions import HTTPException
+
+from service.http.problems import game_not_found, http_exception_response, problem_response
 from service.rules.cards import CardCodeError
 from service.rules.engine import FixedDealRefused
 from service.rules.moves import IllegalMove, MoveFormatError
@@ -57,13 +61,33 @@ def _too_deep(error: RecursionError) -> Response:
     return problem_response(400, "invalid_json", "The request body is nested too deeply.")
 
 
+#: The answer to each exception type the engine and the store raise.
+HANDLERS: dict[type[Exception], Callable[[Any], Response]] = {
+    IllegalMove: _illegal_move,
+    MoveFormatError: _move_format,
+    OptionsError: _options,
+    FixedDealRefused: _fixed_deal,
+    CardCodeError: _card_code,
+    GameNotFound: _game_not_found,
+    StoreUnavailable: _store_unavailable,
+    RecursionError: _too_deep,
+}
+
+
+def answer_for(error: Exception) -> Response | None:
+    """The problem answer the app gives for `error` (a problem or any
+    `HTTPException`, or a type of `HANDLERS` or a subclass of one); `None` for
+    an error the app answers as unexpected."""
+    if isinstance(error, HTTPException):
+        return http_exception_response(error)
+    for kind in type(error).__mro__:
+        handler = HANDLERS.get(kind)
+        if handler is not None:
+            return handler(error)
+    return None
+
+
 def register(app: Flask) -> None:
     """Install the handlers on the app."""
-    app.register_error_handler(IllegalMove, _illegal_move)
-    app.register_error_handler(MoveFormatError, _move_format)
-    app.register_error_handler(OptionsError, _options)
-    app.register_error_handler(FixedDealRefused, _fixed_deal)
-    app.register_error_handler(CardCodeError, _card_code)
-    app.register_error_handler(GameNotFound, _game_not_found)
-    app.register_error_handler(StoreUnavailable, _store_unavailable)
-    app.register_error_handler(RecursionError, _too_deep)
+    for kind, handler in HANDLERS.items():
+        app.register_error_handler(kind, handler)

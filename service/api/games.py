@@ -26,7 +26,6 @@ from service.api.paths import (
     check_game_ids,
 )
 from service.api.preconditions import conditional_get, etag
-from service.api.problems import Problem
 from service.api.schemas import (
     CreatedSchema,
     CreateGameSchema,
@@ -40,6 +39,7 @@ from service.api.smorest import SEAT_OPTIONAL, SEAT_REQUIRED, Blueprint, common_
 from service.games.caches import STATES
 from service.games.transact import lobby_summary, now_iso
 from service.games.values import Change, Delete, LoadedGame
+from service.http.problems import Problem
 from service.rules import engine
 from service.rules.options import resolve_options
 from service.rules.state import encode_state

@@ -15,7 +15,7 @@ from typing import Final
 from flask import Flask, Response
 from werkzeug.datastructures import Headers
 
-from service.api.current import environ as current_environ
+from service.http.current import environ as current_environ
 
 #: The ``Cache-Control`` of answers that may carry a token or a hand.
 SECRET_CACHE_CONTROL: Final = "private, no-store"

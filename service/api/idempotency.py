@@ -16,8 +16,8 @@ from typing import Any
 import orjson
 from flask import request
 
-from service.api.current import environ
-from service.api.problems import Problem
+from service.http.current import environ
+from service.http.problems import Problem
 
 MAX_KEY_LENGTH = 255
 

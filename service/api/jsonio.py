@@ -15,8 +15,8 @@ from flask import Flask, Response
 from flask.json.provider import JSONProvider
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from service.api.current import current_app_object, current_g, current_request
-from service.api.problems import Problem
+from service.http.current import current_app_object, current_g, current_request
+from service.http.problems import Problem
 
 #: The media type of the service's JSON bodies, asked and answered.
 JSON_MIMETYPE = "application/json"

@@ -27,7 +27,7 @@ from typing import Any
 
 from flask import Flask, current_app
 
-from service.api.problems import Problem
+from service.http.problems import Problem
 from service.ops.ratelimit import client_address, client_key
 from service.store.base import GameStore
 

@@ -16,9 +16,8 @@ import orjson
 from flask import Response
 from flask.views import MethodView
 
-from service.api import auth
+from service.api import auth, errors
 from service.api.access import game_view, load_game, seated, transact
-from service.api.current import current_request
 from service.api.idempotency import IDEMPOTENCY_KEY_PARAMETER, fingerprint, idempotency_key
 from service.api.jsonio import raw_json_response
 from service.api.paths import (
@@ -33,6 +32,8 @@ from service.api.smorest import SEAT_REQUIRED, Blueprint, SelfParsingSchema, com
 from service.games import clock
 from service.games.caches import LEGAL_MOVES
 from service.games.values import Change, Idempotent, LoadedGame
+from service.http.current import current_request
+from service.ops import metrics
 from service.rules import engine
 from service.rules.moves import Move, parse_request
 
@@ -114,6 +115,12 @@ class MoveBody:
     raw: Any
     moves: tuple[Move, ...]
 
+    @property
+    def move_type(self) -> str:
+        """The move's ``type``, ``"actions"`` for a batch (the log's and the metric's label)."""
+        kind = self.raw.get("type", "actions")
+        return kind if isinstance(kind, str) else "actions"
+
 
 class MoveRequestSchema(SelfParsingSchema):
     """The move body: one move, or ``{"actions": [...]}`` (`parse_request`).
@@ -160,7 +167,17 @@ class Moves(MethodView):
         seat's view with `Idempotency-Replayed: true`: the first answer while
         the game has not moved on since.
         """
-        return make_move(game_id, body)
+        # The move counts in `rummy_moves_total` by its answer, refusals
+        # included: the answer is made here rather than by the app's handlers.
+        try:
+            answer = make_move(game_id, body)
+        except Exception as error:
+            refusal = errors.answer_for(error)
+            if refusal is None:
+                raise
+            answer = refusal
+        metrics.record_move_answer(body.move_type, answer)
+        return answer
 
 
 def make_move(game_id: str, request: MoveBody) -> Response:
@@ -177,9 +194,8 @@ def make_move(game_id: str, request: MoveBody) -> Response:
     idempotent = Idempotent(key, fingerprint(body)) if key is not None else None
 
     def mover(game: LoadedGame) -> tuple[LoadedGame, int]:
-        # The move type is for the request log line and the moves metric, logged
-        # with the seat.
-        return seated(game, token, body.get("type", "actions"))
+        # The move type is for the request log line, logged with the seat.
+        return seated(game, token, request.move_type)
 
     def move(game: LoadedGame, seat: int | None) -> Change:
         assert seat is not None

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from flask import Blueprint
 
-from service.api.current import current_request
-from service.api.problems import game_not_found
+from service.http.current import current_request
+from service.http.problems import game_not_found
 from service.store.codec import GAME_ID_PATTERN, is_game_id
 
 #: OpenAPI description of the `game_id` path parameter.

@@ -18,9 +18,9 @@ from typing import Any
 
 from flask import Response
 
-from service.api.current import environ
-from service.api.problems import Problem
 from service.games.values import Expected
+from service.http.current import environ
+from service.http.problems import Problem
 
 _TAG = re.compile(r'^\s*(?:W/)?"(\d{1,18})(?:\.([0-9a-f]{1,32}))?"\s*$')
 

@@ -8,9 +8,9 @@ from flask import Response
 from flask.views import MethodView
 
 from service.api.jsonio import json_response
-from service.api.problems import Problem
 from service.api.schemas import PresetListSchema, PresetSchema
 from service.api.smorest import Blueprint, common_errors
+from service.http.problems import Problem
 from service.rules.options import PRESETS
 
 blp = Blueprint("presets", __name__, url_prefix="/presets", description="Rule presets")

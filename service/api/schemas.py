@@ -14,8 +14,8 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from service.api.names import PlayerName
-from service.api.problems import PROBLEM_CODES
 from service.bots.strategies import SEAT_STRATEGIES
+from service.http.problems import PROBLEM_CODES
 from service.rules.cards import CARD_PATTERN
 from service.rules.events import EVENTS
 from service.rules.fairness import CLIENT_SEED_PATTERN

@@ -15,8 +15,8 @@ from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException
 
 from service.api.jsonio import request_body
-from service.api.problems import PROBLEM_MIMETYPE, http_exception_response
 from service.api.schemas import ProblemSchema
+from service.http.problems import PROBLEM_MIMETYPE, http_exception_response
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 

@@ -5,11 +5,10 @@ The counters are process-wide. Under gunicorn with several workers the
 makes each worker write its values to a file and ``/metrics`` sums them all,
 so a scrape answered by any worker reports the whole server.
 
-Moves are counted from the answer to each request whose handler noted a
-move type for the request log (``request_log.annotate(move_type=...)``);
-store latency, compare-and-set conflicts and created and finished games are
-measured by wrapping the store once at start-up
-(:mod:`service.ops.store_metrics`). Each record is a dictionary
+Moves are counted by the move handler, from its answer
+(:func:`record_move_answer`); store latency, compare-and-set conflicts and
+created and finished games are measured by wrapping the store once at
+start-up (:mod:`service.ops.store_metrics`). Each record is a dictionary
 lookup and an increment: microseconds.
 """
 
@@ -31,7 +30,7 @@ from prometheus_client import (
     generate_latest,
 )
 
-from service.api.current import current_g, current_request
+from service.http.current import current_g, current_request
 from service.serving.hotmetrics import HotCounter, HotHistogram
 from service.serving.multiproc import ENV_VAR
 
@@ -180,7 +179,7 @@ def metrics_view() -> Response:
 
 
 # The hooks run on every request: they take `g` and the request once (no
-# context proxies, see `service.api.current`), and read `g`'s attributes from
+# context proxies, see `service.http.current`), and read `g`'s attributes from
 # its `__dict__`, which is all `g.get` does, without the call.
 
 
@@ -203,10 +202,6 @@ def _observe_request(response: Response) -> Response:
         if child is None:
             child = _request_children[key] = _REQUEST_DURATIONS.labels(method, route, str(key[2]))
         child.observe(time.perf_counter() - start)
-    # A move request is known by the move type its handler noted for the log.
-    fields = values.get("log_fields")
-    if fields is not None and "move_type" in fields:
-        record_move_answer(str(fields["move_type"]), response)
     return response
 
 

@@ -44,9 +44,9 @@ from flask import Flask, Request, Response
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from service.api.auth import token_digest
-from service.api.current import current_g, current_request
-from service.api.problems import Problem, http_exception_response, problem_response
+from service.http.current import current_g, current_request
+from service.http.problems import Problem, http_exception_response, problem_response
+from service.http.tokens import token_digest
 from service.ops import metrics
 from service.store.base import LoadCounters
 from service.store.redis import RedisStore

@@ -22,7 +22,7 @@ from typing import Any, Final
 import orjson
 from flask import Flask, Response, has_request_context
 
-from service.api.current import current_g, current_request
+from service.http.current import current_g, current_request
 from service.ops import linewriter
 
 #: The logger of the request lines; its records are complete JSON documents.
@@ -85,7 +85,7 @@ def timestamp() -> str:
 
 
 # The hooks run on every request: they take the request and `g` once (no
-# context proxies, see `service.api.current`) and read the header from the
+# context proxies, see `service.http.current`) and read the header from the
 # WSGI environ (`X-Request-ID` is `HTTP_X_REQUEST_ID` there).
 
 

@@ -76,8 +76,8 @@ from gunicorn.http.errors import InvalidHeader, UnsupportedTransferCoding
 from gunicorn.sock import ssl_context
 from gunicorn.workers.ggevent import GeventWorker
 
-from service.api.problems import HTTP_CODES, PROBLEM_MIMETYPE, problem_document
 from service.config import Config
+from service.http.problems import HTTP_CODES, PROBLEM_MIMETYPE, problem_document
 
 #: Workers a board has room for: the master hands each worker it starts the
 #: lowest slot no worker of its holds until that worker has exited.

@@ -13,7 +13,7 @@ same order, with the same hooks and signals:
   variable instead of through the `flask.request` and `flask.request_ctx`
   proxies (each read through a proxy fails the ordinary lookup first, for
   which Python formats an `AttributeError`: several times a plain read; see
-  `service.api.current`).
+  `service.http.current`).
 - Sessions: the service sets no ``SECRET_KEY``, so Flask opened no session
   and made a new `NullSession` for every request, and checked it after the
   answer. `NoSessions` hands every request of an app without a secret key one

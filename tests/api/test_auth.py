@@ -7,7 +7,8 @@ from types import SimpleNamespace
 import pytest
 
 from service.api import auth
-from service.api.problems import Problem
+from service.http import tokens
+from service.http.problems import Problem
 
 
 def seats(*hashes: str | None) -> list[SimpleNamespace]:
@@ -15,15 +16,15 @@ def seats(*hashes: str | None) -> list[SimpleNamespace]:
 
 
 def test_a_token_finds_its_own_seat_among_bots_and_others() -> None:
-    table = seats(None, auth.hash_token("a"), "", auth.hash_token("b"))
+    table = seats(None, tokens.hash_token("a"), "", tokens.hash_token("b"))
     assert auth.seat_of(table, "a") == 1
     assert auth.seat_of(table, "b") == 3  # the last seat is looked at too
 
 
-@pytest.mark.parametrize("token", ["c", "", auth.hash_token("a")])
+@pytest.mark.parametrize("token", ["c", "", tokens.hash_token("a")])
 def test_a_token_of_no_seat_is_refused_even_where_bots_have_no_hash(token: str) -> None:
     # The stored digest itself sent as a token is hashed again: no match.
-    table = seats(None, auth.hash_token("a"), "")
+    table = seats(None, tokens.hash_token("a"), "")
     with pytest.raises(Problem) as refused:
         auth.seat_of(table, token)
     assert refused.value.code == 401

@@ -308,7 +308,7 @@ def test_every_problem_code_the_code_answers_is_in_the_catalogue() -> None:
     `problem_response(...)`, and each HTTP error's code, is documented."""
     import re
 
-    from service.api.problems import HTTP_CODES, PROBLEM_CODES
+    from service.http.problems import HTTP_CODES, PROBLEM_CODES
 
     patterns = [
         re.compile(r"(?:Problem|problem_response)\(\s*\d+,\s*\"([a-z_]+)\""),

@@ -1,11 +1,11 @@
-"""`service.api.current`: the request's objects, Flask's own."""
+"""`service.http.current`: the request's objects, Flask's own."""
 
 from __future__ import annotations
 
 import pytest
 from flask import Flask, g
 
-from service.api import current
+from service.http import current
 
 
 def test_the_objects_are_the_requests(app: Flask) -> None:

@@ -257,15 +257,16 @@ def test_the_limiter_and_the_seat_lookup_hash_a_token_once(
     from types import SimpleNamespace
 
     from service.api import auth
+    from service.http import tokens
 
     hashed: list[str] = []
-    real_hash = auth.hash_token
+    real_hash = tokens.hash_token
 
     def hash_token(token: str) -> str:
         hashed.append(token)
         return real_hash(token)
 
-    monkeypatch.setattr(auth, "hash_token", hash_token)
+    monkeypatch.setattr(tokens, "hash_token", hash_token)
     app = make_app(RATELIMIT_PER_TOKEN="5/60")
     limiter = app.extensions["ratelimit"]
     seats = [SimpleNamespace(token_hash=real_hash(name)) for name in ("a", "b")]
