@@ -48,7 +48,6 @@ PLAN: list[tuple[str, str]] = [
     ("identity", "moves"),
     ("seatviews", "moves"),
     ("evolve", "moves"),
-    ("quickinit", "moves"),
     ("linewriter", "hello"),
     ("hotmetrics", "moves"),
     ("gc_tuning", "moves"),

@@ -112,12 +112,6 @@ def _evolve() -> None:
     service.rules.evolve.evolve = lambda obj, **changes: dataclasses.replace(obj, **changes)
 
 
-def _quickinit() -> None:
-    import service.store.quickinit
-
-    service.store.quickinit.quick_init = lambda cls: cls
-
-
 def _linewriter() -> None:
     import service.ops.linewriter
 
@@ -160,7 +154,6 @@ SWITCHES: dict[str, tuple[str, Callable[[], None]]] = {
     "identity": ("rules/identity.py", _identity),
     "seatviews": ("rules/seatviews.py", _seatviews),
     "evolve": ("rules/evolve.py", _evolve),
-    "quickinit": ("quickinit.py", _quickinit),
     "linewriter": ("ops/linewriter.py", _linewriter),
     "hotmetrics": ("serving/hotmetrics.py", _hotmetrics),
     "gc_tuning": ("serving/gc_tuning.py", _gc_tuning),

@@ -7,10 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from service.rules.state import GameState
-from service.store.quickinit import quick_init
 
 
-@quick_init
 @dataclass(frozen=True)
 class LoadedGame:
     """A game as loaded: its decoded state, version and last event sequence."""
@@ -37,7 +35,6 @@ class Expected:
         return self.version == version and (self.epoch is None or self.epoch == epoch)
 
 
-@quick_init
 @dataclass(frozen=True)
 class Change:
     """What a write step makes of a game: the state after it and its events (the
@@ -67,7 +64,6 @@ class Idempotent:
     fingerprint: str
 
 
-@quick_init
 @dataclass(frozen=True)
 class Outcome:
     """What `transact` did: the game after the write (as loaded when nothing was

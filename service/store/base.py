@@ -32,7 +32,6 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
 
-from service.store.quickinit import quick_init
 from service.store.watch import Deliver, Watch
 
 __all__ = [
@@ -248,7 +247,6 @@ class Created:
 LoadCounters: TypeAlias = Sequence[tuple[str, int]]
 
 
-@quick_init
 @dataclass(frozen=True)
 class Loaded:
     """A game as stored: state blob, version, seq of its last event (0: none), and
@@ -265,7 +263,6 @@ class Loaded:
     epoch: str = ""
 
 
-@quick_init
 @dataclass(frozen=True)
 class SaveResult:
     """The answer of `GameStore.save`.
