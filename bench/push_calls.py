@@ -121,7 +121,7 @@ def measure_read(args: argparse.Namespace) -> None:
     """Publish the saves' messages, then read them off a subscription (counting the last ones)."""
     import redis
 
-    from service.store.subscription import PatternSubscription
+    from service.serving.subscription import PatternSubscription
     from tests.support.redis_server import RedisServer
 
     messages = wakeups(args.seed, args.warm + args.saves)

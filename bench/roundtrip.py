@@ -4,7 +4,7 @@ or on two.
 Usage: .venv/bin/python -m bench.roundtrip [--count 20000] [--repeat 2]
 
 Starts a throwaway redis-server, stores a 585-byte state, and sends the store's
-load (`HMGET` of three fields, through `service.store.leancall`) `count` times
+load (`HMGET` of three fields, through `service.serving.leancall`) `count` times
 in a row, one at a time, from this process: first wherever the scheduler puts
 the two processes, then with both pinned to the first core, then pinned to
 different cores. Prints the CPU per round trip of this process and of
@@ -21,7 +21,7 @@ import time
 import psutil
 import redis
 
-from service.store.leancall import LeanConnections
+from service.serving.leancall import LeanConnections
 from tests.support.redis_server import RedisServer
 
 FIELDS = ("state", "version", "last_event")

@@ -132,7 +132,7 @@ def _gc_tuning() -> None:
 
 
 def _leancall() -> None:
-    from service.store import leancall
+    from service.serving import leancall
 
     leancall.LeanConnections = lambda client, pipelining: leancall.ClientCommands(client)
 
@@ -157,8 +157,8 @@ SWITCHES: dict[str, tuple[str, Callable[[], None]]] = {
     "linewriter": ("ops/linewriter.py", _linewriter),
     "hotmetrics": ("serving/hotmetrics.py", _hotmetrics),
     "gc_tuning": ("serving/gc_tuning.py", _gc_tuning),
-    "leancall": ("store/leancall.py (both arms unpipelined)", _leancall),
-    "pipelining": ("store/pipelining.py", _pipelining),
+    "leancall": ("serving/leancall.py (both arms unpipelined)", _leancall),
+    "pipelining": ("serving/pipelining.py", _pipelining),
 }
 
 

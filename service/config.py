@@ -123,7 +123,7 @@ class Config:
     #: handed to the event streams together (docs/security.md).
     WAKEUP_READ_INTERVAL: float = 0.05
     #: Whether a gevent worker's store commands share one pipelined Redis
-    #: connection, a loop turn's commands in one write (service/store/pipelining.py).
+    #: connection, a loop turn's commands in one write (service/serving/pipelining.py).
     STORE_PIPELINING: bool = True
     #: Redis connections a worker process may open for requests (its pool; the
     #: long-polls' Pub/Sub connections are `LONGPOLL_SUBSCRIBERS` more). Default:

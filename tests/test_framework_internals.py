@@ -19,10 +19,7 @@ SERVICE = ROOT / "service"
 SERVING = SERVICE / "serving"
 
 #: The libraries whose private parts count: the web framework, its server and
-#: worker, and the metrics client. (redis-py's are still read by the store's
-#: lean command path, `service.store.leancall`, `pipelining` and
-#: `subscription`: the store sits below the API, so those cannot move up into
-#: `service.serving` without a seam of their own; docs/performance.md.)
+#: worker, the metrics client and the Redis client.
 LIBRARIES = (
     "flask",
     "werkzeug",
@@ -33,6 +30,8 @@ LIBRARIES = (
     "gunicorn",
     "gevent",
     "prometheus_client",
+    "redis",
+    "hiredis",
 )
 
 

@@ -22,7 +22,7 @@ connections, all measured with the moves benchmark (docs/performance.md,
   milliseconds.
   A timer wakes the greenlet after the next poll, in turn with the replies.
 * **No admission limit.** Every request runs the app at once: a worker's store
-  commands are pipelined (service/store/pipelining.py), so the requests of a
+  commands are pipelined (service/serving/pipelining.py), so the requests of a
   worker advance together, one write and one read of Redis per turn of the loop.
 
 It also bounds how long a client may take to send a request, so that slow
@@ -294,7 +294,7 @@ class BalancedGeventWorker(GeventWorker):  # type: ignore[misc]  # gunicorn is u
         Speed: each `gevent.Greenlet` records the stack that spawned it, line
         numbers and all, for debugging tools only; the store's pipelined
         connection spawns a writer and a reader greenlet per turn of the loop
-        from a request's deep stack (service/store/pipelining.py), and such a
+        from a request's deep stack (service/serving/pipelining.py), and such a
         spawn takes about half as much again with the tracking as without
         (valgrind callgrind; docs/performance.md, "Worker set-up", has the
         figures).

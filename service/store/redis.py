@@ -95,7 +95,8 @@ from redis.commands.core import Script
 from redis.retry import Retry
 from redis.typing import EncodableT
 
-from service.store import leancall
+from service.serving import leancall
+from service.serving.subscription import PatternSubscription, readable_leanly
 from service.store.base import (
     CLAIM_WINDOW,
     DEFAULT_FINISHED_TTL,
@@ -137,7 +138,6 @@ from service.store.codec import (
     now_ms,
 )
 from service.store.errors import GameNotFound, NotReplicated, QuotaExceeded, StoreUnavailable
-from service.store.subscription import PatternSubscription, readable_leanly
 from service.store.watch import Deliver, RedisHub, Watch
 
 __all__ = [
@@ -758,7 +758,7 @@ class RedisStore:
         self.max_events = max_events
         self.max_wait = max_wait
         #: Whether, in a gevent worker, the hot path's commands share one
-        #: pipelined connection (service/store/pipelining.py).
+        #: pipelined connection (service/serving/pipelining.py).
         self.pipelining = pipelining
         #: Shortest time in seconds between two reads of the wake-up
         #: subscription (`PatternSubscription`; a cluster's is read at once).
@@ -1416,7 +1416,7 @@ class RedisStore:
 
     def _subscribe_wakeups(self) -> Any:
         """A Pub/Sub connection subscribed to every game's wake-up channel (read
-        leanly where it can be: service/store/subscription.py)."""
+        leanly where it can be: service/serving/subscription.py)."""
         client = self.poll_client
         if readable_leanly(client):
             return PatternSubscription(

@@ -1,4 +1,4 @@
-"""The pipelined connection of a gevent worker (service/store/pipelining.py).
+"""The pipelined connection of a gevent worker (service/serving/pipelining.py).
 
 The scenarios run one after the other in one fresh interpreter with gevent's
 sockets, as in a gunicorn gevent worker (`tests.support.under_gevent`), against
@@ -17,7 +17,7 @@ import gevent
 import pytest
 import redis
 
-from service.store.leancall import LeanConnections
+from service.serving.leancall import LeanConnections
 from service.store.redis import RedisStore
 from tests.support.redis_server import RedisServer
 from tests.support.under_gevent import Outcomes, run_under_gevent

@@ -402,7 +402,7 @@ def test_a_lobby_update_that_fails_once_is_retried_not_lost(
     assert game in [item["id"] for item in store.lobby(100)[0]]
 
 
-# -- the lean command path (service/store/leancall.py) -------------------------------
+# -- the lean command path (service/serving/leancall.py) -------------------------------
 
 
 @pytest.mark.parametrize("protocol", ["2", "3"])
@@ -448,7 +448,7 @@ def test_a_killed_connection_is_reopened_by_the_next_command(
 
 
 def test_an_error_reply_is_raised_not_returned(store: RedisStore, store_redis: RedisServer) -> None:
-    from service.store.leancall import LeanConnections
+    from service.serving.leancall import LeanConnections
 
     lean = LeanConnections(redis.Redis.from_url(store_redis.url))
     with pytest.raises(redis.exceptions.ResponseError):
@@ -462,7 +462,7 @@ def test_an_error_reply_is_raised_not_returned(store: RedisStore, store_redis: R
 def test_commands_go_out_as_redis_py_would_send_them(store_redis: RedisServer) -> None:
     from redis.connection import PythonRespSerializer
 
-    from service.store import leancall
+    from service.serving import leancall
 
     lean = leancall.LeanConnections(redis.Redis.from_url(store_redis.url))
     assert lean._send is leancall._send_and_read_hiredis  # hiredis is a dependency
@@ -502,7 +502,7 @@ def test_commands_go_out_as_redis_py_would_send_them(store_redis: RedisServer) -
 def test_a_connection_in_flight_during_close_is_closed_not_kept(
     store_redis: RedisServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from service.store import leancall
+    from service.serving import leancall
 
     lean = leancall.LeanConnections(redis.Redis.from_url(store_redis.url))
     in_flight: list[object] = []

@@ -1,4 +1,4 @@
-"""The wake-up subscription read straight off its socket (service/store/subscription.py),
+"""The wake-up subscription read straight off its socket (service/serving/subscription.py),
 on the session's throwaway redis-server."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-from service.store.subscription import PatternSubscription
+from service.serving.subscription import PatternSubscription
 
 
 @pytest.fixture

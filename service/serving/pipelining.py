@@ -16,7 +16,7 @@ own, and an error reply fails only its own command.
 A connection that fails (reset, closed, timed out) fails every command in
 flight on it, and the next write opens a new one. A command that failed with
 a connection error is sent again under the client's retry policy, as
-`service.store.leancall` does (the store's scripts are safe to repeat).
+`service.serving.leancall` does (the store's scripts are safe to repeat).
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ class _Link:
 
 class PipelinedConnection:
     """The store commands of one process's greenlets, pipelined on one connection
-    (a forked child makes its own: `service.store.leancall` does)."""
+    (a forked child makes its own: `service.serving.leancall` does)."""
 
     def __init__(self, connection_class: type, settings: dict[str, Any]) -> None:
         self._connection_class = connection_class

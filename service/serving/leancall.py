@@ -17,7 +17,7 @@ per-argument conversion pass (most of the packing's time for a save;
 docs/performance.md, "What a move costs", has the figures).
 
 In a gevent worker (sockets patched) the commands take one shared, pipelined
-connection instead (`service.store.pipelining`), unless built with
+connection instead (`service.serving.pipelining`), unless built with
 ``pipelining=False``.
 """
 
@@ -33,7 +33,7 @@ from redis.exceptions import NoScriptError, ResponseError
 from redis.typing import EncodableT
 from redis.utils import HIREDIS_AVAILABLE
 
-from service.store.pipelining import PipelinedConnection, gevent_is_patched
+from service.serving.pipelining import PipelinedConnection, gevent_is_patched
 
 #: This process's id, kept by a fork hook: `os.getpid` is a system call, and the
 #: fork check ran it on every command (two a move), which wall-clock time pays and
