@@ -60,9 +60,9 @@ def _flaskapp() -> None:
 
 
 def _doc_only() -> None:
-    import service.api.smorest
+    import service.serving.doconly
 
-    service.api.smorest._doc_only = lambda decorator: decorator
+    service.serving.doconly.doc_only = lambda decorator: decorator
 
 
 def _viewcache() -> None:
@@ -149,7 +149,7 @@ SWITCHES: dict[str, tuple[str, Callable[[], None]]] = {
     "leanresponse": ("serving/answers.py", _leanresponse),
     "routematch": ("serving/routematch.py", _routematch),
     "flaskapp": ("serving/flaskapp.py (overrides)", _flaskapp),
-    "doc_only": ("api/smorest.py _doc_only", _doc_only),
+    "doc_only": ("serving/doconly.py", _doc_only),
     "viewcache": ("api/viewcache.py", _viewcache),
     "identity": ("rules/identity.py", _identity),
     "seatviews": ("rules/seatviews.py", _seatviews),

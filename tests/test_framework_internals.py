@@ -126,6 +126,8 @@ def test_no_module_outside_serving_touches_the_libraries_private_parts() -> None
         "from werkzeug._internal import _missing\n",
         "def read(request):\n    return request._cached_data\n",
         "def respond(answer):\n    answer._status_code = 200\n",
+        "def document(view, wrapper):\n    view._apidoc = wrapper._apidoc\n",
+        "def socket_of(connection):\n    return connection._sock\n",
     ],
 )
 def test_a_planted_reference_is_caught(tmp_path: Path, planted: str) -> None:

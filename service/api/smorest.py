@@ -17,6 +17,7 @@ from werkzeug.exceptions import HTTPException
 from service.api.jsonio import request_body
 from service.api.schemas import ProblemSchema
 from service.http.problems import PROBLEM_MIMETYPE, http_exception_response
+from service.serving.doconly import doc_only
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -68,36 +69,17 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
 
     def alt_response(self, status_code: int, **kwargs: Any) -> Callable[[_F], _F]:
         """Document another answer."""
-        return _doc_only(super().alt_response(status_code, **kwargs))
+        return doc_only(super().alt_response(status_code, **kwargs))
 
     def doc(self, **kwargs: Any) -> Callable[[_F], _F]:
         """Add raw OpenAPI fields to an operation."""
-        return _doc_only(super().doc(**kwargs))
+        return doc_only(super().doc(**kwargs))
 
     def problem(self, status: int, description: str) -> Callable[[_F], _F]:
         """Document an error answer: `application/problem+json` with the problem schema."""
         return self.alt_response(
             status, schema=ProblemSchema, content_type=PROBLEM_MIMETYPE, description=description
         )
-
-
-def _doc_only(decorator: Callable[[_F], _F]) -> Callable[[_F], _F]:
-    """`decorator`'s documentation without its wrapper around the view.
-
-    flask-smorest's `alt_response` and `doc` wrap the view in a function that
-    only calls it, to hold a copy of its `_apidoc`; an operation with ten
-    documented answers ran ten such layers per request. The copy is kept on
-    the view itself instead (each view function belongs to one operation).
-    """
-
-    def apply(func: _F) -> _F:
-        wrapper = decorator(func)
-        if getattr(wrapper, "__wrapped__", None) is not func:
-            return wrapper
-        func._apidoc = wrapper._apidoc  # type: ignore[attr-defined]
-        return func
-
-    return apply
 
 
 #: `security` of an operation that needs a seat token (`Authorization: Bearer <token>`).

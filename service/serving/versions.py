@@ -21,7 +21,7 @@ CHECKED: Final[dict[str, tuple[tuple[str, ...], str]]] = {
     ),
     "flask-smorest": (
         ("0.47",),
-        "`_apidoc`, the documentation its decorators keep on a view (api/smorest.py `_doc_only`)",
+        "`_apidoc`, the documentation its decorators keep on a view (doconly.py)",
     ),
     "gunicorn": (("27.0",), "GeventWorker.run and its connection handling (balanced_worker.py)"),
     "prometheus-client": (("0.26",), "MmapedDict's file layout (hotmetrics.py)"),
