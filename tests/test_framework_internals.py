@@ -105,6 +105,15 @@ def violations(path: Path) -> list[str]:
                     found.append(f"{node.lineno}: import {alias.name}")
         elif isinstance(node, ast.Attribute) and node.attr in private:
             found.append(f"{node.lineno}: .{node.attr}")
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in {"getattr", "hasattr", "setattr", "delattr"}
+            and len(node.args) >= 2
+            and isinstance(node.args[1], ast.Constant)
+            and node.args[1].value in private
+        ):
+            found.append(f"{node.lineno}: {node.func.id}(…, {node.args[1].value!r})")
     return found
 
 
@@ -128,6 +137,7 @@ def test_no_module_outside_serving_touches_the_libraries_private_parts() -> None
         "def respond(answer):\n    answer._status_code = 200\n",
         "def document(view, wrapper):\n    view._apidoc = wrapper._apidoc\n",
         "def socket_of(connection):\n    return connection._sock\n",
+        "def plain(sock):\n    return getattr(sock, '_sock', sock)\n",
     ],
 )
 def test_a_planted_reference_is_caught(tmp_path: Path, planted: str) -> None:

@@ -25,11 +25,12 @@ from service.api.feeds import HEARTBEAT, RETRY, Feed, Feeds, Following
 from service.api.jsonio import json_response
 from service.api.longpoll import init_long_polls, wait_for_events, waiting_place
 from service.api.paths import GAME_ID_PARAMETER, check_game_ids
-from service.api.pushing import PushedStream, pushable_socket
+from service.api.pushing import PushedStream
 from service.api.schemas import EventsQuerySchema, EventsSchema, StreamQuerySchema
 from service.api.smorest import SEAT_OPTIONAL, Blueprint, common_errors
 from service.http.problems import Problem
 from service.rules import views
+from service.serving.sockets import pushable_socket
 
 blp = Blueprint("events", __name__, url_prefix="/games", description="Events")
 check_game_ids(blp)

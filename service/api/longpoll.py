@@ -17,8 +17,6 @@ a worker, and other requests (``/healthz`` included) are still served.
 
 from __future__ import annotations
 
-import _socket
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -29,6 +27,7 @@ from flask import Flask, current_app
 
 from service.http.problems import Problem
 from service.ops.ratelimit import client_address, client_key
+from service.serving.sockets import client_gone
 from service.store.base import GameStore
 
 __all__ = [
@@ -36,7 +35,6 @@ __all__ = [
     "LONGPOLL_RETRY_AFTER",
     "WAIT_SLOTS_EXTENSION",
     "WaitSlots",
-    "client_gone",
     "init_long_polls",
     "wait_for_events",
     "waiting_place",
@@ -124,27 +122,6 @@ def waiting_place() -> Iterator[None]:
         yield
     finally:
         slots.give_back(client)
-
-
-def client_gone(environ: dict[str, Any]) -> bool:
-    """Whether the client of a request served by gunicorn closed its connection
-    (a peek at the socket that never waits: an orderly close or a reset reads
-    as gone, data or nothing yet as still there). ``False`` where it cannot be
-    told (no plain socket, as under the test client or TLS)."""
-    sock = environ.get("gunicorn.socket")
-    if sock is None or hasattr(sock, "getpeercert"):  # none, or TLS (its records)
-        return False
-    # gevent's socket wraps a plain one (of a subclass of `_socket.socket`; the
-    # name `socket.socket` is gevent's own class once patched).
-    raw = getattr(sock, "_sock", sock)
-    if not isinstance(raw, _socket.socket):
-        return False
-    try:
-        return raw.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
-    except (BlockingIOError, InterruptedError):
-        return False
-    except OSError:
-        return True  # reset, or closed under us
 
 
 def wait_for_events(

@@ -38,30 +38,14 @@ plain (not TLS) gevent socket is pushed; anything else takes `_follow`.
 
 from __future__ import annotations
 
-import _socket
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from service.api.feeds import HEARTBEAT, RETRY, Feed, Following
+from service.serving.sockets import nonblocking_send
 
-__all__ = ["PushedStream", "nonblocking_send", "pushable_socket"]
-
-
-def pushable_socket(environ: dict[str, Any]) -> Any | None:
-    """The client's socket, when the stream may be written to it directly: a GET
-    over HTTP/1.1 served by gunicorn's gevent worker on a plain socket."""
-    sock = environ.get("gunicorn.socket")
-    if sock is None or environ.get("REQUEST_METHOD") != "GET":
-        return None
-    if environ.get("SERVER_PROTOCOL") != "HTTP/1.1":
-        return None  # HTTP/1.0: gunicorn sends the body unframed
-    try:
-        from gevent import socket as gevent_socket
-    except ImportError:  # pragma: no cover - gevent is a dependency
-        return None
-    # Exactly gevent's plain socket: not TLS (whose partial writes differ), not a sync worker's.
-    return sock if type(sock) is gevent_socket.socket else None
+__all__ = ["PushedStream"]
 
 
 def _chunk(data: bytes) -> bytes:
@@ -69,27 +53,25 @@ def _chunk(data: bytes) -> bytes:
     return b"%X\r\n%s\r\n" % (len(data), data)
 
 
-def nonblocking_send(sock: Any) -> Callable[[bytes], int]:
-    """A ``send`` on `sock` that never waits: returns the bytes sent (maybe fewer
-    than given) or raises ``BlockingIOError`` when the socket has no room.
-
-    For gevent's socket, the plain socket it wraps (gevent keeps that one
-    non-blocking): gevent's own ``send`` is one more Python call per stream and
-    save around the same system call (`bench.push_calls`, docs/performance.md,
-    "Open event streams"). Once gevent's socket is closed, the plain one is too,
-    and a send fails (``EBADF``) instead of reaching another connection."""
-    raw = getattr(sock, "_sock", None)
-    if isinstance(raw, _socket.socket) and raw.gettimeout() == 0.0:
-        return raw.send
-    return lambda data: int(sock.send(data, 0, 0.0))  # gevent's: timeout 0, never waits
-
-
 class PushedStream:
     """One stream whose events the feed's readers write to `sock` (see the module docstring)."""
 
     __slots__ = (
-        "_after", "_busy", "_clock", "_delay", "_error", "_feed", "_heartbeat",
-        "_lifetime", "_push_interval", "_rest", "_seat", "_send", "_sent_at", "_sock", "_view",
+        "_after",
+        "_busy",
+        "_clock",
+        "_connection",
+        "_delay",
+        "_error",
+        "_feed",
+        "_heartbeat",
+        "_lifetime",
+        "_push_interval",
+        "_rest",
+        "_seat",
+        "_send",
+        "_sent_at",
+        "_view",
         "_wake",
     )  # fmt: skip
 
@@ -102,7 +84,7 @@ class PushedStream:
     ) -> None:
         """`send`: a non-blocking send on `sock` (`nonblocking_send`'s by default)."""
         self._feed = feed
-        self._sock = sock
+        self._connection = sock
         self._send = nonblocking_send(sock) if send is None else send
         self._seat = following.seat
         #: The `seq` of the last event sent (it moves on as events are sent).
@@ -177,7 +159,7 @@ class PushedStream:
             while True:
                 if self._rest:
                     rest, self._rest = self._rest, b""
-                    self._sock.sendall(rest)
+                    self._connection.sendall(rest)
                     self._sent_at = self._clock()
                 messages, self._after = self._feed.since(self._after, self._seat, self._delay)
                 if not messages:

@@ -25,6 +25,7 @@ CHECKED: Final[dict[str, tuple[tuple[str, ...], str]]] = {
     ),
     "gunicorn": (("27.0",), "GeventWorker.run and its connection handling (balanced_worker.py)"),
     "prometheus-client": (("0.26",), "MmapedDict's file layout (hotmetrics.py)"),
+    "gevent": (("26.9",), "its socket's wrapped plain socket, `_sock` (sockets.py)"),
     "redis": (
         ("8.2",),
         "Connection's socket, packer and parser, Script's SHA (leancall, pipelining, subscription)",

@@ -11,8 +11,9 @@ from typing import Any
 
 from flask import Flask
 
-from service.api.longpoll import WAIT_SLOTS_EXTENSION, WaitSlots, client_gone
+from service.api.longpoll import WAIT_SLOTS_EXTENSION, WaitSlots
 from service.config import TestConfig
+from service.serving.sockets import client_gone
 from tests.api.helpers import DRAW, Api, problem
 
 

@@ -9,7 +9,8 @@ from collections.abc import Callable
 from typing import Any
 
 from service.api.feeds import HEARTBEAT, RETRY, Following
-from service.api.pushing import PushedStream, nonblocking_send
+from service.api.pushing import PushedStream
+from service.serving.sockets import nonblocking_send
 from tests.support.under_gevent import run_under_gevent
 
 
