@@ -17,7 +17,8 @@ throw; whether to put a meld down now or hold it) the expert:
    puts down its best split, lays off, throws its highest deadwood card while
    keeping pairs and suit neighbours) until the round ends (its real points
    under the game's scoring) or the horizon (every seat once, then itself
-   again; then the deadwood each seat still holds);
+   again; then the deadwood each seat still holds, or with one meld a turn
+   every card it holds);
 4. repeats with fresh worlds, every candidate on the same world and the same
    rollout dice (common random numbers, so candidates are compared on equal
    luck), and plays the candidate whose world-by-world gain over greedy's
@@ -656,6 +657,16 @@ class _Sim:
         return self._relative(me, points, rules.sign)
 
     def _estimate(self, me: int, rules: _Rules) -> float:
+        if rules.one_meld:
+            # One meld a turn: a meld kept in hand takes a turn of its own to put
+            # down and counts like any card when the stock ends the round, so
+            # every card held counts (valued as deadwood only, the search held
+            # melds back and lost to greedy: docs/bots.md).
+            points = rules.points
+            held = [
+                sum(points[c] for c in h) if self.active[i] else 0 for i, h in enumerate(self.hands)
+            ]
+            return -self._relative(me, held, 1)
         deadwood = [rules.split(h)[0] if self.active[i] else 0 for i, h in enumerate(self.hands)]
         return -self._relative(me, deadwood, 1)
 

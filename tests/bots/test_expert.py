@@ -309,3 +309,23 @@ def test_a_four_seat_rollout_reaches_the_searching_seats_next_turn() -> None:
     s = expert.last_search
     assert s.worlds == 1 and s.candidates >= 2
     assert s.nodes == 5 * s.candidates
+
+
+@pytest.mark.parametrize("preset", ["block", "straight"])
+def test_one_meld_a_turn_counts_a_held_meld_at_the_horizon(preset: str) -> None:
+    """With one meld a turn (block, straight) a meld kept in hand is not free at a
+    rollout's horizon: the estimate counts every card held, so holding a meld back
+    scores worse than putting it down; without the limit only the deadwood counts."""
+
+    def estimate(name: str, hand: list[str]) -> float:
+        state = _game(name, [SeatSpec(name=n) for n in "ab"], seed=1)
+        view = seat_view(state, 0)
+        rules = expert._rules(view)
+        world = expert._sample_world(view, None, random.Random(0), rules)
+        world.hands[0] = list(hand)
+        world.hands[1] = ["C2", "D9"]
+        return world._estimate(0, rules)
+
+    melded, holding = ["S2", "HK"], ["S2", "HK", "D5", "D6", "D7"]
+    assert estimate(preset, holding) == estimate(preset, melded) - 18
+    assert estimate("standard", holding) == estimate("standard", melded)
