@@ -5,17 +5,23 @@ record's JSON Schema and docs table derived from its one description."""
 from __future__ import annotations
 
 import json
+import random
 import re
+import time
 from pathlib import Path
 
 import jsonschema
 import orjson
 import pytest
+from flask import Flask
 
 from service.api import records
+from service.api.access import STORE_EXTENSION
 from service.bots import recordcheck
 from service.bots.dealcheck import OK, exit_status
+from service.rules.state import decode_state
 from tests.api.helpers import ANN_HAND, DRAW, Api, bearer
+from tests.robustness.cards import assert_record_hides_what_it_must
 from tests.support.records import finished_game, record
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -185,3 +191,42 @@ def test_whole_records_of_other_presets_verify(api: Api, preset: str) -> None:
     body = record(api, finished_game(api, preset))
     assert body["verified"] is True
     assert exit_status(recordcheck.verify_record(body)) == OK
+
+
+@pytest.mark.parametrize("preset", ["standard", "vrotham", "elimination", "romme"])
+def test_a_live_record_never_shows_another_hand_or_the_stock(
+    app: Flask, api: Api, preset: str
+) -> None:
+    store = app.extensions[STORE_EXTENSION]
+    rng = random.Random(preset)
+    seats = [{"name": "Ann"}, {"bot": "greedy"}, {"name": "Bob"}, {"bot": "random"}]
+    created = api.create(preset=preset, seats=seats).json
+    assert created is not None
+    game = created["id"]
+    tokens = {s["seat"]: s["token"] for s in created["seats"] if "token" in s}
+    checked = 0
+    for _ in range(60):
+        loaded = store.load(game)
+        state = decode_state(loaded.state)
+        if state.status != "active" or state.round is None:
+            break
+        viewer = rng.choice([None, *sorted(tokens)])
+        body = api.client.get(
+            f"/games/{game}/record",
+            headers=bearer(tokens.get(viewer) if viewer is not None else None),
+        ).json
+        assert body is not None
+        again = store.load(game)
+        if again.version == body["version"]:
+            raw = store.events(game, 0)
+            assert_record_hides_what_it_must(body, raw, decode_state(again.state), viewer, True)
+            checked += 1
+        mover = state.round.turn
+        if mover not in tokens:
+            time.sleep(0.01)
+            continue
+        legal = api.legal(game, tokens[mover]).json
+        assert legal is not None
+        if legal["moves"]:
+            api.move(game, tokens[mover], rng.choice(legal["moves"]))
+    assert checked >= 5
