@@ -44,12 +44,13 @@ from service.api.paths import (
     check_game_ids,
 )
 from service.api.preconditions import conditional_get
+from service.api.schemas import DEAL_METADATA
 from service.api.smorest import SEAT_OPTIONAL, Blueprint, common_errors
 from service.bots.dealcheck import OK, dealt_size, derive_deal, exit_status
 from service.bots.recordcheck import FORMAT, RESULT_KEYS, verify_record
 from service.games.values import LoadedGame
 from service.rules import views
-from service.rules.state import DEALS, REASONS, STATUSES
+from service.rules.state import REASONS, STATUSES
 
 #: The kinds of record (`view`), by who asks and when.
 RECORD_VIEWS = ("seat", "public", "full")
@@ -102,7 +103,7 @@ class RecordSeatSchema(_Part):
     )
 
 
-class RecordDealSchema(_Part):
+class DerivedDealSchema(_Part):
     """A round's deal, derived from its revealed secret (only in a whole record)."""
 
     hands = fields.List(
@@ -168,7 +169,7 @@ class RecordRoundSchema(_Part):
         metadata={"description": "null while the round is played"},
     )
     deal = fields.Nested(
-        RecordDealSchema,
+        DerivedDealSchema,
         allow_none=True,
         required=True,
         metadata={
@@ -205,11 +206,7 @@ class RecordSchema(_Part):
         required=True,
         metadata={"description": "every option of the game (docs/rules.md)"},
     )
-    deal = _text(
-        "how the cards are dealt (docs/fairness.md)",
-        required=True,
-        validate=ma.validate.OneOf(DEALS),
-    )
+    deal = fields.String(required=True, metadata=DEAL_METADATA)
     game_commitment = _text(
         "SHA-256 of the game secret (hex), public from the start; null unless dealt at random",
         allow_none=True,
