@@ -28,9 +28,9 @@ ROOT = Path(__file__).resolve().parents[2]
 Record = dict[str, Any]
 
 
-def _play(seed: int) -> Record:
+def _play(seed: int) -> tuple[Record, Record]:
     """The whole record of a 4-seat `standard` game (two people with client seeds,
-    two bots) played to its end."""
+    two bots) played to its end, and seat 0's record of it."""
     from service.app import create_app, shutdown
 
     app = create_app(replace(TestConfig(), ACCESS_LOG=False))
@@ -62,18 +62,26 @@ def _play(seed: int) -> Record:
             client.post(f"/games/{game}/moves", json=choose(moves, rng, hand), headers=auth)
         record = client.get(f"/games/{game}/record").json
         assert isinstance(record, dict) and record["status"] == "finished"
-        return record
+        auth = {"Authorization": f"Bearer {tokens[0]}"}
+        seat = client.get(f"/games/{game}/record", headers=auth).json
+        assert isinstance(seat, dict) and seat["view"] == "seat"
+        return record, seat
     finally:
         shutdown(app)
 
 
 @pytest.fixture(scope="module")
-def genuine() -> Record:
+def played() -> tuple[Record, Record]:
     for seed in range(10):  # deals are random: a game of two rounds or more
-        record = _play(seed)
-        if len(record["rounds"]) >= 2:
-            return record
+        records = _play(seed)
+        if len(records[0]["rounds"]) >= 2:
+            return records
     raise AssertionError("ten games of one round each")
+
+
+@pytest.fixture(scope="module")
+def genuine(played: tuple[Record, Record]) -> Record:
+    return played[0]
 
 
 @pytest.fixture
@@ -92,6 +100,18 @@ def test_the_genuine_record_passes_every_check(record: Record) -> None:
     assert (status, mismatches) == (OK, [])
     lines = verify_record(record).lines
     assert any("rules engine replays all" in line for line in lines)
+
+
+def test_a_seats_record_of_the_finished_game_passes_without_the_engine(
+    played: tuple[Record, Record],
+) -> None:
+    # What a seat knew: its own dealt hands are checked against the derived deals.
+    seat = copy.deepcopy(played[1])
+    assert seat["you"] == 0 and all(entry["deal"] is None for entry in seat["rounds"])
+    report = verify_record(seat)
+    assert dealcheck.exit_status(report) == OK, report.mismatches
+    assert any("seat 0's dealt hand is the derived one" in line for line in report.lines)
+    assert not any("rules engine replays" in line for line in report.lines)
 
 
 def test_a_card_swapped_between_two_dealt_hands_is_caught(record: Record) -> None:
