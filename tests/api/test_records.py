@@ -176,6 +176,15 @@ def test_the_committed_json_schema_is_the_generated_one() -> None:
     )
 
 
+def test_the_json_schema_file_and_the_openapi_components_are_one_description() -> None:
+    components = json.loads((ROOT / "openapi/openapi.json").read_text())["components"]["schemas"]
+    defs = json.loads((ROOT / "openapi/record.schema.json").read_text())["$defs"]
+    assert {"Record", "RecordSeat", "RecordRound", "RecordResult", "DerivedDeal"} <= set(defs)
+    for name, schema in defs.items():
+        shown = json.dumps(components[name]).replace("#/components/schemas/", "#/$defs/")
+        assert json.loads(shown) == schema, name
+
+
 def test_the_docs_table_of_a_record_is_the_generated_one() -> None:
     text = (ROOT / "docs/records.md").read_text()
     found = re.search(
