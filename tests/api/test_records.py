@@ -239,3 +239,21 @@ def test_a_live_record_never_shows_another_hand_or_the_stock(
         if legal["moves"]:
             api.move(game, tokens[mover], rng.choice(legal["moves"]))
     assert checked >= 5
+
+
+def test_a_record_whose_first_events_are_gone_is_not_verified() -> None:
+    from dataclasses import replace
+
+    from service.app import create_app, shutdown
+    from service.bots.dealcheck import INCOMPLETE
+    from service.config import TestConfig
+
+    app = create_app(replace(TestConfig(), MAX_EVENTS=30, ACCESS_LOG=False))
+    try:
+        short = Api(app.test_client())
+        body = record(short, finished_game(short, "standard"))
+    finally:
+        shutdown(app)
+    assert len(body["events"]) == 30 and body["events"][0]["seq"] > 1
+    assert body["verified"] is False
+    assert exit_status(recordcheck.verify_record(body)) == INCOMPLETE
