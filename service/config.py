@@ -20,6 +20,10 @@ from service.store.base import (
     DEFAULT_WAIT_TIMEOUT_MS,
 )
 
+#: The longest a finished game's record may be kept (`RECORD_TTL`): a year. Each
+#: costs its bytes in the store for that long (docs/performance.md).
+MAX_RECORD_TTL = 366 * 24 * 3600
+
 
 def _flag(text: str) -> bool:
     return text.strip().lower() not in {"", "0", "false", "no", "off"}
@@ -73,6 +77,10 @@ class Config:
     WAITING_TTL: int = 3600
     #: Seconds a finished game is kept (to read its result).
     FINISHED_TTL: int = 24 * 3600
+    #: Seconds a finished game's record is kept (its state and every event, in
+    #: the store's compact forms; `GET /games/{id}/record`, docs/records.md), when
+    #: longer than ``FINISHED_TTL`` (0 to `MAX_RECORD_TTL`; 0: as long as the game).
+    RECORD_TTL: int = 30 * 24 * 3600
     #: Games waiting for players that one client (address, as the rate limiter
     #: sees it; an IPv6 one by its /64) may have created and not seen joined at
     #: once (0: no quota).
@@ -234,6 +242,8 @@ class Config:
         ):
             if name in env:
                 changes[name] = max(0, int(env[name]))
+        if "RECORD_TTL" in env:
+            changes["RECORD_TTL"] = min(max(0, int(env["RECORD_TTL"])), MAX_RECORD_TTL)
         if "QUOTA_PENDING" in env:
             changes["QUOTA_PENDING"] = max(0.0, float(env["QUOTA_PENDING"]))
         if "LONGPOLL_MAX" in env:
@@ -318,6 +328,7 @@ def store_settings(values: Mapping[str, Any]) -> dict[str, Any]:
         "idle_ttl": values["IDLE_TTL"],
         "waiting_ttl": max(values["WAITING_TTL"], 1),
         "finished_ttl": max(values["FINISHED_TTL"], 1),
+        "record_ttl": min(max(values["RECORD_TTL"], 0), MAX_RECORD_TTL),
         "max_wait": values["LONGPOLL_MAX"],
         "max_events": values["MAX_EVENTS"],
         "max_subscribers": values["LONGPOLL_SUBSCRIBERS"],

@@ -2,9 +2,13 @@
 
     RUMMY_TOKEN=TOKEN python -m service.bots.client --url http://127.0.0.1:8000 --game ID \\
         [--strategy greedy] [--seed N] [--wait 25]
+    python -m service.bots.client --url http://127.0.0.1:8000 --game ID --join NAME \\
+        [--client-seed SEED]
 
 The seat's token comes from ``RUMMY_TOKEN`` or ``--token-file PATH``, never the
-command line (`service.bots.token_source`).
+command line (`service.bots.token_source`); with ``--join NAME`` the client takes
+an open seat itself, sending a random ``client_seed`` (`service.bots.http.new_client_seed`,
+or ``--client-seed``) and checking that the game's view shows it (docs/fairness.md).
 
 The protocol, as any third-party bot would follow it:
 
@@ -33,7 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from service.bots.http import Answer, Api, ApiError, EventStream
+from service.bots.http import Answer, Api, ApiError, EventStream, new_client_seed, seed_used
 from service.bots.memory import Memory
 from service.bots.strategies import STRATEGIES, choose_move
 from service.bots.token_source import add_token_options, token_from
@@ -153,6 +157,22 @@ class BotClient:
         return answer.body
 
 
+def join_seat(url: str, game_id: str, name: str, client_seed: str | None = None) -> str:
+    """Take an open seat of `game_id` as `name` with `client_seed` (default: a random
+    one) and return its token, after checking that the game shows the seed as the
+    seat's (so every round secret mixes it in: docs/fairness.md)."""
+    seed = client_seed or new_client_seed()
+    api = Api(url)
+    try:
+        answer = api.join(game_id, name, client_seed=seed)
+    finally:
+        api.close()
+    body = BotClient._expect(answer, 201)
+    if not seed_used(body["game"], body["seat"], seed):
+        raise ClientError(f"the game does not show seat {body['seat']}'s client_seed {seed!r}")
+    return str(body["token"])
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line: play one seat to the end of the game."""
     parser = argparse.ArgumentParser(
@@ -166,8 +186,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--strategy", default="greedy", choices=sorted(STRATEGIES))
     parser.add_argument("--seed", type=int, default=None, help="seed of the strategy's choices")
     parser.add_argument("--wait", type=float, default=25.0, help="long-poll seconds (at most 30)")
+    parser.add_argument(
+        "--join",
+        metavar="NAME",
+        help="take an open seat as NAME (instead of a token), with a random client_seed",
+    )
+    parser.add_argument(
+        "--client-seed",
+        metavar="SEED",
+        help="the client_seed sent with --join (default: a random one)",
+    )
     args = parser.parse_args(argv)
-    token = token_from(args, parser, required=True)
+    try:
+        token = (
+            join_seat(args.url, args.game, args.join, args.client_seed)
+            if args.join is not None
+            else token_from(args, parser, required=True)
+        )
+    except (ApiError, ClientError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     client = BotClient(
         Api(args.url, token),
         args.game,

@@ -1,4 +1,6 @@
-"""Check a game's deals: ``python -m service.bots.dealcheck verify GAME_URL [--token-file PATH]``.
+"""Check a game's deals: ``python -m service.bots.dealcheck verify GAME_URL [--token-file PATH]``,
+or a downloaded record: ``python -m service.bots.dealcheck verify RECORD.json``
+(`service.bots.recordcheck`, docs/records.md).
 
 Part of the bot kit; it needs only Python's standard library (and
 :mod:`service.rules.fairness`, which does too). It reads the game's view and the
@@ -70,6 +72,29 @@ class Report:
             self.lines.append(f"MISMATCH  {text}")
             self.mismatches.append(text)
         return passed
+
+
+def derive_deal(
+    options: dict[str, Any], secret: bytes, dealer: int, dealt: Sequence[bool], size: int
+) -> dict[str, Any]:
+    """The deal a round's secret gives (docs/fairness.md): every hand (`None` for a
+    seat not dealt in), the up-card (`None` with ``first_turn_no_draw``) and the
+    stock, the card drawn first first."""
+    replay = _Replay(options, secret)
+    replay.deal(dealer, dealt, size)
+    return {
+        "hands": [list(replay.hands[i]) if dealt[i] else None for i in range(len(dealt))],
+        "upcard": replay.discard[-1] if replay.discard else None,
+        "stock": list(replay.stock),
+    }
+
+
+def dealt_size(options: dict[str, Any], sizes: Sequence[int | None]) -> int:
+    """The hand size a round dealt, from its dealt hands' sizes (the first player
+    holds one more with ``first_turn_no_draw``)."""
+    counted = [s for s in sizes if s is not None]
+    extra = 1 if options.get("first_turn_no_draw") else 0
+    return (sum(counted) - extra) // max(1, len(counted))
 
 
 class _Replay:
@@ -247,10 +272,7 @@ def _replay_round(
             )
         report.expect(dealer == expected, f"{tag}: the dealer is the one the rules give")
     replay = _Replay(view["options"], secret)
-    counted = [s for s in sizes if s is not None]
-    extra = 1 if view["options"].get("first_turn_no_draw") else 0
-    size = (sum(counted) - extra) // max(1, len(counted))
-    order = replay.deal(dealer, dealt, size)
+    order = replay.deal(dealer, dealt, dealt_size(view["options"], sizes))
     derived_sizes = [len(replay.hands[i]) if dealt[i] else None for i in range(players)]
     report.expect(
         order[0] == start.get("first")
@@ -365,7 +387,7 @@ def fetch_game(
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line: ``verify GAME_URL [--token-file PATH]`` (or ``RUMMY_TOKEN``
-    in the environment); returns the exit status."""
+    in the environment), or ``verify RECORD.json``; returns the exit status."""
     parser = argparse.ArgumentParser(
         prog="python -m service.bots.dealcheck",
         description="Check the committed deals of a game dealt at random (docs/fairness.md).",
@@ -375,7 +397,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     check = commands.add_parser(
         "verify", help="re-derive and check a game's deals", allow_abbrev=False
     )
-    check.add_argument("game_url", help="the game's URL, e.g. http://127.0.0.1:8000/games/ID")
+    check.add_argument(
+        "game_url",
+        metavar="GAME_URL|RECORD.json",
+        help="the game's URL, e.g. http://127.0.0.1:8000/games/ID, or a downloaded record "
+        "(GET /games/ID/record, docs/records.md)",
+    )
     add_token_options(check, "a seat token, whose dealt hands are checked too")
     check.add_argument(
         "--round",
@@ -387,12 +414,41 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     token = token_from(args, check, required=False)
+    if not args.game_url.startswith(("http://", "https://")):
+        report = _verify_file(args.game_url)
+        if report is None:
+            return NOTHING_TO_CHECK
+        return _print_report(report)
     try:
         view, events = fetch_game(args.game_url, token)
     except (OSError, ValueError, KeyError) as exc:
         print(f"cannot read the game: {exc}", file=sys.stderr)
         return NOTHING_TO_CHECK
-    report = verify_game(view, events, args.rounds)
+    return _print_report(verify_game(view, events, args.rounds))
+
+
+def _verify_file(path: str) -> Report | None:
+    """Check a downloaded record (`service.bots.recordcheck`); `None` if unreadable."""
+    from service.bots.recordcheck import verify_record
+
+    try:
+        with open(path, encoding="utf-8") as file:
+            record = json.load(file)
+    except (OSError, ValueError) as exc:
+        print(f"cannot read the record: {exc}", file=sys.stderr)
+        return None
+    if not isinstance(record, dict):
+        print("cannot read the record: not a JSON object", file=sys.stderr)
+        return None
+    try:
+        return verify_record(record)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        report = Report()
+        report.expect(False, f"the record is malformed: {exc!r}")
+        return report
+
+
+def _print_report(report: Report) -> int:
     for line in report.lines:
         print(line)
     status = exit_status(report)

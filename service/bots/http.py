@@ -15,6 +15,7 @@ import http.client
 import json
 import queue
 import random
+import secrets
 import socket
 import threading
 import time
@@ -23,6 +24,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 RETRY_STATUSES = frozenset({429, 503})
+
+
+def new_client_seed() -> str:
+    """A random client seed (docs/fairness.md): 32 characters of ``A-Z a-z 0-9 _ -``
+    (192 bits) from the operating system's cryptographic generator. A seat that
+    sends one is dealt from secrets the server could not choose alone."""
+    return secrets.token_urlsafe(24)
+
+
+def seed_used(view: dict[str, Any], seat: int, seed: str) -> bool:
+    """Whether the game's view shows ``seed`` as ``seat``'s client seed: the
+    service mixes exactly the seeds its views show into every round secret, which
+    ``python -m service.bots.dealcheck verify`` checks once the game is over."""
+    seats = view.get("seats") or []
+    return 0 <= seat < len(seats) and seats[seat].get("client_seed") == seed
 
 
 class ApiError(Exception):
@@ -84,6 +100,17 @@ class Api:
     def post(self, path: str, body: Any, headers: dict[str, str] | None = None) -> Answer:
         """``POST path`` with a JSON body."""
         return self.call("POST", path, body, headers)
+
+    def join(
+        self, game_id: str, name: str, seat: int | None = None, client_seed: str | None = None
+    ) -> Answer:
+        """``POST /games/{id}/join`` as ``name`` (at ``seat``, else the lowest open
+        one), with ``client_seed`` or, by default, a fresh random one
+        (`new_client_seed`); the answer's body holds the seat's token."""
+        body: dict[str, Any] = {"name": name, "client_seed": client_seed or new_client_seed()}
+        if seat is not None:
+            body["seat"] = seat
+        return self.post(f"/games/{game_id}/join", body)
 
     def call(
         self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None

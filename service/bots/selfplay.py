@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from service.bots.client import BotClient
-from service.bots.http import Api
+from service.bots.http import Api, new_client_seed
 from service.bots.strategies import STRATEGIES
 
 MODES = ("turns", "threads")
@@ -129,7 +129,8 @@ def play_game(
         creator = Api(url, retries=retries)
         body: dict[str, Any] = {
             "preset": preset,
-            "seats": [{"name": f"bot {i}"} for i in range(seats)],
+            # Each seat adds its own entropy to the deals (docs/fairness.md).
+            "seats": [{"name": f"bot {i}", "client_seed": new_client_seed()} for i in range(seats)],
         }
         if seed is not None:
             body["seed"] = seed + index

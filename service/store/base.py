@@ -45,6 +45,7 @@ __all__ = [
     "DEFAULT_MAX_SUBSCRIBERS",
     "DEFAULT_MAX_WAIT",
     "DEFAULT_QUOTA_PENDING",
+    "DEFAULT_RECORD_TTL",
     "DEFAULT_WAITING_TTL",
     "GAME_ENDED",
     "KEEP",
@@ -75,6 +76,9 @@ DEFAULT_IDLE_TTL = 7 * 24 * 3600
 DEFAULT_WAITING_TTL = 3600
 #: Seconds a finished game is kept, to read its result (24 h).
 DEFAULT_FINISHED_TTL = 24 * 3600
+#: Seconds a finished game's record is kept beyond that (the store's own default:
+#: none; the app's `RECORD_TTL` is 30 days).
+DEFAULT_RECORD_TTL = 0
 #: Seconds a game noted against its creator's quota but not stored yet counts
 #: without being there (Redis): its create stores it within a round trip, and
 #: one that failed in between frees the place after this.
@@ -133,10 +137,15 @@ class Lifetimes:
     finished: float = DEFAULT_FINISHED_TTL
 
     @classmethod
-    def capped(cls, idle: float, waiting: float, finished: float) -> Lifetimes:
-        """The lifetimes, none longer than the idle TTL (the longest a game is kept)."""
+    def capped(
+        cls, idle: float, waiting: float, finished: float, record: float = DEFAULT_RECORD_TTL
+    ) -> Lifetimes:
+        """The lifetimes, none longer than the idle TTL (the longest a game that
+        may still change is kept), except a finished game's: its record (state
+        and every event, as stored) is kept ``record`` seconds when that is longer
+        (`RECORD_TTL`, docs/records.md): it never changes again."""
         idle = float(idle)
-        return cls(idle, min(float(waiting), idle), min(float(finished), idle))
+        return cls(idle, min(float(waiting), idle), max(min(float(finished), idle), float(record)))
 
 
 def lifecycle(

@@ -17,7 +17,8 @@ def open_store(url: str | None = None, **settings: Any) -> GameStore:
 
     Schemes: ``memory://`` · ``redis://host:port/db`` · ``rediss://…`` (TLS) ·
     ``redis+cluster://host:port`` and ``rediss+cluster://…`` (Redis Cluster, any
-    node). ``settings`` go to the store: ``idle_ttl``, ``idempotency_ttl``,
+    node). ``settings`` go to the store: ``idle_ttl``, ``waiting_ttl``,
+    ``finished_ttl``, ``record_ttl``, ``idempotency_ttl``,
     ``idempotency_bytes``, ``max_events``, ``max_wait``, ``quota_pending``
     (seconds, bytes or counts) for both; ``prefix``,
     ``socket_timeout``, ``connect_timeout``, ``retries``, ``max_connections``,

@@ -27,6 +27,7 @@ from service.store.base import (
     DEFAULT_MAX_EVENTS,
     DEFAULT_MAX_WAIT,
     DEFAULT_QUOTA_PENDING,
+    DEFAULT_RECORD_TTL,
     DEFAULT_WAITING_TTL,
     KEEP,
     OWNER_COUNTS,
@@ -134,6 +135,7 @@ class MemoryStore:
         idle_ttl: float = DEFAULT_IDLE_TTL,
         waiting_ttl: float = DEFAULT_WAITING_TTL,
         finished_ttl: float = DEFAULT_FINISHED_TTL,
+        record_ttl: float = DEFAULT_RECORD_TTL,
         idempotency_ttl: float = DEFAULT_IDEMPOTENCY_TTL,
         idempotency_bytes: int = DEFAULT_IDEMPOTENCY_BYTES,
         max_events: int = DEFAULT_MAX_EVENTS,
@@ -143,7 +145,7 @@ class MemoryStore:
     ) -> None:
         self.idle_ttl = float(idle_ttl)
         #: TTLs by what a save says of its game (`service.store.base.lifecycle`).
-        self.lifetimes = Lifetimes.capped(idle_ttl, waiting_ttl, finished_ttl)
+        self.lifetimes = Lifetimes.capped(idle_ttl, waiting_ttl, finished_ttl, record_ttl)
         #: Each owner's index: count (`OWNER_COUNTS`) -> game id -> when it stops
         #: counting (the game's expiry as of its last status change; a `reserve`
         #: not confirmed by a save: `quota_pending` after it).

@@ -108,6 +108,7 @@ from service.store.base import (
     DEFAULT_MAX_SUBSCRIBERS,
     DEFAULT_MAX_WAIT,
     DEFAULT_QUOTA_PENDING,
+    DEFAULT_RECORD_TTL,
     DEFAULT_WAIT_TIMEOUT_MS,
     DEFAULT_WAITING_TTL,
     KEEP,
@@ -702,6 +703,7 @@ class RedisStore:
         idle_ttl: float = DEFAULT_IDLE_TTL,
         waiting_ttl: float = DEFAULT_WAITING_TTL,
         finished_ttl: float = DEFAULT_FINISHED_TTL,
+        record_ttl: float = DEFAULT_RECORD_TTL,
         idempotency_ttl: float = DEFAULT_IDEMPOTENCY_TTL,
         idempotency_bytes: int = DEFAULT_IDEMPOTENCY_BYTES,
         max_events: int = DEFAULT_MAX_EVENTS,
@@ -742,7 +744,7 @@ class RedisStore:
         self.prefix = prefix
         self.idle_ttl_ms = int(idle_ttl * 1000)
         #: TTLs by what a save says of its game (`service.store.base.lifecycle`).
-        self.lifetimes = Lifetimes.capped(idle_ttl, waiting_ttl, finished_ttl)
+        self.lifetimes = Lifetimes.capped(idle_ttl, waiting_ttl, finished_ttl, record_ttl)
         # A listing lives as long as a waiting game: each listing update is a
         # save of a waiting game, which gives it the waiting TTL.
         self._listing_ttl_ms = int(min(waiting_ttl, idle_ttl) * 1000)

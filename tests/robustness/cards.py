@@ -134,3 +134,35 @@ def assert_event_hides_what_it_must(
     for key in set(seen) - {"hand", "hand_sizes"}:
         if not (raw["type"] == "drew" and key == "card"):
             assert seen[key] == raw[key], (key, seen, raw)
+
+
+def assert_record_hides_what_it_must(
+    record: dict[str, Any],
+    raw_events: list[dict[str, Any]],
+    state: GameState,
+    seat: int | None,
+    same_version: bool = False,
+) -> None:
+    """A record of a live game (`GET /games/{id}/record`, a seat's or the public one)
+    shows what its reader knew and no more: each event as `assert_event_hides_what_it_must`
+    allows, no deal, no secret not yet revealed, and cards elsewhere only in the
+    seats' `known_cards` and the finished rounds' hands; `same_version`: `state` is
+    the one the record is of (its known cards are then compared too)."""
+    assert record["view"] == ("public" if seat is None else "seat") and record["you"] == seat
+    for path, leaf in walk(record):
+        if not path.startswith(".events") and not path.startswith(".options"):
+            assert leaf not in FORBIDDEN_KEYS or not path.endswith(f".{leaf}"), (path, record)
+    raw = {event["seq"]: event for event in raw_events}
+    for event in record["events"]:
+        assert_event_hides_what_it_must(event, raw[event["seq"]], seat)
+    assert_no_secret_shows(record, state)
+    assert record["game_secret"] is None and record["verified"] is None
+    assert all(entry["deal"] is None for entry in record["rounds"])
+    places = {place for place in cards_at(record) if not place.startswith(".events[*]")}
+    assert places <= {".seats[*].known_cards[*]", ".rounds[*].result.hands[*][*]"}, places
+    r = state.round
+    if r is not None and same_version:
+        # Known cards: taken in sight of all and still in that seat's hand.
+        for i, entry in enumerate(record["seats"]):
+            assert entry["known_cards"] == list(r.known[i]) if r.known else not entry["known_cards"]
+            assert not Counter(entry["known_cards"]) - Counter(r.hands[i])

@@ -3,7 +3,8 @@ or a secret before its round (or game) is over.
 
 At least 200 random games over HTTP (every preset, 2 to 6 seats, people and bots);
 after every move, the mover's answer, another seat's view, the public view and
-the events of a seat are checked against the full state read from the store.
+the events of a seat are checked against the full state read from the store,
+and every few moves a seat's record of the game (`GET /games/{id}/record`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from tests.robustness.cards import (
     assert_all_cards_accounted_for,
     assert_event_hides_what_it_must,
     assert_no_secret_shows,
+    assert_record_hides_what_it_must,
     assert_view_hides_what_it_must,
 )
 from tests.robustness.conftest import Live
@@ -43,6 +45,25 @@ def _check_events(
     for event in seen:
         assert_event_hides_what_it_must(event, raw[event["seq"]], seat)
     assert_no_secret_shows(seen, live.state(game))
+
+
+def _check_record(
+    client: Client, live: Live, game: str, token: str | None, seat: int | None
+) -> None:
+    """A seat's record of the game (or the public one), while it runs: nothing of
+    another hand or of the stock, `known_cards` allowed (docs/records.md)."""
+    for _ in range(50):
+        record = client.get(f"/games/{game}/record", token).json
+        loaded = live.store.load(game)
+        if loaded.version == record["version"]:
+            break
+    else:
+        raise AssertionError(f"game {game} kept moving under 50 reads")
+    state = decode_state(loaded.state)
+    if state.status == "finished":
+        return  # over: every card is public now
+    raw = live.events(game)
+    assert_record_hides_what_it_must(record, raw, state, seat, same_version=True)
 
 
 def view_and_state(
@@ -94,6 +115,8 @@ def _play(live: Live, number: int, presets: dict[str, tuple[int, int]]) -> dict[
         other = rng.choice(sorted(tokens))
         assert_view_hides_what_it_must(*view_and_state(live, client, game, tokens[other]), other)
         assert_view_hides_what_it_must(*view_and_state(live, client, game, None), None)
+        if _step % 5 == 4:
+            _check_record(client, live, game, tokens[other], other)
     viewer = rng.choice([None, *sorted(tokens)])
     _check_events(client, live, game, tokens.get(viewer) if viewer is not None else None, viewer)
     client.close()

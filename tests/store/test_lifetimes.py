@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from service.config import MAX_RECORD_TTL, Config, store_settings
 from service.store.base import KEEP, Lifetimes, lifecycle
 from service.store.errors import GameNotFound, QuotaExceeded, StoreUnavailable
 from service.store.redis import RedisStore
@@ -38,6 +39,40 @@ def test_unjoined_and_finished_games_expire_sooner(make_store: StoreFactory) -> 
             store.load(gone)
     assert store.load(active).state == b"a"
     assert waiting not in [item["id"] for item in store.lobby(100)[0]]
+
+
+def test_a_finished_games_record_is_kept_record_ttl_past_the_idle_bound(
+    make_store: StoreFactory,
+) -> None:
+    store = make_store(waiting_ttl=SHORT, finished_ttl=SHORT, idle_ttl=SHORT, record_ttl=SHORT * 6)
+    active = store.create(b"a", [{"type": "game_created"}], lobby=None).game_id
+    ended = store.create(b"e", [{"type": "game_created"}], lobby=None).game_id
+    assert store.save(ended, 1, b"e2", [{"type": "game_ended"}]).saved
+    time.sleep(SHORT * 3)
+    with pytest.raises(GameNotFound):
+        store.load(active)  # idle: gone at IDLE_TTL
+    assert store.load(ended).state == b"e2"  # its record: kept RECORD_TTL
+    assert [e["type"] for e in store.events(ended, 0)] == ["game_created", "game_ended"]
+    time.sleep(SHORT * 5)
+    with pytest.raises(GameNotFound):
+        store.load(ended)
+
+
+def test_record_ttl_lengthens_only_finished_games_and_is_bounded() -> None:
+    lives = Lifetimes.capped(idle=100, waiting=10, finished=50, record=1000)
+    assert (lives.idle, lives.waiting, lives.finished) == (100, 10, 1000)
+    assert Lifetimes.capped(100, 10, 50, record=20).finished == 50
+    assert Lifetimes.capped(100, 10, 500).finished == 100  # no record: the idle bound
+    assert Config().RECORD_TTL == 30 * 24 * 3600
+    assert Config.from_env({"RECORD_TTL": "-5"}).RECORD_TTL == 0
+    assert Config.from_env({"RECORD_TTL": str(10**9)}).RECORD_TTL == MAX_RECORD_TTL
+    assert Config.from_env({"RECORD_TTL": "3600"}).RECORD_TTL == 3600
+    settings = store_settings(Config().flask_settings())
+    assert settings["record_ttl"] == 30 * 24 * 3600
+    # A setting past the bound given another way (EXTRA) is clamped for the store.
+    assert store_settings({**Config().flask_settings(), "RECORD_TTL": 10**9})["record_ttl"] == (
+        MAX_RECORD_TTL
+    )
 
 
 def counts(open_: int, waiting: int = 0, bots: int = 0) -> dict[str, int]:

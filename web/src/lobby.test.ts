@@ -11,12 +11,19 @@ describe("create form", () => {
   });
 
   it("turns the seat choices into the create request's seats", () => {
-    expect(seatSpecs(["me", "greedy", "open", "random"], "Ann")).toEqual([
-      { name: "Ann" },
+    expect(seatSpecs(["me", "greedy", "open", "random"], "Ann", () => "my-seed")).toEqual([
+      { name: "Ann", client_seed: "my-seed" },
       { bot: "greedy" },
       { name: null },
       { bot: "random" },
     ]);
+  });
+
+  it("sends a random client seed for my seat by default", () => {
+    const [mine] = seatSpecs(["me", "greedy"], "Ann");
+    const other = seatSpecs(["me"], "Ann")[0];
+    expect(mine?.client_seed).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(other?.client_seed).not.toBe(mine?.client_seed);
   });
 
   it("sends only the options that differ from the preset", () => {

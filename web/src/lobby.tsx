@@ -15,6 +15,7 @@ import { type OptionSchema, contract } from "./contract";
 import { botName, presetName } from "./events";
 import { CATALOGUES, type TextKey, joinNames, language, t } from "./i18n";
 import { refusalText } from "./reasons";
+import { clientSeed } from "./seed";
 import { navigate } from "./router";
 import { forgetSeat, loadSeat, saveName, saveSeat, savedGames, savedName } from "./storage";
 
@@ -85,11 +86,12 @@ export interface Refusal {
 const DEFAULT_BOT = contract.bots.includes("greedy") ? "greedy" : (contract.bots[0] ?? "open");
 
 /** The seats of a create request for the form's choices. */
-export function seatSpecs(choices: readonly SeatChoice[], name: string): SeatSpec[] {
+export function seatSpecs(choices: readonly SeatChoice[], name: string, seed: () => string = clientSeed): SeatSpec[] {
   return choices.map((choice): SeatSpec => {
     switch (choice) {
       case "me":
-        return { name };
+        // My seat adds its own entropy to the deals (docs/fairness.md).
+        return { name, client_seed: seed() };
       case "open":
         return { name: null };
       default:

@@ -36,7 +36,8 @@ function view(overrides: Partial<GameView>): GameView {
 
 describe("table helpers", () => {
   it("plays again with me, the same bots, and open seats for the other people", () => {
-    expect(againSeats(view({}), "Ann")).toEqual([{ name: "Ann" }, { bot: "random" }, { name: null }]);
+    expect(againSeats(view({}), "Ann", () => "s1")).toEqual([{ name: "Ann", client_seed: "s1" }, { bot: "random" }, { name: null }]);
+    expect(againSeats(view({}), "Ann")[0]?.client_seed).toMatch(/^[A-Za-z0-9_-]{32}$/);
   });
 
   it("finds each selected card once, duplicates counted", () => {

@@ -44,6 +44,7 @@ import { createAndOpen } from "./lobby";
 import { type Offer, offer, rankSuggestions } from "./moves";
 import { Pacer, pageInterval } from "./pacing";
 import { gameLink, navigate } from "./router";
+import { clientSeed } from "./seed";
 import {
   type SavedSeat,
   forgetSeat,
@@ -92,9 +93,9 @@ export function reengageWaiting(view: GameView, you: number | null): string | nu
 }
 
 /** Seats for "play again": the same bots, me, and open seats for the other people. */
-export function againSeats(view: GameView, name: string): SeatSpec[] {
+export function againSeats(view: GameView, name: string, seed: () => string = clientSeed): SeatSpec[] {
   return view.seats.map((seat): SeatSpec => {
-    if (seat.seat === view.you) return { name };
+    if (seat.seat === view.you) return { name, client_seed: seed() };
     if (seat.kind === "bot") {
       // The view names a bot seat after its strategy ("greedy bot").
       const strategy = contract.bots.find((bot) => String(seat.name ?? "").startsWith(bot));
@@ -599,7 +600,7 @@ function Waiting(props: {
     saveName(name);
     const { data, error: problem } = await api.POST("/games/{game_id}/join", {
       params: { path: { game_id: props.gameId } },
-      body: { name: name.trim() },
+      body: { name: name.trim(), client_seed: clientSeed() },
     });
     setBusy(false);
     if (data === undefined) {
