@@ -1,0 +1,138 @@
+"""Quick-play matching: tables made of queued tickets (`service.store.tickets`).
+
+`Matcher.run_once` is called by the runner (`service.worker`, every pass of its
+loop; with the memory store, its thread in the web process). Each pass:
+
+1. completes the pending matches whose lease has passed (a matcher died
+   between its claim and its game, or is stuck): `TicketQueue.stale_matches`
+   hands each to one matcher, leased anew;
+2. for each bucket (a preset and player count), the one with the oldest
+   ticket first: claims full tables of its oldest tickets while it has
+   enough (`TicketQueue.claim`, atomic);
+3. then, if bots may fill tables (`bot_fill` seconds, not ``None``): claims
+   the tickets that allow bots, when the oldest of them has waited that long,
+   up to a table, the rest of the seats bots.
+
+A claimed match becomes its game: the seats in the match's order (oldest
+ticket first), humans by their ticket's name, client seed and seat-token
+digest, then the bots; the options of the preset for that many players; a
+random deal, committed (`engine.new_game` without a seed: docs/fairness.md).
+The game is created under the match's id (`GameStore.create`'s ``game_id``),
+so a second matcher completing the same match after a crash finds it made
+(`GameExists`) rather than making another; then `TicketQueue.finish` seats the
+tickets. A store error leaves the match pending: it is completed after its
+lease.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from service.bots.play import UNBOUNDED
+from service.games.transact import Context, after_step
+from service.rules import engine
+from service.rules.options import resolve_options
+from service.rules.state import encode_state
+from service.store.base import GameStore
+from service.store.codec import new_game_id
+from service.store.errors import GameExists
+from service.store.tickets import Match, TicketQueue, parse_bucket
+
+__all__ = ["MatchSettings", "Matcher"]
+
+_log = logging.getLogger(__name__)
+
+#: Tables one bucket gives per pass (the next pass takes the rest).
+TABLES_PER_PASS = 64
+
+
+@dataclass(frozen=True)
+class MatchSettings:
+    """How tables are made: the bot fill's delay (s; ``None``: never), its
+    strategy, and how long a claim is held before another matcher may finish it."""
+
+    bot_fill: float | None = 30.0
+    bot: str = "greedy"
+    lease: float = 10.0
+
+
+class Matcher:
+    """Makes games of queued tickets (see the module docstring)."""
+
+    def __init__(
+        self,
+        store: GameStore,
+        tickets: TicketQueue,
+        settings: MatchSettings | None = None,
+        *,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.store = store
+        self.tickets = tickets
+        self.settings = settings or MatchSettings()
+        self.clock = clock
+        self._context = Context(store, 1, UNBOUNDED, clock=lambda: self.clock())
+        #: Games made by this matcher (for tests and the log).
+        self.made = 0
+
+    def run_once(self) -> int:
+        """One pass (see the module docstring): how many matches it completed."""
+        settings = self.settings
+        lease_ms = int(settings.lease * 1000)
+        done = 0
+        for match in self.tickets.stale_matches(self._now_ms(), lease_ms, TABLES_PER_PASS):
+            _log.warning("matcher: completing match %s left pending", match.id)
+            self.complete(match)
+            done += 1
+        for bucket in self.tickets.buckets():
+            players = parse_bucket(bucket)[1]
+            done += self._claim_all(bucket, players, None)
+            if settings.bot_fill is not None:
+                before = self._now_ms() - int(settings.bot_fill * 1000)
+                done += self._claim_all(bucket, players, before)
+        return done
+
+    def _now_ms(self) -> int:
+        return int(self.clock() * 1000)
+
+    def _claim_all(self, bucket: str, players: int, bots_before: int | None) -> int:
+        lease_ms = int(self.settings.lease * 1000)
+        done = 0
+        while done < TABLES_PER_PASS:
+            match = self.tickets.claim(
+                bucket, players, new_game_id(), self._now_ms(), lease_ms, bots_before
+            )
+            if match is None:
+                break
+            self.complete(match)
+            done += 1
+        return done
+
+    def complete(self, match: Match) -> None:
+        """Make the match's game (unless made already) and seat its tickets."""
+        if match.tickets:
+            self._create(match)
+        self.tickets.finish(match, match.id)
+
+    def _create(self, match: Match) -> None:
+        preset, players = parse_bucket(match.bucket)
+        options = resolve_options(preset, {}, players)
+        specs = [
+            engine.SeatSpec(ticket.name, "human", None, ticket.seat_hash, ticket.client_seed)
+            for ticket in match.tickets
+        ]
+        specs += [
+            engine.SeatSpec(None, "bot", self.settings.bot, None)
+            for _ in range(players - len(specs))
+        ]
+        state, events = engine.new_game(options, preset, specs)
+        # Bots that deal first are left to the runner (queued in the create).
+        state, _, due = after_step(self._context, None, state, lambda: "", play=False)
+        try:
+            self.store.create(encode_state(state), events, None, due=due, game_id=match.id)
+        except GameExists:
+            return  # made by the matcher that claimed it first
+        self.made += 1
