@@ -51,7 +51,13 @@ API_SETTINGS: dict[str, Any] = {
                 'carries a game has `ETag: "<version>"`.'
             )
         },
-        "components": {"securitySchemes": {"seatToken": {"type": "http", "scheme": "bearer"}}},
+        "components": {
+            "securitySchemes": {
+                "seatToken": {"type": "http", "scheme": "bearer"},
+                # A quick-play ticket's secret (`POST /queue`), not a seat's token.
+                "ticketSecret": {"type": "http", "scheme": "bearer"},
+            }
+        },
     },
 }
 

@@ -31,7 +31,7 @@ from service.api.schemas import (
     TicketQuerySchema,
     TicketSchema,
 )
-from service.api.smorest import SEAT_REQUIRED, Blueprint, common_errors
+from service.api.smorest import TICKET_REQUIRED, Blueprint, common_errors
 from service.http.problems import Problem
 from service.http.tokens import hash_token
 from service.rules.options import OptionsError, resolve_options
@@ -274,7 +274,7 @@ class HeldTicket(MethodView):
         "waiting long-polls (`too_many_long_polls`); see Retry-After",
     )
     @common_errors(blp, 400)
-    @blp.doc(operationId="getTicket", security=SEAT_REQUIRED)
+    @blp.doc(operationId="getTicket", security=TICKET_REQUIRED)
     def get(self, query: dict[str, Any], ticket: str) -> Response:
         """Read a ticket, long-polling up to `wait` seconds until it is matched
 
@@ -315,7 +315,7 @@ class HeldTicket(MethodView):
     @blp.problem(404, "No such ticket (`ticket_not_found`)")
     @blp.problem(409, "The ticket is matched or being matched (`ticket_matched`)")
     @common_errors(blp, 400, 429, 503)
-    @blp.doc(operationId="cancelTicket", security=SEAT_REQUIRED)
+    @blp.doc(operationId="cancelTicket", security=TICKET_REQUIRED)
     def delete(self, ticket: str) -> Response:
         """Leave the queue
 
