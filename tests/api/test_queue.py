@@ -233,3 +233,36 @@ def test_bots_fill_the_table_after_the_delay(queue_app: Callable[..., FlaskClien
     assert [s["kind"] for s in view["seats"]] == ["human", "bot", "bot", "bot"]
     # A ticket that did not allow bots still waits.
     assert poll(client, shy, wait=0)["status"] == "waiting"
+
+
+def test_the_settings_and_their_bounds() -> None:
+    defaults = Config()
+    assert (defaults.QUEUE_BOT_FILL_SECONDS, defaults.QUEUE_BOT) == (30.0, "greedy")
+    assert (defaults.QUEUE_TICKET_TTL, defaults.QUEUE_TICKETS_PER_CLIENT) == (600.0, 4)
+    assert (defaults.QUEUE_MAX_LENGTH, defaults.QUEUE_MATCH_LEASE) == (1000, 10.0)
+    read = Config.from_env(
+        {
+            "QUEUE_BOT_FILL_SECONDS": "-1",
+            "QUEUE_BOT": "expert",
+            "QUEUE_TICKET_TTL": "999999",
+            "QUEUE_TICKETS_PER_CLIENT": "-3",
+            "QUEUE_MAX_LENGTH": "0",
+            "QUEUE_MATCH_LEASE": "0",
+        }
+    )
+    assert read.QUEUE_BOT_FILL_SECONDS == 0.0 and read.QUEUE_BOT == "expert"
+    assert read.QUEUE_TICKET_TTL == 86400.0 and read.QUEUE_TICKETS_PER_CLIENT == 0
+    assert read.QUEUE_MAX_LENGTH == 0 and read.QUEUE_MATCH_LEASE == 0.1
+    assert Config.from_env({"QUEUE_TICKET_TTL": "0"}).QUEUE_TICKET_TTL == 1.0
+    with pytest.raises(ValueError, match="QUEUE_BOT"):
+        Config.from_env({"QUEUE_BOT": "random"})
+
+
+def test_a_ticket_is_forgotten_after_its_ttl(queue_app: Callable[..., FlaskClient]) -> None:
+    client = queue_app(QUEUE_TICKET_TTL=1.0)
+    ticket = enqueue(client, "Brief", preset="express", players=4)
+    assert poll(client, ticket, wait=0)["status"] == "waiting"
+    time.sleep(1.1)
+    gone = client.get(f"/queue/{ticket['ticket']}", headers=bearer(ticket["secret"]))
+    assert gone.status_code == 404 and gone.json["code"] == "ticket_not_found"  # type: ignore[index]
+    assert client.get("/queue").json == {"waiting": {}}
