@@ -205,6 +205,15 @@ class LobbyPageSchema(_Response):
 
     games = fields.List(fields.Nested(LobbyGameSchema), required=True)
     next_cursor = fields.String(allow_none=True, required=True)
+    queued = fields.Dict(
+        keys=fields.String(),
+        values=fields.Integer(),
+        required=True,
+        metadata={
+            "description": "quick-play demand: `<preset>:<players>` → tickets waiting for "
+            "that table (`GET /queue`; with `preset`, that preset's tables only)"
+        },
+    )
 
 
 class JoinSchema(ma.Schema):

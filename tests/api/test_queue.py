@@ -266,3 +266,13 @@ def test_a_ticket_is_forgotten_after_its_ttl(queue_app: Callable[..., FlaskClien
     gone = client.get(f"/queue/{ticket['ticket']}", headers=bearer(ticket["secret"]))
     assert gone.status_code == 404 and gone.json["code"] == "ticket_not_found"  # type: ignore[index]
     assert client.get("/queue").json == {"waiting": {}}
+
+
+def test_the_lobby_shows_the_queued_demand(queue_app: Callable[..., FlaskClient]) -> None:
+    client = queue_app()
+    enqueue(client, "A", preset="express", players=3)
+    enqueue(client, "B", presets=["express", "standard"], preset=None, players=3)
+    lobby = client.get("/games").json
+    assert lobby is not None and lobby["queued"] == {"express:3": 2, "standard:3": 1}
+    only = client.get("/games", query_string={"preset": "standard"}).json
+    assert only is not None and only["queued"] == {"standard:3": 1}
