@@ -38,7 +38,7 @@ from service.rules.options import resolve_options
 from service.rules.state import encode_state
 from service.store.base import GameStore
 from service.store.codec import new_game_id
-from service.store.errors import GameExists
+from service.store.errors import GameExists, StoreUnavailable
 from service.store.tickets import Match, TicketQueue, parse_bucket
 
 __all__ = ["MatchSettings", "Matcher"]
@@ -85,8 +85,7 @@ class Matcher:
         done = 0
         for match in self.tickets.stale_matches(self._now_ms(), lease_ms, TABLES_PER_PASS):
             _log.warning("matcher: completing match %s left pending", match.id)
-            self.complete(match)
-            done += 1
+            done += self.complete(match)
         for bucket in self.tickets.buckets():
             players = parse_bucket(bucket)[1]
             done += self._claim_all(bucket, players, None)
@@ -107,15 +106,26 @@ class Matcher:
             )
             if match is None:
                 break
-            self.complete(match)
+            if not self.complete(match):
+                break  # the next pass (or another matcher, after the lease) tries again
             done += 1
         return done
 
-    def complete(self, match: Match) -> None:
-        """Make the match's game (unless made already) and seat its tickets."""
-        if match.tickets:
-            self._create(match)
-        self.tickets.finish(match, match.id)
+    def complete(self, match: Match) -> bool:
+        """Make the match's game (unless made already) and seat its tickets;
+        whether it did. A store error is raised (the match stays pending, and is
+        completed after its lease); any other failure is logged and leaves it
+        pending too, so one broken match never stops the runner."""
+        try:
+            if match.tickets:
+                self._create(match)
+            self.tickets.finish(match, match.id)
+        except StoreUnavailable:
+            raise
+        except Exception:
+            _log.exception("matcher: match %s of %s failed", match.id, match.bucket)
+            return False
+        return True
 
     def _create(self, match: Match) -> None:
         preset, players = parse_bucket(match.bucket)

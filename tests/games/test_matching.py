@@ -19,6 +19,7 @@ from service.store.errors import GameExists
 from service.store.memory import MemoryStore
 from service.store.redis import RedisStore
 from service.store.tickets import (
+    Match,
     QueueFull,
     Ticket,
     TicketQueue,
@@ -247,3 +248,29 @@ def test_matchers_racing_never_seat_a_ticket_twice(
     assert sum(m.made for m in matchers) == 10
     games = seated(store, queue, made)
     assert len(games) == 10 and all(len(ids) == 4 for ids in games.values())
+
+
+def test_a_broken_match_is_logged_and_left_pending(
+    backend: tuple[GameStore, TicketQueue], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A match that fails for another reason than the store does not stop the
+    runner's pass: logged, left pending, completed by a later pass."""
+    store, queue = backend
+    clock = Clock()
+    start = int(clock.now * 1000)
+    made = [ticket(f"b{i}", start + i, tables=("express:2",)) for i in range(2)]
+    for each in made:
+        queue.enqueue(each, 0, 0)
+    matcher = Matcher(store, queue, MatchSettings(bot_fill=None, lease=1.0), clock=clock)
+    broken = Matcher(store, queue, MatchSettings(bot_fill=None, lease=1.0), clock=clock)
+
+    def boom(match: Match) -> None:
+        raise RuntimeError("boom")
+
+    broken._create = boom  # type: ignore[method-assign]
+    assert broken.run_once() == 0
+    assert "boom" in caplog.text
+    assert len(queue.pending()) == 1  # type: ignore[attr-defined]
+    clock.now += 1.1
+    assert matcher.run_once() == 1
+    assert len(seated(store, queue, made)) == 1
