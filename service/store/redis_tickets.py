@@ -23,6 +23,7 @@ over once its lease ends.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from typing import Any, cast
 
 from redis.commands.core import Script
@@ -48,6 +49,7 @@ __all__ = [
     "CLAIM_SCRIPT",
     "ENQUEUE_SCRIPT",
     "FINISH_SCRIPT",
+    "RELEASE_SCRIPT",
     "STALE_SCRIPT",
     "RedisTickets",
 ]
@@ -92,7 +94,7 @@ CLAIM_SCRIPT = """
 -- KEYS[1] the bucket, KEYS[2] pending matches, KEYS[3] the match's hash.
 -- ARGV[1] key base, ARGV[2] players, ARGV[3] match id, ARGV[4] now ms, ARGV[5] lease ms,
 -- ARGV[6] '1' to fill with bots, ARGV[7] queued before (ms) for bots, ARGV[8] window,
--- ARGV[9] ticket TTL ms, ARGV[10] the bucket's name.
+-- ARGV[9] ticket TTL ms, ARGV[10] the bucket's name, ARGV[11] the waiting game to join ('').
 local base, players, now = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[4])
 local bots, before, ttl = ARGV[6] == '1', tonumber(ARGV[7]), tonumber(ARGV[9])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - ttl)
@@ -119,7 +121,8 @@ for _, id in ipairs(chosen) do
   redis.call('HSET', key, 'status', 'claimed', 'match', ARGV[3])
   if redis.call('PTTL', key) < ttl then redis.call('PEXPIRE', key, ttl) end
 end
-redis.call('HSET', KEYS[3], 'bucket', ARGV[10], 'tickets', table.concat(chosen, ' '))
+redis.call('HSET', KEYS[3], 'bucket', ARGV[10], 'tickets', table.concat(chosen, ' '),
+           'game', ARGV[11])
 redis.call('PEXPIRE', KEYS[3], ttl)
 redis.call('ZADD', KEYS[2], now + tonumber(ARGV[5]), ARGV[3])
 return chosen
@@ -136,11 +139,34 @@ return ids
 
 FINISH_SCRIPT = """
 -- KEYS[1] the match's hash, KEYS[2] pending matches.
--- ARGV[1] key base, ARGV[2] match id, ARGV[3] game id, ARGV[4..] its tickets in seat order.
-for i = 4, #ARGV do
+-- ARGV[1] key base, ARGV[2] match id, ARGV[3] game id, ARGV[4..] its tickets and their
+-- seats ('<ticket> <seat>' pairs).
+for i = 4, #ARGV, 2 do
   local key = ARGV[1] .. ':t:' .. ARGV[i]
   if redis.call('HGET', key, 'match') == ARGV[2] then
-    redis.call('HSET', key, 'status', 'matched', 'game', ARGV[3], 'seat', i - 4)
+    redis.call('HSET', key, 'status', 'matched', 'game', ARGV[3], 'seat', ARGV[i + 1])
+  end
+end
+redis.call('DEL', KEYS[1])
+redis.call('ZREM', KEYS[2], ARGV[2])
+return 1
+"""
+
+RELEASE_SCRIPT = """
+-- KEYS[1] the match's hash, KEYS[2] pending matches.
+-- ARGV[1] key base, ARGV[2] match id, ARGV[3..] its tickets.
+for i = 3, #ARGV do
+  local key = ARGV[1] .. ':t:' .. ARGV[i]
+  local f = redis.call('HMGET', key, 'match', 'buckets', 'owner', 'at', 'expires')
+  if f[1] == ARGV[2] then
+    redis.call('HSET', key, 'status', 'waiting', 'match', '')
+    for b in string.gmatch(f[2], '%S+') do
+      redis.call('ZADD', ARGV[1] .. ':b:' .. b, tonumber(f[4]), ARGV[i])
+      redis.call('SADD', ARGV[1] .. ':buckets', b)
+    end
+    if f[3] ~= '' then
+      redis.call('ZADD', ARGV[1] .. ':o:' .. redis.sha1hex(f[3]), tonumber(f[5]), ARGV[i])
+    end
   end
 end
 redis.call('DEL', KEYS[1])
@@ -302,6 +328,7 @@ class RedisTickets:
         now_ms: int,
         lease_ms: int,
         bots_before: int | None = None,
+        game: str = "",
     ) -> Match | None:
         """See `TicketQueue.claim` (one script, then a read of the claimed tickets)."""
         keys = [
@@ -320,11 +347,12 @@ class RedisTickets:
             CLAIM_WINDOW,
             self._ttl_ms,
             bucket,
+            game,
         ]
         chosen = self._call("claim", CLAIM_SCRIPT, keys, args)
         if not chosen:
             return None
-        return Match(match_id, bucket, tuple(self._read([i.decode() for i in chosen])))
+        return Match(match_id, bucket, tuple(self._read([i.decode() for i in chosen])), game)
 
     def stale_matches(self, now_ms: int, lease_ms: int, limit: int) -> list[Match]:
         """See `TicketQueue.stale_matches` (one script, then a read of each)."""
@@ -335,7 +363,9 @@ class RedisTickets:
             try:
                 found: list[Any] = cast(
                     list[Any],
-                    self.store.client.hmget(f"{self.base}:m:{match_id}", ["bucket", "tickets"]),
+                    self.store.client.hmget(
+                        f"{self.base}:m:{match_id}", ["bucket", "tickets", "game"]
+                    ),
                 )
             except REDIS_ERRORS as exc:
                 raise StoreUnavailable(f"match read failed: {exc}") from exc
@@ -343,14 +373,25 @@ class RedisTickets:
                 self.finish(Match(match_id, "", ()), match_id)
                 continue
             ticket_ids = found[1].decode().split()
-            matches.append(Match(match_id, found[0].decode(), tuple(self._read(ticket_ids))))
+            game = found[2].decode() if found[2] is not None else ""
+            tickets = tuple(self._read(ticket_ids))
+            matches.append(Match(match_id, found[0].decode(), tickets, game))
         return matches
 
-    def finish(self, match: Match, game_id: str) -> None:
+    def finish(self, match: Match, game_id: str, seats: Sequence[int] | None = None) -> None:
         """See `TicketQueue.finish` (one script)."""
+        order = range(len(match.tickets)) if seats is None else seats
         keys = [f"{self.base}:m:{match.id}", f"{self.base}:pending"]
-        args: list[EncodableT] = [self.base, match.id, game_id, *(t.id for t in match.tickets)]
+        args: list[EncodableT] = [self.base, match.id, game_id]
+        for ticket, seat in zip(match.tickets, order, strict=True):
+            args += [ticket.id, seat]
         self._call("finish", FINISH_SCRIPT, keys, args)
+
+    def release(self, match: Match) -> None:
+        """See `TicketQueue.release` (one script)."""
+        keys = [f"{self.base}:m:{match.id}", f"{self.base}:pending"]
+        args: list[EncodableT] = [self.base, match.id, *(t.id for t in match.tickets)]
+        self._call("release", RELEASE_SCRIPT, keys, args)
 
     def pending(self) -> list[str]:
         """The ids of the pending matches (for tests)."""

@@ -117,12 +117,15 @@ class Ticket:
 
 @dataclass(frozen=True)
 class Match:
-    """Tickets claimed together for one table: ``id`` is also the game's id."""
+    """Tickets claimed together for one table: ``id`` is also the new game's id
+    (or, with ``game``, for open seats of a waiting game)."""
 
     id: str
     bucket: str
     #: The seated tickets in seat order (the oldest first); the other seats are bots.
     tickets: tuple[Ticket, ...]
+    #: A waiting game of the lobby the tickets are to join ("": a new game, `id`).
+    game: str = ""
 
 
 class TicketQueue(Protocol):
@@ -162,13 +165,15 @@ class TicketQueue(Protocol):
         now_ms: int,
         lease_ms: int,
         bots_before: int | None = None,
+        game: str = "",
     ) -> Match | None:
         """Atomically claim the oldest waiting tickets of ``bucket`` for one
         table, as the pending match ``match_id`` leased until ``now_ms +
         lease_ms``: ``players`` of them (``None`` unless there are as many); or,
         with ``bots_before`` (epoch ms), the tickets allowing bots, up to
         ``players``, if the oldest of them was queued before it (a table
-        filled with bots). Expired entries are dropped on the way."""
+        filled with bots). ``game``: the match is for open seats of that waiting
+        game (`Match.game`). Expired entries are dropped on the way."""
         ...
 
     def stale_matches(self, now_ms: int, lease_ms: int, limit: int) -> list[Match]:
@@ -176,9 +181,15 @@ class TicketQueue(Protocol):
         stuck), each leased anew to the caller (atomically: one caller each)."""
         ...
 
-    def finish(self, match: Match, game_id: str) -> None:
-        """Mark the match's tickets ``matched`` (their seats in ``game_id``, in
-        the match's order) and forget the pending match; idempotent."""
+    def finish(self, match: Match, game_id: str, seats: Sequence[int] | None = None) -> None:
+        """Mark the match's tickets ``matched`` (their ``seats`` in ``game_id``; by
+        default the match's order) and forget the pending match; idempotent."""
+        ...
+
+    def release(self, match: Match) -> None:
+        """Give a pending match's tickets back to their queues (waiting again, in
+        their place: a waiting game they were to join had no seat for them) and
+        forget the match."""
         ...
 
     def close(self) -> None:
@@ -310,6 +321,7 @@ class MemoryTickets:
         now_ms: int,
         lease_ms: int,
         bots_before: int | None = None,
+        game: str = "",
     ) -> Match | None:
         """See `TicketQueue.claim`."""
         with self._lock:
@@ -335,7 +347,7 @@ class MemoryTickets:
                 kept = replace(kept, expires=max(kept.expires, now_ms + int(self.ttl * 1000)))
                 self._tickets[ticket.id] = kept
                 claimed.append(kept)
-            match = Match(match_id, bucket, tuple(claimed))
+            match = Match(match_id, bucket, tuple(claimed), game)
             self._pending[match_id] = (now_ms + lease_ms, match)
             return match
 
@@ -347,15 +359,31 @@ class MemoryTickets:
                 self._pending[match.id] = (now_ms + lease_ms, match)
             return stale
 
-    def finish(self, match: Match, game_id: str) -> None:
+    def finish(self, match: Match, game_id: str, seats: Sequence[int] | None = None) -> None:
         """See `TicketQueue.finish`."""
+        order = range(len(match.tickets)) if seats is None else seats
         with self._lock:
-            for seat, ticket in enumerate(match.tickets):
+            for seat, ticket in zip(order, match.tickets, strict=True):
                 kept = self._tickets.get(ticket.id)
                 if kept is not None and kept.match == match.id:
                     self._tickets[ticket.id] = replace(
                         kept, status="matched", game=game_id, seat=seat
                     )
+            self._pending.pop(match.id, None)
+
+    def release(self, match: Match) -> None:
+        """See `TicketQueue.release`."""
+        with self._lock:
+            for ticket in match.tickets:
+                kept = self._tickets.get(ticket.id)
+                if kept is None or kept.match != match.id:
+                    continue
+                kept = replace(kept, status="waiting", match="")
+                self._tickets[ticket.id] = kept
+                for bucket in kept.buckets:
+                    self._buckets.setdefault(bucket, {})[kept.id] = kept.at
+                if kept.owner:
+                    self._owners.setdefault(kept.owner, {})[kept.id] = kept.expires
             self._pending.pop(match.id, None)
 
     def pending(self) -> list[str]:

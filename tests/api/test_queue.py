@@ -276,3 +276,16 @@ def test_the_lobby_shows_the_queued_demand(queue_app: Callable[..., FlaskClient]
     assert lobby is not None and lobby["queued"] == {"express:3": 2, "standard:3": 1}
     only = client.get("/games", query_string={"preset": "standard"}).json
     assert only is not None and only["queued"] == {"standard:3": 1}
+
+
+def test_a_waiting_game_takes_a_queued_player(queue_app: Callable[..., FlaskClient]) -> None:
+    client = queue_app()
+    created = client.post(
+        "/games", json={"preset": "express", "seats": [{"name": "Host"}, {"name": None}]}
+    ).json
+    assert created is not None
+    seat = poll(client, enqueue(client, "Guest", preset="express", players=2))
+    assert seat["status"] == "matched" and seat["game"] == created["id"] and seat["seat"] == 1
+    view = client.get(f"/games/{created['id']}", headers=bearer(seat["token"])).json
+    assert view is not None and view["status"] == "active" and view["you"] == 1
+    assert [s["name"] for s in view["seats"]] == ["Host", "Guest"]

@@ -274,3 +274,75 @@ def test_a_broken_match_is_logged_and_left_pending(
     clock.now += 1.1
     assert matcher.run_once() == 1
     assert len(seated(store, queue, made)) == 1
+
+
+def waiting_game(store: GameStore, preset: str = "express", seats: int = 2) -> str:
+    """A game listed in the lobby: Host in seat 0, the other seats open."""
+    from service.games.transact import lobby_summary, now_iso
+    from service.rules.engine import SeatSpec, new_game
+    from service.rules.options import resolve_options
+    from service.rules.state import encode_state
+
+    specs = [SeatSpec("Host", "human", None, hash_token("host"))]
+    specs += [SeatSpec(None, "human", None, None) for _ in range(seats - 1)]
+    state, events = new_game(resolve_options(preset, {}, seats), preset, specs)
+    return store.create(encode_state(state), events, lobby_summary("", state, now_iso())).game_id
+
+
+def test_a_waiting_game_of_the_lobby_is_offered_to_queued_tickets(
+    backend: tuple[GameStore, TicketQueue],
+) -> None:
+    store, queue = backend
+    clock = Clock()
+    start = int(clock.now * 1000)
+    game_id = waiting_game(store, seats=3)
+    made = [ticket(f"w{i}", start + i, tables=("express:3",)) for i in range(3)]
+    for each in made:
+        queue.enqueue(each, 0, 0)
+    matcher = Matcher(store, queue, MatchSettings(bot_fill=None), clock=clock)
+    assert matcher.run_once() == 2 and matcher.joined == 2 and matcher.made == 0
+    games = seated(store, queue, made[:2])
+    assert games == {game_id: {made[0].id, made[1].id}}
+    state = decode_state(store.load(game_id).state)
+    assert state.status == "active"
+    assert [seat.name for seat in state.seats] == ["Host", "w0", "w1"]
+    assert store.lobby()[0] == [] or all(g["id"] != game_id for g in store.lobby()[0])
+    left = queue.get(made[2].id)
+    assert left is not None and left.status == "waiting"
+
+
+def test_a_join_retried_after_a_crash_keeps_its_seat_and_a_full_game_gives_tickets_back(
+    backend: tuple[GameStore, TicketQueue],
+) -> None:
+    store, queue = backend
+    clock = Clock()
+    start = int(clock.now * 1000)
+    game_id = waiting_game(store, seats=2)
+    first, second = (
+        ticket("j0", start, tables=("express:2",)),
+        ticket("j1", start + 1, tables=("express:2",)),
+    )
+    queue.enqueue(first, 0, 0)
+    queue.enqueue(second, 0, 0)
+    now = int(clock.now * 1000)
+    # A matcher claims `first` for the game, seats it, and dies before finishing.
+    match = queue.claim("express:2", 1, url_safe_token(16), now, 1000, game=game_id)
+    assert match is not None and match.game == game_id
+    dead = Matcher(store, queue, MatchSettings(bot_fill=None, lease=1.0), clock=clock)
+    dead._join(Match(match.id, match.bucket, match.tickets, game_id))
+    queue_state = queue.get(first.id)
+    assert queue_state is not None and queue_state.status == "matched"
+    # The same match completed again (after a crash between the join and the
+    # finish) keeps the seat it has: no second seat is taken.
+    again = Matcher(store, queue, MatchSettings(bot_fill=None, lease=1.0), clock=clock)
+    assert again._join(match)
+    state = decode_state(store.load(game_id).state)
+    assert [seat.name for seat in state.seats] == ["Host", "j0"]
+    # The game is full now: a claim for it gives its ticket back to the queue.
+    late = queue.claim("express:2", 1, url_safe_token(16), now, 1000, game=game_id)
+    assert late is not None and late.tickets[0].id == second.id
+    assert not again._join(late)
+    back = queue.get(second.id)
+    assert back is not None and back.status == "waiting" and back.match == ""
+    assert queue.demand() == {"express:2": 1}
+    assert queue.pending() == []  # type: ignore[attr-defined]
