@@ -5,7 +5,7 @@ games, no ticket in two games and none lost (repeated `QUICKPLAY_REPEATS` times,
 20 by default); a lone client allowing bots is seated with bots after the fill
 delay; and a runner SIGKILLed in the middle of matching loses no ticket and seats
 none twice (its pending matches are completed by the next runner after their
-lease).
+lease); and tickets sent at once by one client stop at its quota (429).
 """
 
 from __future__ import annotations
@@ -176,3 +176,37 @@ def test_a_runner_killed_mid_matching_loses_no_ticket(
 def stored_games(store: redis.Redis, prefix: str) -> set[str]:
     """The ids of the games stored under ``prefix`` (their hashes' keys)."""
     return {key.decode().split("{")[1].split("}")[0] for key in store.scan_iter(f"{prefix}:*:g")}
+
+
+@pytest.fixture(scope="module")
+def limited(redis_url: str) -> Iterator[GunicornServer]:
+    """gunicorn (2 workers) with the rate limiter on and a quota of 3 tickets."""
+    env = {
+        **E2E_ENV,
+        "RATELIMIT_ENABLED": "1",
+        "QUEUE_TICKETS_PER_CLIENT": "3",
+        "STORE_URL": redis_url,
+        "STORE_PREFIX": f"qq{uuid.uuid4().hex[:8]}",
+    }
+    with GunicornServer(env, workers=2, runner=False) as started:
+        yield started
+
+
+def test_tickets_sent_at_once_stop_at_the_clients_quota(limited: GunicornServer) -> None:
+    """Twelve tickets from one address at once, over two workers: exactly 3 are
+    queued, the other 9 refused 429 ticket_quota_exceeded."""
+    answers: list[tuple[int, str]] = []
+
+    def send(i: int) -> None:
+        client = Client(limited.url)
+        body = {"preset": "standard", "players": 5, "name": f"q{i}"}
+        answer = client.request("POST", "/queue", body)
+        answers.append((answer.status, answer.json.get("code", "")))
+        client.connection.close()
+
+    threads = [threading.Thread(target=send, args=(i,)) for i in range(12)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert sorted(answers) == [(201, "")] * 3 + [(429, "ticket_quota_exceeded")] * 9
