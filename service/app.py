@@ -18,6 +18,7 @@ from service.api import (
     jsonio,
     moves,
     presets,
+    queue,
     records,
     spec_overrides,
 )
@@ -32,7 +33,7 @@ from service.ops.store_metrics import instrument
 from service.serving.dispatch import dispatch_hot_operations
 from service.serving.flaskapp import ServiceFlask
 from service.store.memory import MemoryStore
-from service.worker import InProcessRunner, Runner, settings_from
+from service.worker import InProcessRunner, Runner, matcher_for, settings_from
 
 API_SETTINGS: dict[str, Any] = {
     "API_TITLE": "Rummy service",
@@ -51,7 +52,13 @@ API_SETTINGS: dict[str, Any] = {
                 'carries a game has `ETag: "<version>"`.'
             )
         },
-        "components": {"securitySchemes": {"seatToken": {"type": "http", "scheme": "bearer"}}},
+        "components": {
+            "securitySchemes": {
+                "seatToken": {"type": "http", "scheme": "bearer"},
+                # A quick-play ticket's secret (`POST /queue`), not a seat's token.
+                "ticketSecret": {"type": "http", "scheme": "bearer"},
+            }
+        },
     },
 }
 
@@ -69,12 +76,14 @@ def create_app(config: Config | None = None) -> Flask:
 
     init_store(app)
     events.init_streams(app)
+    queue.init_queue(app)
     # The expert bot's budgets are per process (bots play in the process that
     # applies the move).
     expert.configure(expert.Budget(config.BOT_EXPERT_NODES, config.BOT_EXPERT_SECONDS or None))
 
     api = Api(app)
-    for blueprint in (presets.blp, games.blp, moves.blp, events.blp, records.blp, health.blp):
+    blueprints = (presets.blp, games.blp, moves.blp, events.blp, records.blp, queue.blp, health.blp)
+    for blueprint in blueprints:
         api.register_blueprint(blueprint)
     dispatch_hot_operations(app)
     spec_overrides.apply(api.spec, app.config["LONGPOLL_MAX"])
@@ -110,7 +119,7 @@ def init_runner(app: Flask) -> None:
     store = app.extensions[STORE_EXTENSION]
     memory = getattr(store, "inner", store)
     if isinstance(memory, MemoryStore) and app.config["RUNNER_IN_PROCESS"]:
-        runner = Runner(store, settings_from(app.config))
+        runner = Runner(store, settings_from(app.config), matcher=matcher_for(store, app.config))
         app.extensions[RUNNER_EXTENSION] = InProcessRunner(memory, runner)
 
 

@@ -33,6 +33,10 @@ def _split_origins(text: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in text.split(",") if part.strip())
 
 
+#: The strategies that may fill a quick-play table (`Config.QUEUE_BOT`).
+QUEUE_BOTS = ("greedy", "expert")
+
+
 @dataclass(frozen=True)
 class Config:
     """Settings of one app instance (see the configuration table in README.md)."""
@@ -167,6 +171,23 @@ class Config:
     #: (the first at its start; 0: never): games a save meant to queue but whose
     #: entry was missed (Redis Cluster only) are queued again.
     RUNNER_REPAIR_SECONDS: float = 300.0
+    #: Seconds a quick-play ticket that allows bots waits for people before
+    #: the matcher fills its table with bots (0: at once).
+    QUEUE_BOT_FILL_SECONDS: float = 30.0
+    #: The strategy of the bots that fill a quick-play table (``greedy`` or ``expert``).
+    QUEUE_BOT: str = "greedy"
+    #: Seconds a quick-play ticket is kept: waiting to be matched, then to be
+    #: read once matched (a ticket not matched by then is dropped from the queue).
+    QUEUE_TICKET_TTL: float = 600.0
+    #: Waiting quick-play tickets one client (address, as the rate limiter sees
+    #: it; an IPv6 one by its /64) may hold at once (0: no quota).
+    QUEUE_TICKETS_PER_CLIENT: int = 4
+    #: Waiting tickets one quick-play queue (a preset and player count) holds at
+    #: most; one more answers 503 ``queue_full`` (0: no bound).
+    QUEUE_MAX_LENGTH: int = 1000
+    #: Seconds a matcher's claim of tickets is held before another matcher may
+    #: complete it (a matcher killed between its claim and the game).
+    QUEUE_MATCH_LEASE: float = 10.0
     #: With the memory store, whether the web process runs the runner as a thread.
     RUNNER_IN_PROCESS: bool = True
     #: Whether an unexpected exception is raised to the caller (tests) instead
@@ -244,6 +265,19 @@ class Config:
                 changes[name] = max(0, int(env[name]))
         if "RECORD_TTL" in env:
             changes["RECORD_TTL"] = min(max(0, int(env["RECORD_TTL"])), MAX_RECORD_TTL)
+        for name in ("QUEUE_TICKETS_PER_CLIENT", "QUEUE_MAX_LENGTH"):
+            if name in env:
+                changes[name] = max(0, int(env[name]))
+        if "QUEUE_BOT_FILL_SECONDS" in env:
+            changes["QUEUE_BOT_FILL_SECONDS"] = max(0.0, float(env["QUEUE_BOT_FILL_SECONDS"]))
+        if "QUEUE_TICKET_TTL" in env:
+            changes["QUEUE_TICKET_TTL"] = min(max(1.0, float(env["QUEUE_TICKET_TTL"])), 86400.0)
+        if "QUEUE_MATCH_LEASE" in env:
+            changes["QUEUE_MATCH_LEASE"] = max(0.1, float(env["QUEUE_MATCH_LEASE"]))
+        if "QUEUE_BOT" in env:
+            if env["QUEUE_BOT"] not in QUEUE_BOTS:
+                raise ValueError(f"QUEUE_BOT must be one of {', '.join(QUEUE_BOTS)}")
+            changes["QUEUE_BOT"] = env["QUEUE_BOT"]
         if "QUOTA_PENDING" in env:
             changes["QUOTA_PENDING"] = max(0.0, float(env["QUOTA_PENDING"]))
         if "LONGPOLL_MAX" in env:

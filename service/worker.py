@@ -58,12 +58,14 @@ from service.config import Config
 from service.games import clock
 from service.games.due import BOTS, CLOCK, next_due
 from service.games.errors import Busy
+from service.games.matching import Matcher, MatchSettings
 from service.games.transact import Context, transact
 from service.games.values import Change, LoadedGame
 from service.store.base import DueClaim, GameStore
 from service.store.errors import GameNotFound, StoreUnavailable
 from service.store.factory import open_store
 from service.store.memory import MemoryStore
+from service.store.tickets import MemoryTickets, open_tickets
 
 _log = logging.getLogger(__name__)
 
@@ -99,10 +101,13 @@ class Runner:
         settings: RunnerSettings | None = None,
         *,
         clock: Callable[[], float] = time.time,
+        matcher: Matcher | None = None,
     ) -> None:
         self.store = store
         self.settings = settings or RunnerSettings()
         self.clock = clock
+        #: Makes quick-play games of queued tickets on each pass (`run_once`).
+        self.matcher = matcher
         #: How this runner writes games: its store, retries and bot budget.
         self.context = Context(
             store, self.settings.retries, self.settings.budget, clock=lambda: self.clock()
@@ -123,7 +128,8 @@ class Runner:
         next claim takes another owner's game if one is due (`GameStore.claim_due`).
         On a store error the claims not yet done are released at once
         (`GameStore.release_due`), or at the next call if the store still fails,
-        so a Redis hiccup does not stall them for the lease."""
+        so a Redis hiccup does not stall them for the lease. Then one pass of
+        the quick-play matcher, if it has one (its completed matches count too)."""
         self._release_held()
         settings = self.settings
         claims = self.store.claim_due(
@@ -145,7 +151,8 @@ class Runner:
             self._held.extend(held)
             self._release_held(raising=False)
             raise
-        return len(claims)
+        matched = self.matcher.run_once() if self.matcher is not None else 0
+        return len(claims) + matched
 
     def _release_held(self, raising: bool = True) -> None:
         """Release the claims a store error left held (kept to try again if the
@@ -247,6 +254,9 @@ class InProcessRunner:
         self._thread: threading.Thread | None = None
         self._pid = 0
         store.due_listener = self.wake
+        tickets = runner.matcher.tickets if runner.matcher is not None else None
+        if isinstance(tickets, MemoryTickets):
+            tickets.listener = self.wake
 
     def wake(self) -> None:
         """Something was queued: start the thread if needed and let it look
@@ -293,6 +303,10 @@ class InProcessRunner:
                 continue
             due = self.store.next_due()
             wait = runner.settings.lease if due is None else due - runner.clock()
+            tickets = runner.matcher.tickets if runner.matcher is not None else None
+            if isinstance(tickets, MemoryTickets) and tickets.waiting():
+                # Queued tickets: look again soon (a bot fill falls due with time).
+                wait = min(wait, runner.settings.idle)
             if wait > 0:
                 self._wake.wait(min(wait, runner.settings.lease))
 
@@ -311,6 +325,21 @@ def settings_from(config: Any) -> RunnerSettings:
         retries=int(get("SAVE_RETRIES")),
         repair_every=float(get("RUNNER_REPAIR_SECONDS")),
     )
+
+
+def matcher_for(store: GameStore, config: Any) -> Matcher:
+    """The quick-play matcher of ``store`` with the settings of a `Config` (or a
+    Flask config mapping): its ticket queue, bot fill, bot and lease."""
+
+    def get(name: str) -> Any:
+        return config[name] if isinstance(config, dict) else getattr(config, name)
+
+    settings = MatchSettings(
+        bot_fill=float(get("QUEUE_BOT_FILL_SECONDS")),
+        bot=str(get("QUEUE_BOT")),
+        lease=float(get("QUEUE_MATCH_LEASE")),
+    )
+    return Matcher(store, open_tickets(store, float(get("QUEUE_TICKET_TTL"))), settings)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -341,7 +370,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
-    runner = Runner(store, settings_from(config))
+    runner = Runner(store, settings_from(config), matcher=matcher_for(store, config))
     _log.info("runner: advancing due games of %s", store)
     try:
         runner.run(stop)

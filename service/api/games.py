@@ -26,6 +26,7 @@ from service.api.paths import (
     check_game_ids,
 )
 from service.api.preconditions import conditional_get, etag
+from service.api.queue import tickets
 from service.api.schemas import (
     CreatedSchema,
     CreateGameSchema,
@@ -44,6 +45,7 @@ from service.rules import engine
 from service.rules.options import resolve_options
 from service.rules.state import encode_state
 from service.store.errors import QuotaExceeded
+from service.store.tickets import parse_bucket
 
 blp = Blueprint("games", __name__, url_prefix="/games", description="Games and seats")
 check_game_ids(blp)
@@ -178,12 +180,17 @@ class Games(MethodView):
         Public summaries only, newest first; `preset` and `open_seats` (at
         least that many open) filter them. Pass `next_cursor` back as `cursor`
         for the next page; a filtered page may hold fewer games than `limit`
-        and still have a `next_cursor`.
+        and still have a `next_cursor`. `queued` is the quick-play demand:
+        tickets waiting per table (`POST /queue`).
         """
         games, next_cursor = get_store().lobby(
             query["limit"], query.get("cursor"), _lobby_filter(query)
         )
-        return json_response({"games": games, "next_cursor": next_cursor})
+        queued = tickets().demand()
+        preset = query.get("preset")
+        if preset is not None:
+            queued = {table: n for table, n in queued.items() if parse_bucket(table)[0] == preset}
+        return json_response({"games": games, "next_cursor": next_cursor, "queued": queued})
 
 
 def _lobby_filter(query: dict[str, Any]) -> Callable[[Mapping[str, Any]], bool] | None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -36,6 +36,7 @@ __all__ = [
     "WAIT_SLOTS_EXTENSION",
     "WaitSlots",
     "init_long_polls",
+    "poll_until",
     "wait_for_events",
     "waiting_place",
 ]
@@ -143,3 +144,17 @@ def wait_for_events(
             if woken:
                 found = store.events(game_id, after)
     return found
+
+
+def poll_until(done: Callable[[], bool], wait: float, environ: dict[str, Any]) -> bool:
+    """Look at ``done()`` every `DISCONNECT_CHECK` s for up to ``wait`` s (a
+    wait with nothing to watch, as a quick-play ticket's); whether it came true.
+    Ends early, false, once the client has hung up."""
+    deadline = time.monotonic() + wait
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 or client_gone(environ):
+            return False
+        time.sleep(min(remaining, DISCONNECT_CHECK))
+        if done():
+            return True

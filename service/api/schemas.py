@@ -205,6 +205,15 @@ class LobbyPageSchema(_Response):
 
     games = fields.List(fields.Nested(LobbyGameSchema), required=True)
     next_cursor = fields.String(allow_none=True, required=True)
+    queued = fields.Dict(
+        keys=fields.String(),
+        values=fields.Integer(),
+        required=True,
+        metadata={
+            "description": "quick-play demand: `<preset>:<players>` → tickets waiting for "
+            "that table (`GET /queue`; with `preset`, that preset's tables only)"
+        },
+    )
 
 
 class JoinSchema(ma.Schema):
@@ -497,3 +506,108 @@ class HealthSchema(_Response):
     """Liveness or readiness."""
 
     status = fields.String(required=True)
+
+
+# --- quick play --------------------------------------------------------------
+
+
+class EnqueueSchema(ma.Schema):
+    """Body of `POST /queue`: the tables a player accepts, and who they are."""
+
+    preset = fields.String(
+        validate=validate.OneOf(list(PRESETS)),
+        metadata={"description": "the one preset accepted (or give `presets`)"},
+    )
+    presets = fields.List(
+        fields.String(validate=validate.OneOf(list(PRESETS))),
+        validate=validate.Length(min=1, max=len(PRESETS)),
+        metadata={"description": "the presets accepted, any of them (or give `preset`)"},
+    )
+    players = WholeNumber(
+        validate=validate.Range(min=2, max=6),
+        metadata={"description": "the table's player count (or give `min_players`/`max_players`)"},
+    )
+    min_players = WholeNumber(validate=validate.Range(min=2, max=6))
+    max_players = WholeNumber(validate=validate.Range(min=2, max=6))
+    name = PlayerName(required=True)
+    bots_allowed = fields.Boolean(
+        load_default=False,
+        metadata={
+            "description": "whether bots may fill the table once the ticket has waited "
+            "`QUEUE_BOT_FILL_SECONDS`"
+        },
+    )
+    client_seed = fields.String(validate=CLIENT_SEED, metadata=CLIENT_SEED_METADATA)
+
+    @ma.validates_schema
+    def _one_of_each(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if ("preset" in data) == ("presets" in data):
+            raise ma.ValidationError("give exactly one of preset and presets", "preset")
+        ranged = "min_players" in data or "max_players" in data
+        if ("players" in data) == ranged:
+            raise ma.ValidationError("give players, or min_players and max_players", "players")
+        if ranged:
+            low, high = data.get("min_players", 2), data.get("max_players", 6)
+            if low > high:
+                raise ma.ValidationError("min_players is above max_players", "min_players")
+
+
+class TicketQuerySchema(ma.Schema):
+    """Query of `GET /queue/{ticket}`."""
+
+    wait = fields.Float(
+        load_default=0.0,
+        validate=validate.Range(min=0, max=30),
+        metadata={"description": "seconds to wait until the ticket is matched"},
+    )
+
+
+class TicketSchema(_Response):
+    """A quick-play ticket as its holder sees it."""
+
+    ticket = fields.String(required=True, metadata={"description": "the ticket's id"})
+    status = fields.String(required=True, metadata={"enum": ["waiting", "matched"]})
+    tables = fields.List(
+        fields.String(),
+        required=True,
+        metadata={"description": "the tables accepted, `<preset>:<players>` each"},
+    )
+    bots_allowed = fields.Boolean(required=True)
+    queued = fields.String(required=True, metadata={"description": "when queued (ISO 8601)"})
+    expires = fields.String(required=True, metadata={"description": "when forgotten (ISO 8601)"})
+    waiting = fields.Dict(
+        keys=fields.String(),
+        values=fields.Integer(),
+        required=True,
+        metadata={"description": "tickets waiting for each accepted table, this one included"},
+    )
+    game = fields.String(allow_none=True, required=True, metadata={"description": "once matched"})
+    seat = fields.Integer(allow_none=True, required=True)
+    token = fields.String(
+        allow_none=True,
+        required=True,
+        metadata={
+            "description": "once matched: the seat's token (the same on every read by "
+            "the ticket's secret; never stored)"
+        },
+    )
+
+
+class EnqueuedSchema(TicketSchema):
+    """The answer of `POST /queue`: the ticket, with its secret (shown only this once)."""
+
+    secret = fields.String(
+        required=True,
+        metadata={"description": "the ticket's secret: `Authorization: Bearer <secret>`"},
+    )
+
+
+class DemandSchema(_Response):
+    """Queued quick-play demand: waiting tickets per table."""
+
+    waiting = fields.Dict(
+        keys=fields.String(),
+        values=fields.Integer(),
+        required=True,
+        metadata={"description": "`<preset>:<players>` → tickets waiting for that table"},
+    )

@@ -84,6 +84,8 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
 
 #: `security` of an operation that needs a seat token (`Authorization: Bearer <token>`).
 SEAT_REQUIRED: list[dict[str, list[str]]] = [{"seatToken": []}]
+#: `security` of an operation that needs a quick-play ticket's secret.
+TICKET_REQUIRED: list[dict[str, list[str]]] = [{"ticketSecret": []}]
 #: `security` of an operation that answers with or without a seat token.
 SEAT_OPTIONAL: list[dict[str, list[str]]] = [{}, {"seatToken": []}]
 

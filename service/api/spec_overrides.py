@@ -5,7 +5,7 @@
   uses; `Move` is the `oneOf` of them with a discriminator on `type`,
   `Actions` the all-or-nothing list, `MoveRequest` a move or `Actions`, and
   the items of `LegalMoves.moves` are `Move`s.
-- The `wait` bound of the events long-poll is this deployment's
+- The `wait` bound of the events and ticket long-polls is this deployment's
   `LONGPOLL_MAX`, not the schema's static 30 s.
 - `options`, typed option by option from the options table of
   `service.rules.options` (the table that validates them), and that a seat
@@ -83,6 +83,8 @@ def move_components() -> dict[str, dict[str, Any]]:
 
 
 EVENTS_PATH = "/games/{game_id}/events"
+#: The path of a quick-play ticket (its long-poll has the same bound).
+TICKET_PATH = "/queue/{ticket}"
 MOVES_PATH = "/games/{game_id}/moves"
 
 
@@ -127,13 +129,14 @@ def apply(spec: APISpec, longpoll_max: float) -> None:
     }
     _move_examples(_paths(spec).get(MOVES_PATH, {}).get("post", {}))
     complete(spec)
-    operation = _paths(spec).get(EVENTS_PATH, {}).get("get", {})
-    for parameter in operation.get("parameters", []):
-        if parameter.get("in") == "query" and parameter.get("name") == "wait":
-            parameter["schema"]["maximum"] = float(longpoll_max)
-            parameter["description"] = (
-                f"seconds to wait for an event (at most {float(longpoll_max):g} here)"
-            )
+    for path, what in ((EVENTS_PATH, "an event"), (TICKET_PATH, "the match")):
+        operation = _paths(spec).get(path, {}).get("get", {})
+        for parameter in operation.get("parameters", []):
+            if parameter.get("in") == "query" and parameter.get("name") == "wait":
+                parameter["schema"]["maximum"] = float(longpoll_max)
+                parameter["description"] = (
+                    f"seconds to wait for {what} (at most {float(longpoll_max):g} here)"
+                )
 
 
 #: The body /docs pre-fills for `POST /games`: a game against a server bot.

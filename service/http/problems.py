@@ -52,9 +52,15 @@ API_PROBLEM_CODES: dict[str, ProblemCode] = {
         401, "the Authorization header is malformed or not a seat of this game"
     ),
     "unauthorized": ProblemCode(401, "another authentication failure", generic=True),
+    "invalid_ticket_secret": ProblemCode(
+        401, "the bearer token is not the secret of this quick-play ticket"
+    ),
     "not_creator": ProblemCode(403, "only the seat that created a game may delete it"),
     "game_not_found": ProblemCode(404, "no game has this id (or it has been forgotten)"),
     "preset_not_found": ProblemCode(404, "no preset has this name"),
+    "ticket_not_found": ProblemCode(
+        404, "no quick-play ticket has this id (cancelled, expired, or never queued)"
+    ),
     "not_found": ProblemCode(404, "no such resource", generic=True),
     "method_not_allowed": ProblemCode(
         405, "the resource does not answer this method (see `Allow`)", generic=True
@@ -70,6 +76,9 @@ API_PROBLEM_CODES: dict[str, ProblemCode] = {
     ),
     "game_not_waiting": ProblemCode(
         409, "the game has started: it can no longer be deleted (leave it)"
+    ),
+    "ticket_matched": ProblemCode(
+        409, "the quick-play ticket is matched (or being matched): it can no longer leave"
     ),
     "conflict": ProblemCode(409, "another conflict with the game's state", generic=True),
     "version_mismatch": ProblemCode(
@@ -107,6 +116,10 @@ API_PROBLEM_CODES: dict[str, ProblemCode] = {
         "this client already holds as many waiting long-polls on this server as it may; "
         "see Retry-After",
     ),
+    "ticket_quota_exceeded": ProblemCode(
+        429,
+        "this client already holds as many waiting quick-play tickets as it may; see Retry-After",
+    ),
     "headers_too_large": ProblemCode(431, "the request headers are too large", generic=True),
     "internal_error": ProblemCode(500, "the service failed (a bug: it is logged)", generic=True),
     "store_unavailable": ProblemCode(503, "the game store does not answer; see Retry-After"),
@@ -124,6 +137,9 @@ API_PROBLEM_CODES: dict[str, ProblemCode] = {
     ),
     "too_many_long_polls": ProblemCode(
         503, "this server holds as many waiting long-polls as it may; see Retry-After"
+    ),
+    "queue_full": ProblemCode(
+        503, "a quick-play queue asked for holds as many tickets as it may; see Retry-After"
     ),
     "service_unavailable": ProblemCode(
         503, "the service cannot answer now; see Retry-After", generic=True

@@ -37,7 +37,7 @@ from service.store.base import (
     LobbyUpdate,
     SaveResult,
 )
-from service.store.errors import QuotaExceeded
+from service.store.errors import GameExists, QuotaExceeded
 from service.store.watch import Deliver, Watch
 
 _OPERATIONS = ("create", "load", "save", "events", "get_idempotency", "lobby", "ping")
@@ -70,12 +70,13 @@ class InstrumentedStore:
         due: Due | None = None,
         quota: Mapping[str, int] | None = None,
         bots: bool = False,
+        game_id: str | None = None,
     ) -> Created:
         """`GameStore.create`, measured; counts the game."""
         start = time.perf_counter()
         try:
-            created = self.inner.create(state, events, lobby, owner, due, quota, bots)
-        except QuotaExceeded:
+            created = self.inner.create(state, events, lobby, owner, due, quota, bots, game_id)
+        except (QuotaExceeded, GameExists):
             raise  # a refusal, not a store error
         except Exception:
             _ERRORS["create"].inc()

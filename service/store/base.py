@@ -325,6 +325,7 @@ class GameStore(Protocol):
         due: Due | None = None,
         quota: Mapping[str, int] | None = None,
         bots: bool = False,
+        game_id: str | None = None,
     ) -> Created:
         """Store a new game under a fresh random id (128 bits, URL-safe), version 1;
         with an ``owner``, count it among that owner's `open_games` (``open``,
@@ -335,7 +336,12 @@ class GameStore(Protocol):
         new game joins (`OWNER_COUNTS`; 0 or absent: no limit) the owner may
         have, this one included. Counting and noting are one atomic step, so
         creates sent at once never pass it together; past it, raises
-        `QuotaExceeded` and stores nothing."""
+        `QuotaExceeded` and stores nothing.
+
+        ``game_id``: store it under this id instead (a well-formed game id the
+        caller drew, e.g. a quick-play match's, so that a retry after a crash
+        cannot make a second game); a game stored under it already raises
+        `GameExists` and nothing is stored."""
         ...
 
     def reserve(self, owner: str, game_id: str, limit: int) -> None:

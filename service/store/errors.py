@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-__all__ = ["GameNotFound", "NotReplicated", "QuotaExceeded", "StoreError", "StoreUnavailable"]
+__all__ = [
+    "GameExists",
+    "GameNotFound",
+    "NotReplicated",
+    "QuotaExceeded",
+    "StoreError",
+    "StoreUnavailable",
+]
 
 
 class StoreError(Exception):
@@ -18,6 +25,15 @@ class GameNotFound(StoreError, LookupError):
         #: The new values of the counters the load carried (`GameStore.load`);
         #: ``None`` when they were not counted.
         self.counts = counts
+
+
+class GameExists(StoreError):
+    """A create under a chosen id (`GameStore.create`'s ``game_id``) found a game
+    stored under it already: nothing was stored (a retry of a create that was made)."""
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(f"a game with id {game_id!r} exists")
+        self.game_id = game_id
 
 
 class StoreUnavailable(StoreError):

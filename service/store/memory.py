@@ -55,7 +55,7 @@ from service.store.codec import (
     now_ms,
     stamp_event,
 )
-from service.store.errors import GameNotFound, QuotaExceeded
+from service.store.errors import GameExists, GameNotFound, QuotaExceeded
 from service.store.watch import Deliver, Hub, Watch
 
 __all__ = ["MemoryStore"]
@@ -311,6 +311,7 @@ class MemoryStore:
         due: Due | None = None,
         quota: Mapping[str, int] | None = None,
         bots: bool = False,
+        game_id: str | None = None,
     ) -> Created:
         """Store a new game under a fresh random id, version 1 (the owner's
         ``quota`` checked under the store's lock, with the create)."""
@@ -325,9 +326,13 @@ class MemoryStore:
                     limit = (quota or {}).get(name, 0)
                     if limit and len(index[name]) >= limit:
                         raise QuotaExceeded(name, limit)
-            game_id = new_game_id()
-            while game_id in self._games:  # pragma: no cover - 128 random bits
+            if game_id is not None:
+                if self._live(game_id) is not None:
+                    raise GameExists(game_id)
+            else:
                 game_id = new_game_id()
+                while game_id in self._games:  # pragma: no cover - 128 random bits
+                    game_id = new_game_id()
             game = _Game(b"", 0, 0, 0.0, deque(maxlen=self.max_events))
             self._games[game_id] = game
             self._write(game_id, game, bytes(state), tails, None, lobby, events, due)

@@ -138,7 +138,13 @@ from service.store.codec import (
     new_game_id,
     now_ms,
 )
-from service.store.errors import GameNotFound, NotReplicated, QuotaExceeded, StoreUnavailable
+from service.store.errors import (
+    GameExists,
+    GameNotFound,
+    NotReplicated,
+    QuotaExceeded,
+    StoreUnavailable,
+)
 from service.store.watch import Deliver, RedisHub, Watch
 
 __all__ = [
@@ -1157,6 +1163,7 @@ class RedisStore:
         due: Due | None = None,
         quota: Mapping[str, int] | None = None,
         bots: bool = False,
+        game_id: str | None = None,
     ) -> Created:
         """Store a new game under a fresh random id, version 1. With an ``owner``,
         the id is first noted in the owner's index within its ``quota``
@@ -1167,7 +1174,9 @@ class RedisStore:
         `OWNER_TOUCH_SCRIPT` after it)."""
         status = lifecycle(events, lobby, self.lifetimes)[0]
         counts = owner_counts(status, bots) if owner is not None else ()
-        game_id = new_game_id()
+        chosen = game_id is not None
+        if game_id is None:
+            game_id = new_game_id()
         if owner is not None and counts:
             self._note(owner, game_id, counts, quota or {})
         else:
@@ -1175,8 +1184,10 @@ class RedisStore:
         result = self._cas(
             game_id, 0, state, events, None, lobby, KEEP if due is None else due, owner
         )
-        if not result.saved:  # pragma: no cover - 128 random bits
-            raise StoreUnavailable(f"game id {game_id} already taken")
+        if not result.saved:
+            if chosen:  # a retry of a create that was made
+                raise GameExists(game_id)
+            raise StoreUnavailable(f"game id {game_id} already taken")  # pragma: no cover
         if lobby is not None:
             self._set_listing(game_id, result.version, lobby)
         return Created(game_id, result.version, result.last_event, result.epoch)

@@ -159,6 +159,8 @@ def test_seat_tokens_are_a_security_scheme_not_a_header_parameter(app: Flask) ->
         ("post", "/games/{game_id}/join"): optional,  # a seated token may not join again
         ("post", "/games/{game_id}/leave"): required,
         ("delete", "/games/{game_id}"): required,
+        ("get", "/queue/{ticket}"): [{"ticketSecret": []}],
+        ("delete", "/queue/{ticket}"): [{"ticketSecret": []}],
     }
     for method, path, operation in _operations(spec):
         parameters = [*spec["paths"][path].get("parameters", []), *operation.get("parameters", [])]

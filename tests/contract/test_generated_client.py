@@ -205,3 +205,48 @@ def test_the_generated_client_plays_a_re_engage_decision(
     assert isinstance(back, models.GameView), back
     assert back.reengage is None and back.round_ is not None and back.round_.number == 2
     assert back.seats[0].score == back.seats[1].score and not back.seats[0].eliminated
+
+
+def test_the_generated_client_queues_is_matched_and_plays(
+    generated: tuple[ModuleType, str], server: GunicornServer
+) -> None:
+    """Two tickets for 2-player `express`, queued, long-polled and cancelled with
+    the typed functions only; each matched seat's token reads its own hand."""
+    client_module = importlib.import_module(f"{PACKAGE}.client")
+    models = importlib.import_module(f"{PACKAGE}.models")
+    enqueue = importlib.import_module(f"{PACKAGE}.api.queue.enqueue")
+    get_ticket = importlib.import_module(f"{PACKAGE}.api.queue.get_ticket")
+    cancel_ticket = importlib.import_module(f"{PACKAGE}.api.queue.cancel_ticket")
+    get_game = importlib.import_module(f"{PACKAGE}.api.games.get_game")
+    anonymous = client_module.Client(base_url=server.url)
+    # A ticket for a table nobody else wants leaves the queue again.
+    alone = enqueue.sync(
+        client=anonymous,
+        body=models.Enqueue.from_dict({"preset": "block", "players": 5, "name": "Al"}),
+    )
+    assert isinstance(alone, models.Enqueued), alone
+    holder = client_module.AuthenticatedClient(base_url=server.url, token=alone.secret)
+    assert cancel_ticket.sync_detailed(ticket=alone.ticket, client=holder).status_code == 204
+    tickets = [
+        enqueue.sync(
+            client=anonymous,
+            body=models.Enqueue.from_dict({"preset": "express", "players": 2, "name": name}),
+        )
+        for name in ("Ann", "Bob")
+    ]
+    seats = []
+    for ticket in tickets:
+        assert isinstance(ticket, models.Enqueued), ticket
+        holder = client_module.AuthenticatedClient(base_url=server.url, token=ticket.secret)
+        for _ in range(10):
+            read = get_ticket.sync(ticket=ticket.ticket, client=holder, wait=5.0)
+            assert isinstance(read, models.Ticket), read
+            if read.status.value == "matched":
+                break
+        seats.append(read)
+    assert seats[0].game == seats[1].game and {s.seat for s in seats} == {0, 1}
+    for read in seats:
+        seat = client_module.AuthenticatedClient(base_url=server.url, token=read.token)
+        view = get_game.sync(game_id=read.game, client=seat)
+        assert isinstance(view, models.GameView), view
+        assert view.you == read.seat and len(view.hand) > 0

@@ -17,6 +17,7 @@ import { CATALOGUES, type TextKey, joinNames, language, t } from "./i18n";
 import { refusalText } from "./reasons";
 import { clientSeed } from "./seed";
 import { navigate } from "./router";
+import { QuickPlay, demandLines } from "./quickplay";
 import { forgetSeat, loadSeat, saveName, saveSeat, savedGames, savedName } from "./storage";
 
 /** What a seat of the create form holds: me, an open seat, or a bot strategy's name. */
@@ -398,6 +399,7 @@ function OpenGames(props: { presets: Preset[] }) {
   const [cursor, setCursor] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [loaded, setLoaded] = useState(false);
+  const [queued, setQueued] = useState<Record<string, number>>({});
 
   const load = async (from: string | null, preset = filter): Promise<void> => {
     const query = {
@@ -415,6 +417,7 @@ function OpenGames(props: { presets: Preset[] }) {
     setError(null);
     setGames((before) => (from === null ? data.games : [...before, ...data.games]));
     setCursor(data.next_cursor ?? null);
+    if (from === null) setQueued(data.queued);
   };
 
   useEffect(() => {
@@ -448,6 +451,13 @@ function OpenGames(props: { presets: Preset[] }) {
       </p>
       <Alert text={error} />
       {loaded && games.length === 0 && <p class="muted">{t("no_game_waiting")}</p>}
+      {demandLines(queued).length > 0 && (
+        <ul class="demand" aria-label={t("quick_play")}>
+          {demandLines(queued).map((line) => (
+            <li key={line}>{line}</li>
+          ))}
+        </ul>
+      )}
       <ul class="games">
         {games.map((game) => (
           <li key={game.id}>
@@ -562,6 +572,7 @@ export function Lobby() {
       <div class="columns">
         <CreateForm name={name} presets={presets} />
         <div>
+          <QuickPlay name={name} presets={presets} range={seatRange} />
           <OpenGames presets={presets} />
           <MyGames />
         </div>

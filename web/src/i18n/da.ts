@@ -402,4 +402,17 @@ export const da: Catalogue = {
   // Rules shown where they apply
   rule_lowest_wins: "Laveste pointtal vinder",
   rule_first_meld: "Første udlægning: mindst {points}",
+
+  // Quick play
+  quick_play: "Hurtigt spil",
+  quick_play_explain: "Sæt dig ved det næste bord med disse regler sammen med andre spillere.",
+  bots_may_fill: "Computere må tage de pladser, ingen tager",
+  play_now: "Spil nu",
+  looking_for_players: "Leder efter spillere: {rules} for {players}.",
+  bots_fill_later: "Kommer der ingen, tager computere de tomme pladser efter et stykke tid.",
+  cancel_search: "Annuller",
+  quick_play_failed: "Kunne ikke stille dig i køen.",
+  players_waiting: { one: "{rules} for {players}: {n} spiller venter", other: "{rules} for {players}: {n} spillere venter" },
+  problem_ticket_quota_exceeded: "Du venter allerede på så mange borde, som du må.",
+  problem_queue_full: "For mange spillere venter på dette bord: prøv igen om lidt.",
 };

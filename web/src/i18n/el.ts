@@ -402,4 +402,17 @@ export const el: Catalogue = {
   // Rules shown where they apply
   rule_lowest_wins: "Κερδίζει το χαμηλότερο σκορ",
   rule_first_meld: "Πρώτο κατέβασμα: τουλάχιστον {points}",
+
+  // Quick play
+  quick_play: "Γρήγορο παιχνίδι",
+  quick_play_explain: "Κάτσε στο επόμενο τραπέζι με αυτούς τους κανόνες μαζί με άλλους παίκτες.",
+  bots_may_fill: "Υπολογιστές μπορούν να πάρουν τις θέσεις που δεν παίρνει κανείς",
+  play_now: "Παίξε τώρα",
+  looking_for_players: "Αναζήτηση παικτών: {rules} για {players}.",
+  bots_fill_later: "Αν δεν έρθει κανείς, υπολογιστές παίρνουν τις κενές θέσεις σε λίγο.",
+  cancel_search: "Ακύρωση",
+  quick_play_failed: "Δεν ήταν δυνατή η είσοδος στην ουρά.",
+  players_waiting: { one: "{rules} για {players}: {n} παίκτης περιμένει", other: "{rules} για {players}: {n} παίκτες περιμένουν" },
+  problem_ticket_quota_exceeded: "Περιμένεις ήδη για όσα τραπέζια επιτρέπεται.",
+  problem_queue_full: "Πάρα πολλοί παίκτες περιμένουν γι' αυτό το τραπέζι: δοκίμασε ξανά σε λίγο.",
 };

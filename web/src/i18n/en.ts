@@ -401,4 +401,17 @@ export const en = {
   // Rules shown where they apply
   rule_lowest_wins: "Lowest score wins",
   rule_first_meld: "First melds: at least {points}",
+
+  // Quick play
+  quick_play: "Quick play",
+  quick_play_explain: "Take a seat at the next table of these rules with other players.",
+  bots_may_fill: "Bots may take the seats nobody takes",
+  play_now: "Play now",
+  looking_for_players: "Looking for players: {rules} for {players}.",
+  bots_fill_later: "If nobody comes, bots take the empty seats after a while.",
+  cancel_search: "Cancel",
+  quick_play_failed: "Could not join the queue.",
+  players_waiting: { one: "{rules} for {players}: {n} player waiting", other: "{rules} for {players}: {n} players waiting" },
+  problem_ticket_quota_exceeded: "You are already waiting for as many tables as you may.",
+  problem_queue_full: "Too many players are waiting for this table: try again shortly.",
 };

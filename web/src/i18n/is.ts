@@ -402,4 +402,17 @@ export const is: Catalogue = {
   // Rules shown where they apply
   rule_lowest_wins: "Lægsta skor vinnur",
   rule_first_meld: "Fyrsta niðurlögn verður að ná {points}",
+
+  // Quick play
+  quick_play: "Spila strax",
+  quick_play_explain: "Sestu við næsta borð með þessum reglum ásamt öðrum leikmönnum.",
+  bots_may_fill: "Tölvur mega taka sætin sem enginn tekur",
+  play_now: "Spila núna",
+  looking_for_players: "Leitað að leikmönnum: {rules} fyrir {players}.",
+  bots_fill_later: "Ef enginn kemur taka tölvur auðu sætin eftir smástund.",
+  cancel_search: "Hætta við",
+  quick_play_failed: "Ekki tókst að fara í biðröðina.",
+  players_waiting: { one: "{rules} fyrir {players}: {n} leikmaður bíður", other: "{rules} fyrir {players}: {n} leikmenn bíða" },
+  problem_ticket_quota_exceeded: "Þú bíður nú þegar eftir eins mörgum borðum og leyft er.",
+  problem_queue_full: "Of margir leikmenn bíða eftir þessu borði: reyndu aftur eftir smástund.",
 };

@@ -402,4 +402,17 @@ export const sv: Catalogue = {
   // Rules shown where they apply
   rule_lowest_wins: "Lägst poäng vinner",
   rule_first_meld: "Första utläggningen: minst {points}",
+
+  // Quick play
+  quick_play: "Snabbspel",
+  quick_play_explain: "Sätt dig vid nästa bord med de här reglerna tillsammans med andra spelare.",
+  bots_may_fill: "Datorer får ta de platser som ingen tar",
+  play_now: "Spela nu",
+  looking_for_players: "Letar efter spelare: {rules} för {players}.",
+  bots_fill_later: "Om ingen kommer tar datorer de tomma platserna efter en stund.",
+  cancel_search: "Avbryt",
+  quick_play_failed: "Det gick inte att ställa sig i kön.",
+  players_waiting: { one: "{rules} för {players}: {n} spelare väntar", other: "{rules} för {players}: {n} spelare väntar" },
+  problem_ticket_quota_exceeded: "Du väntar redan på så många bord som du får.",
+  problem_queue_full: "För många spelare väntar på det här bordet: försök igen om en stund.",
 };
