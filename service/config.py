@@ -20,6 +20,10 @@ from service.store.base import (
     DEFAULT_WAIT_TIMEOUT_MS,
 )
 
+#: The longest `Config.REMATCH_SECONDS`: a rematch's held seats open within the
+#: time a waiting game is kept by default (`WAITING_TTL`).
+MAX_REMATCH_SECONDS = 3600
+
 
 def _flag(text: str) -> bool:
     return text.strip().lower() not in {"", "0", "false", "no", "off"}
@@ -73,6 +77,10 @@ class Config:
     WAITING_TTL: int = 3600
     #: Seconds a finished game is kept (to read its result).
     FINISHED_TTL: int = 24 * 3600
+    #: Seconds a rematch holds each player's seat for them (`POST
+    #: /games/{id}/rematch`, 1 to `MAX_REMATCH_SECONDS`); then the seats nobody
+    #: claimed open to anyone in the lobby.
+    REMATCH_SECONDS: int = 300
     #: Games waiting for players that one client (address, as the rate limiter
     #: sees it; an IPv6 one by its /64) may have created and not seen joined at
     #: once (0: no quota).
@@ -234,6 +242,10 @@ class Config:
         ):
             if name in env:
                 changes[name] = max(0, int(env[name]))
+        if "REMATCH_SECONDS" in env:
+            changes["REMATCH_SECONDS"] = min(
+                max(1, int(env["REMATCH_SECONDS"])), MAX_REMATCH_SECONDS
+            )
         if "QUOTA_PENDING" in env:
             changes["QUOTA_PENDING"] = max(0.0, float(env["QUOTA_PENDING"]))
         if "LONGPOLL_MAX" in env:

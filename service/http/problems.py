@@ -71,6 +71,12 @@ API_PROBLEM_CODES: dict[str, ProblemCode] = {
     "game_not_waiting": ProblemCode(
         409, "the game has started: it can no longer be deleted (leave it)"
     ),
+    "game_not_finished": ProblemCode(409, "a rematch is asked for before the game is over"),
+    "rematch_seat_released": ProblemCode(
+        409,
+        "the caller's seat of the rematch is no longer held for them (`REMATCH_SECONDS` "
+        "passed, or they left it): join it from the lobby if it is still open",
+    ),
     "conflict": ProblemCode(409, "another conflict with the game's state", generic=True),
     "version_mismatch": ProblemCode(
         412, "If-Match names another version than the game's current one", generic=True

@@ -365,13 +365,16 @@ def take_seat(
 ) -> tuple[GameState, list[Event]]:
     """Take an open seat (the lowest open one when ``seat`` is ``None``); deals when full.
 
-    ``client_seed`` is the player's entropy for the deals (docs/fairness.md)."""
+    ``client_seed`` is the player's entropy for the deals (docs/fairness.md). A seat
+    `GameState.reserved` holds is refused (``seat_reserved``) and skipped: its
+    player's claim clears the hold first (service/games/rematch.py)."""
     if client_seed is not None and not fairness.is_client_seed(client_seed):
         raise OptionsError({"client_seed": ["1 to 64 of A-Z a-z 0-9 _ -"]})
     if state.status != "waiting":
         raise IllegalMove("game_not_active", "the game is not waiting for players")
+    held = state.reserved
     if seat is None:
-        open_seats = [i for i, s in enumerate(state.seats) if s.is_open]
+        open_seats = [i for i, s in enumerate(state.seats) if s.is_open and not (held and held[i])]
         if not open_seats:
             raise IllegalMove("no_open_seat", "every seat is taken")
         seat = open_seats[0]
@@ -379,6 +382,8 @@ def take_seat(
         raise IllegalMove("invalid_seat", f"no seat {seat!r}")
     if not state.seats[seat].is_open:
         raise IllegalMove("seat_taken", f"seat {seat} is already taken")
+    if held and held[seat]:
+        raise IllegalMove("seat_reserved", f"seat {seat} is held for a player of the game before")
     seats = list(state.seats)
     seats[seat] = evolve(seats[seat], name=name, token_hash=token_hash, client_seed=client_seed)
     state = evolve(state, seats=tuple(seats))
