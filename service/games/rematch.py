@@ -2,7 +2,9 @@
 
 The first seat holder to ask (`rematch`) creates the next game: the same preset
 and options, the seats rotated by one (the player of seat 1 sits at seat 0, and
-so on round the table), bots kept in their rotated seats. The caller's seat is
+so on round the table), bots kept in their rotated seats, and the first deal
+passed on: the next game's first dealer is the seat the last game's first
+dealer had, where the player after them sits now. The caller's seat is
 taken at once; every other human seat is open but held for its player
 (`GameState.reserved`: the digest of their token of the finished game) until
 `reserved_until`. The finished game then stores the next game's id
@@ -64,7 +66,8 @@ def next_game_state(
 ) -> tuple[GameState, list[vocab.Event]]:
     """The next game of ``old``'s players: its seats rotated by one, the caller's
     taken with ``caller_hash`` (their new token's digest), each other player's held
-    for their token's digest until ``until_ms``, the bots kept."""
+    for their token's digest until ``until_ms``, the bots kept; its first dealer
+    the seat of ``old``'s, where the player after them sits now."""
     n = old.players
     specs: list[engine.SeatSpec] = []
     held: list[str | None] = []
@@ -79,7 +82,9 @@ def next_game_state(
         else:
             specs.append(engine.SeatSpec(None, "human", None, None, None))
             held.append(seat.token_hash)
-    state, events = engine.new_game(old.options, old.preset, specs)
+    # The deal passes on: the last game's first dealer's seat is the next player's now.
+    dealer = old.rounds[0].dealer if old.rounds else old.first_dealer
+    state, events = engine.new_game(old.options, old.preset, specs, passed_deal=dealer)
     if any(held) and state.status == "waiting":
         state = evolve(state, reserved=tuple(held), reserved_until=until_ms)
     return state, events

@@ -261,6 +261,7 @@ def new_game(
     seed: int | str | None = None,
     deck: Sequence[str] | None = None,
     first_dealer: int | None = None,
+    passed_deal: int | None = None,
 ) -> tuple[GameState, list[Event]]:
     """A new game; its first round is dealt at once when every seat is taken.
 
@@ -268,6 +269,9 @@ def new_game(
     ``deck`` that is not exactly the game's cards or a bad ``first_dealer``, and
     :class:`FixedDealRefused` for a ``seed``, ``deck`` or ``first_dealer`` in a game
     with an open seat. A bot seat's strategy name is opaque here (the caller checks it).
+    ``passed_deal``: the first dealer of a rematch, which the deal passes to (the
+    service's choice, never a creator's: allowed with open seats, as it fixes no
+    card; ``game_created`` shows it as ``first_dealer``).
     """
     n = len(seats)
     fixed = {
@@ -289,6 +293,8 @@ def new_game(
             raise OptionsError(
                 {"seats": [f"seat {i}: a client_seed is 1-64 of A-Z a-z 0-9 _ - on a named seat"]}
             )
+    if passed_deal is not None:
+        first_dealer = passed_deal
     if first_dealer is not None and (type(first_dealer) is not int or not 0 <= first_dealer < n):
         raise OptionsError({"first_dealer": [f"must be a seat number 0..{n - 1}"]})
     parsed_deck: tuple[Card, ...] | None = None

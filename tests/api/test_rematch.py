@@ -71,6 +71,8 @@ def test_a_rematch_creates_the_next_game_and_each_player_takes_their_seat(any_ap
     follows = body(rematch(api, game, bob))
     assert follows["game"]["id"] == next_id and follows["seat"] == 0
     assert follows["game"]["status"] == "active"
+    # Bob dealt first (seat 1); his seat is Ann's now: she deals, Bob plays first.
+    assert follows["game"]["round"]["dealer"] == 1 and follows["game"]["round"]["turn"] == 0
     assert follows["token"] != first["token"]
     assert len(follows["game"]["hand"]) > 0
     # The new tokens are seat tokens of the next game, not of the old one.

@@ -14,11 +14,12 @@ from service.games.errors import RematchRefused
 from service.games.transact import Context, load
 from service.games.values import LoadedGame
 from service.rules import engine
+from service.rules.events import EVENTS
 from service.rules.evolve import evolve
 from service.rules.moves import IllegalMove
 from service.rules.options import resolve_options
 from service.rules.state import GameState, decode_state, encode_state
-from service.store.base import GameStore
+from service.store.base import REMATCH_OFFERED, GameStore
 from service.worker import Runner, RunnerSettings
 
 T = 1_800_000_000.0  # the context's clock, in seconds
@@ -69,6 +70,20 @@ def test_the_next_game_rotates_the_seats_keeps_the_bots_and_holds_the_others() -
     assert state.preset == old.preset and state.deal == "random"
     assert events[0]["type"] == "game_created"
     assert rematch.rotated_seat(1, 4) == 0 and rematch.rotated_seat(0, 4) == 3
+    assert state.first_dealer is None  # the last game's dealer unknown: drawn at random
+
+
+def test_the_deal_passes_to_the_player_after_the_last_games_first_dealer() -> None:
+    old = evolve(finished_game(), first_dealer=1)  # Bob dealt first
+    state, events = rematch.next_game_state(old, 0, "n-Ann", 99_000)
+    # Seat 1 of the next game is the player after Bob: the greedy bot.
+    assert state.first_dealer == 1 and state.seats[1].kind == "bot"
+    assert events[0]["first_dealer"] == 1 and state.deal == "random"
+
+
+def test_the_store_knows_the_rematch_events_name() -> None:
+    # The store cannot import the rules: its copy of the name is checked here.
+    assert REMATCH_OFFERED in EVENTS
 
 
 def test_held_seats_open_at_their_time_not_a_millisecond_before() -> None:
