@@ -4,6 +4,7 @@ that open after `REMATCH_SECONDS`."""
 
 from __future__ import annotations
 
+import random
 import threading
 import time
 import uuid
@@ -15,9 +16,11 @@ import pytest
 from werkzeug.test import TestResponse
 
 from service.app import create_app, shutdown
+from service.bots.dealcheck import verify_game
 from service.config import MAX_REMATCH_SECONDS, Config, TestConfig
 from service.worker import Runner, RunnerSettings
 from tests.api.helpers import Api, bearer, problem
+from tests.e2e.http import choose
 
 
 def rematch(api: Api, game: str, token: str | None) -> TestResponse:
@@ -185,3 +188,43 @@ def test_rematch_seconds_is_bounded() -> None:
     assert Config.from_env({"REMATCH_SECONDS": "5"}).REMATCH_SECONDS == 5
     too_long = str(MAX_REMATCH_SECONDS + 1)
     assert Config.from_env({"REMATCH_SECONDS": too_long}).REMATCH_SECONDS == MAX_REMATCH_SECONDS
+
+
+def _play_to_the_end(api: Api, game: str, token: str) -> dict[str, Any]:
+    """Ann plays her seat (`tests.e2e.http.choose`) until the game is over; her view."""
+    rng = random.Random(7)
+    view: dict[str, Any] = {}
+    for _ in range(3000):
+        view = api.view(game, token).json or {}
+        if view["status"] == "finished":
+            break
+        legal = api.legal(game, token).json or {}
+        move = choose(legal["moves"], rng, view["hand"])
+        assert api.move(game, token, move).status_code == 200
+    assert view["status"] == "finished"
+    return view
+
+
+def test_a_rematch_with_a_bot_starts_at_once_passes_the_deal_and_verifies(any_api: Api) -> None:
+    """Ann and a greedy bot: her rematch seats the bot first and Ann second, is dealt
+    at once (no seat to wait for) by the seat the last game's first dealer had, and
+    its deals check out (`verify`)."""
+    api = any_api
+    created = api.create(
+        preset="express", seats=[{"name": "Ann"}, {"bot": "greedy"}], seed=3, first_dealer=0
+    ).json
+    assert created is not None
+    game, token = created["id"], created["seats"][0]["token"]
+    _play_to_the_end(api, game, token)
+    answer = body(rematch(api, game, token))
+    next_id = answer["game"]["id"]
+    assert answer["seat"] == 1
+    assert [s["kind"] for s in answer["game"]["seats"]] == ["bot", "human"]
+    assert answer["game"]["status"] in ("active", "finished")
+    first = api.events(next_id, answer["token"]).json["events"][0]  # type: ignore[index]
+    assert first["type"] == "game_created" and first["first_dealer"] == 0
+    view = _play_to_the_end(api, next_id, answer["token"])
+    events = api.events(next_id, answer["token"], after=0).json["events"]  # type: ignore[index]
+    report = verify_game(view, events)
+    assert report.mismatches == []
+    assert any("the dealer is the one the rules give" in line for line in report.lines)
