@@ -22,6 +22,7 @@ lobby lists the game then; a join or claim after the time sees them open too).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -192,7 +193,16 @@ def rematch(
             quota=quotas.create if quotas.owner is not None else None,
         )
         STATES.remember(made.game_id, data, state)
-        linked = games.transact(ctx, game_id, _link(made.game_id, seat), owner=owner, loaded=old)
+        try:
+            linked = games.transact(
+                ctx, game_id, _link(made.game_id, seat), owner=owner, loaded=old
+            )
+        except Exception:
+            # Not linked (the store failed, or lost every race): nobody could find
+            # the game made for it, so it goes (if the store lets it).
+            with contextlib.suppress(Exception):
+                store.delete(made.game_id, made.version)
+            raise
         next_id = linked.game.state.next_game
         if next_id == made.game_id:
             game = LoadedGame(made.game_id, state, made.version, made.last_event, made.epoch)

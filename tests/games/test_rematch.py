@@ -20,6 +20,7 @@ from service.rules.moves import IllegalMove
 from service.rules.options import resolve_options
 from service.rules.state import GameState, decode_state, encode_state
 from service.store.base import REMATCH_OFFERED, GameStore
+from service.store.errors import GameNotFound, StoreUnavailable
 from service.worker import Runner, RunnerSettings
 
 T = 1_800_000_000.0  # the context's clock, in seconds
@@ -180,7 +181,7 @@ def test_two_players_asking_at_once_make_one_next_game(store: GameStore) -> None
     assert bob[0].created and not ann.created
     assert ann.game.game_id == bob[0].game.game_id == made[1]
     assert load(ctx, game_id).state.next_game == made[1]
-    with pytest.raises(Exception, match=made[0]):
+    with pytest.raises(GameNotFound):
         load(ctx, made[0])  # Ann's own next game is gone
     offered = [e for e in store.events(game_id, 0) if e["type"] == "rematch_offered"]
     assert len(offered) == 1
@@ -210,3 +211,31 @@ def test_unclaimed_seats_open_at_the_time_and_a_late_claim_is_refused(store: Gam
     with pytest.raises(RematchRefused) as late:
         ask(ctx, game_id, "Cy")
     assert late.value.code == "rematch_seat_released"
+
+
+def test_a_next_game_that_could_not_be_linked_is_deleted(store: GameStore) -> None:
+    ctx = context(store, [T])
+    game_id = store.create(encode_state(finished_game()), [{"type": "game_created"}]).game_id
+    made: list[str] = []
+    create = store.create
+
+    def noting_create(*args: Any, **kwargs: Any) -> Any:
+        created = create(*args, **kwargs)
+        made.append(created.game_id)
+        return created
+
+    def failing_save(*args: Any, **kwargs: Any) -> Any:
+        raise StoreUnavailable("down")
+
+    store.create = noting_create  # type: ignore[method-assign]
+    store.save = failing_save  # type: ignore[method-assign]
+    try:
+        with pytest.raises(StoreUnavailable):
+            ask(ctx, game_id, "Ann")
+    finally:
+        del store.create  # type: ignore[method-assign]
+        del store.save  # type: ignore[method-assign]
+    assert len(made) == 1
+    with pytest.raises(GameNotFound):
+        store.load(made[0])
+    assert load(ctx, game_id).state.next_game is None
