@@ -23,6 +23,9 @@ from service.store.base import (
 #: The longest a finished game's record may be kept (`RECORD_TTL`): a year. Each
 #: costs its bytes in the store for that long (docs/performance.md).
 MAX_RECORD_TTL = 366 * 24 * 3600
+#: The longest `Config.REMATCH_SECONDS`: a rematch's held seats open within the
+#: time a waiting game is kept by default (`WAITING_TTL`).
+MAX_REMATCH_SECONDS = 3600
 
 
 def _flag(text: str) -> bool:
@@ -85,6 +88,10 @@ class Config:
     #: the store's compact forms; `GET /games/{id}/record`, docs/records.md), when
     #: longer than ``FINISHED_TTL`` (0 to `MAX_RECORD_TTL`; 0: as long as the game).
     RECORD_TTL: int = 30 * 24 * 3600
+    #: Seconds a rematch holds each player's seat for them (`POST
+    #: /games/{id}/rematch`, 1 to `MAX_REMATCH_SECONDS`); then the seats nobody
+    #: claimed open to anyone in the lobby.
+    REMATCH_SECONDS: int = 300
     #: Games waiting for players that one client (address, as the rate limiter
     #: sees it; an IPv6 one by its /64) may have created and not seen joined at
     #: once (0: no quota).
@@ -278,6 +285,10 @@ class Config:
             if env["QUEUE_BOT"] not in QUEUE_BOTS:
                 raise ValueError(f"QUEUE_BOT must be one of {', '.join(QUEUE_BOTS)}")
             changes["QUEUE_BOT"] = env["QUEUE_BOT"]
+        if "REMATCH_SECONDS" in env:
+            changes["REMATCH_SECONDS"] = min(
+                max(1, int(env["REMATCH_SECONDS"])), MAX_REMATCH_SECONDS
+            )
         if "QUOTA_PENDING" in env:
             changes["QUOTA_PENDING"] = max(0.0, float(env["QUOTA_PENDING"]))
         if "LONGPOLL_MAX" in env:

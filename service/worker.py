@@ -17,8 +17,9 @@ claims due again when their leases end; one whose store fails under it gives
 its claims back at once (`GameStore.release_due`), as soon as the store answers.
 
 The queue is generic: an entry is a due time, a reason and an owner (the
-client whose request queued it). The reasons are ``"bots"`` (due at once) and
-``"clock"`` (a turn's deadline); `next_due` says what a state is waiting for,
+client whose request queued it). The reasons are ``"bots"`` (due at once),
+``"clock"`` (a turn's deadline) and ``"rematch"`` (when a rematch's held seats
+open, service/games/rematch.py); `next_due` says what a state is waiting for,
 `advance` does it. Fairness: each claim takes the due clocks first (an advance
 of one plays only the timeout) and one bot game, of the owner a claim served
 least recently (`GameStore.claim_due`); a bot game's advance is one slice of
@@ -59,6 +60,7 @@ from service.games import clock
 from service.games.due import BOTS, CLOCK, next_due
 from service.games.errors import Busy
 from service.games.matching import Matcher, MatchSettings
+from service.games.rematch import open_lapsed
 from service.games.transact import Context, transact
 from service.games.values import Change, LoadedGame
 from service.store.base import DueClaim, GameStore
@@ -190,6 +192,10 @@ class Runner:
             if due.at > now:
                 idle = "later"  # a later save queued it again, for then
                 return None
+            opened = open_lapsed(game.state, int(now * 1000))
+            if opened is not game.state:
+                # A rematch's held seats open: the save lists the game's open seats.
+                return Change(opened, [])
             timed_out = clock.time_out(game.state, int(now * 1000))
             if timed_out is not None:
                 # The only writer of timeouts: this save is a compare-and-set on

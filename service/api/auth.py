@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -16,6 +19,18 @@ def new_token() -> tuple[str, str]:
     """A fresh seat token and the hash the game keeps of it."""
     token = url_safe_token(32)
     return token, hash_token(token)
+
+
+def rematch_token(token: str, game_id: str) -> tuple[str, str]:
+    """The seat token of `game_id`'s rematch for the holder of `token` (a seat token
+    of `game_id`), and its hash: an HMAC keyed with the old token, so only its
+    holder can make it, and the same on every call (a second call answers the
+    same seat) without the service storing it."""
+    message = b"rematch:" + game_id.encode()
+    key = token.encode("utf-8", "surrogateescape")
+    digest = hmac.new(key, message, hashlib.sha256).digest()
+    new = base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+    return new, hash_token(new)
 
 
 def bearer_token(env: Mapping[str, Any] | None = None) -> str | None:

@@ -8,6 +8,7 @@ from typing import Any
 from flask import Flask, Response
 from werkzeug.exceptions import HTTPException
 
+from service.games.errors import RematchRefused
 from service.http.problems import game_not_found, http_exception_response, problem_response
 from service.rules.cards import CardCodeError
 from service.rules.engine import FixedDealRefused
@@ -17,6 +18,10 @@ from service.store.errors import GameNotFound, NotReplicated, StoreUnavailable
 
 
 def _illegal_move(error: IllegalMove) -> Response:
+    return problem_response(409, error.code, error.detail)
+
+
+def _rematch_refused(error: RematchRefused) -> Response:
     return problem_response(409, error.code, error.detail)
 
 
@@ -64,6 +69,7 @@ def _too_deep(error: RecursionError) -> Response:
 #: The answer to each exception type the engine and the store raise.
 HANDLERS: dict[type[Exception], Callable[[Any], Response]] = {
     IllegalMove: _illegal_move,
+    RematchRefused: _rematch_refused,
     MoveFormatError: _move_format,
     OptionsError: _options,
     FixedDealRefused: _fixed_deal,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -10,8 +11,11 @@ from flask.views import MethodView
 
 from service.api import auth
 from service.api.access import (
+    busy,
     caller_seat,
     client_name,
+    client_owner,
+    context,
     game_view,
     get_store,
     load_game,
@@ -35,9 +39,12 @@ from service.api.schemas import (
     JoinSchema,
     LobbyPageSchema,
     LobbyQuerySchema,
+    RematchedSchema,
 )
 from service.api.smorest import SEAT_OPTIONAL, SEAT_REQUIRED, Blueprint, common_errors
+from service.games import rematch
 from service.games.caches import STATES
+from service.games.errors import Busy
 from service.games.transact import lobby_summary, now_iso
 from service.games.values import Change, Delete, LoadedGame
 from service.http.problems import Problem
@@ -193,17 +200,16 @@ class Games(MethodView):
         return json_response({"games": games, "next_cursor": next_cursor, "queued": queued})
 
 
-def _lobby_filter(query: dict[str, Any]) -> Callable[[Mapping[str, Any]], bool] | None:
-    """The lobby filter of the query's `preset` and `open_seats`, if any."""
-    preset, open_seats = query.get("preset"), query.get("open_seats")
-    if preset is None and open_seats is None:
-        return None
+def _lobby_filter(query: dict[str, Any]) -> Callable[[Mapping[str, Any]], bool]:
+    """The lobby filter of the query's `preset` and `open_seats` (at least 1: a
+    rematch whose every seat is still held for its players is not offered)."""
+    preset, open_seats = query.get("preset"), query.get("open_seats") or 1
 
     def accepts(summary: Mapping[str, Any]) -> bool:
         if preset is not None and summary.get("preset") != preset:
             return False
         free = sum(1 for seat in summary.get("seats", ()) if seat.get("open"))
-        return open_seats is None or free >= open_seats
+        return free >= open_seats
 
     return accepts
 
@@ -352,8 +358,10 @@ class Join(MethodView):
                 raise Problem(
                     409, "already_seated", "This token already holds a seat of this game."
                 )
+            # A rematch's seats held past their time are open to this join.
+            before = rematch.open_lapsed(game.state, int(time.time() * 1000))
             state, events = engine.take_seat(
-                game.state, body.get("seat"), body["name"], token_hash, body.get("client_seed")
+                before, body.get("seat"), body["name"], token_hash, body.get("client_seed")
             )
             # Counted before the save, so joins sent at once cannot pass the
             # quota together; a join refused after it frees its place soon.
@@ -396,6 +404,75 @@ class Leave(MethodView):
         game = transact(game_id, leave, seat=_seat_of(token)).game
         view = game_view(game_id, game.state, game.version, game.last_event, None)
         return json_response(view, 200, {"ETag": etag(game.version, game.epoch)})
+
+
+#: After a rematch, the next game's id and seat token drive its requests.
+_REMATCH_LINKS = {
+    name: {
+        "operationId": operation,
+        "parameters": {
+            "game_id": "$response.body#/game/id",
+            "header.Authorization": "Bearer {$response.body#/token}",
+        },
+    }
+    for name, operation in (
+        ("GetNextGameAsSeat", "getGame"),
+        ("GetNextGameLegalMoves", "getLegalMoves"),
+        ("GetNextGameEvents", "getEvents"),
+    )
+}
+
+
+@blp.route("/<string:game_id>/rematch", parameters=[GAME_ID_PARAMETER])
+class Rematch(MethodView):
+    """The next game of a finished game's players."""
+
+    @blp.response(200, RematchedSchema, headers=ETAG_HEADER)
+    @blp.problem(401, "Missing token, or not a seat token of this game")
+    @blp.problem(
+        409,
+        "The game is not over (`game_not_finished`), or the caller's seat of the "
+        "rematch is no longer held (`rematch_seat_released`)",
+    )
+    @common_errors(blp, 400, 404, 429, 503)
+    @blp.doc(
+        operationId="rematch", security=SEAT_REQUIRED, responses={200: {"links": _REMATCH_LINKS}}
+    )
+    def post(self, game_id: str) -> Response:
+        """Play again: the caller's seat of the rematch
+
+        With a seat token of this finished game. The first call creates the
+        next game (same preset and options, the seats rotated by one, bots
+        kept) and stores its id as this game's `next_game` (event
+        `rematch_offered`); every call answers the caller's seat of it and its
+        token, the same for every call with the same token. The other players'
+        seats are held for them for `REMATCH_SECONDS`, then open in the lobby.
+        """
+        token = auth.required_token()
+        new_token, new_hash = auth.rematch_token(token, game_id)
+        owner = quota_owner()
+        quotas = rematch.Quotas(owner, game_quotas(), int(current_app.config["QUOTA_ACTIVE_GAMES"]))
+        try:
+            done = rematch.rematch(
+                context(),
+                game_id,
+                seat_of=lambda game: auth.seat_of(game.state.seats, token),
+                new_hash=new_hash,
+                seconds=float(current_app.config["REMATCH_SECONDS"]),
+                owner=client_owner,
+                quotas=quotas,
+            )
+        except QuotaExceeded as exc:
+            raise quota_problem(exc.count, exc.limit) from None
+        except Busy:
+            raise busy() from None
+        game = done.game
+        view = game_view(game.game_id, game.state, game.version, game.last_event, done.seat)
+        return json_response(
+            {"seat": done.seat, "token": new_token, "game": view},
+            200,
+            {"ETag": etag(game.version, game.epoch)},
+        )
 
 
 def _seat_of(token: str) -> Callable[[LoadedGame], tuple[LoadedGame, int]]:

@@ -406,6 +406,13 @@ class GameViewSchema(_Response):
             "waits for; null otherwise"
         },
     )
+    next_game = fields.String(
+        allow_none=True,
+        metadata={
+            "description": "the id of the rematch of this finished game (`POST "
+            "/games/{id}/rematch`); null until a player asks for one"
+        },
+    )
 
 
 class JoinedSchema(_Response):
@@ -414,6 +421,20 @@ class JoinedSchema(_Response):
     seat = fields.Integer(required=True)
     token = fields.String(required=True, metadata={"description": "shown only once"})
     game = fields.Nested(GameViewSchema, required=True)
+
+
+class RematchedSchema(_Response):
+    """Answer of `POST /games/{id}/rematch`: the caller's seat of the next game."""
+
+    seat = fields.Integer(required=True, metadata={"description": "the seat in the next game"})
+    token = fields.String(
+        required=True,
+        metadata={
+            "description": "the seat token of the next game: the same for every call "
+            "with the same token of this game"
+        },
+    )
+    game = fields.Nested(GameViewSchema, required=True, metadata={"description": "the next game"})
 
 
 # --- moves ------------------------------------------------------------------

@@ -194,6 +194,7 @@ SEAT_VIEW_EXAMPLE: dict[str, Any] = {
     "turn_deadline": None,
     "pot": None,
     "reengage": None,
+    "next_game": None,
     "now": "2026-12-01T11:05:46.012Z",
 }  # fmt: skip
 LEGAL_MOVES_EXAMPLE: dict[str, Any] = {

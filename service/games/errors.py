@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from service.store.errors import GameNotFound
 
-__all__ = ["Busy", "GameNotFound", "KeyReused", "Stale"]
+__all__ = ["Busy", "GameNotFound", "KeyReused", "RematchRefused", "Stale"]
 
 
 class Busy(Exception):
@@ -23,3 +23,14 @@ class Stale(Exception):
 
 class KeyReused(Exception):
     """An idempotency key already recorded with another request (API: 422)."""
+
+
+class RematchRefused(Exception):
+    """A rematch the game's state refuses (API: 409 with ``code``):
+    ``game_not_finished`` before the game's end, ``rematch_seat_released`` when
+    the caller's seat of the next game is no longer held for them."""
+
+    def __init__(self, code: str, detail: str) -> None:
+        super().__init__(detail)
+        self.code = code
+        self.detail = detail

@@ -103,9 +103,14 @@ def after_step(
         if allowance is not None:
             allowance.give_back(who, budget.seconds, time.monotonic() - started)
         state, events = played.state, played.events
-    elif not to_move and state.options.turn_seconds is None and state.turn_deadline is None:
-        # No clock and a person to move (most moves): `clock.stamp` would keep
-        # the state and `next_due` answer None; their calls skipped.
+    elif (
+        not to_move
+        and state.options.turn_seconds is None
+        and state.turn_deadline is None
+        and state.reserved_until is None
+    ):
+        # No clock, no held seat and a person to move (most moves): `clock.stamp`
+        # would keep the state and `next_due` answer None; their calls skipped.
         return state, events, None
     else:
         who = owner()
@@ -232,8 +237,10 @@ def lobby_summary(game_id: str, state: GameState, created: str) -> dict[str, Any
     if state.status != "waiting":
         return None
     seats = []
+    held = state.reserved
     for index, seat in enumerate(state.seats):
-        is_open = seat.kind == "human" and seat.name is None
+        # A seat a rematch holds for its player is not open to the lobby yet.
+        is_open = seat.kind == "human" and seat.name is None and not (held and held[index])
         seats.append({"seat": index, "name": seat.name, "kind": seat.kind, "open": is_open})
     return {
         "id": game_id,

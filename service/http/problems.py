@@ -80,6 +80,12 @@ API_PROBLEM_CODES: dict[str, ProblemCode] = {
     "ticket_matched": ProblemCode(
         409, "the quick-play ticket is matched (or being matched): it can no longer leave"
     ),
+    "game_not_finished": ProblemCode(409, "a rematch is asked for before the game is over"),
+    "rematch_seat_released": ProblemCode(
+        409,
+        "the caller's seat of the rematch is no longer held for them (`REMATCH_SECONDS` "
+        "passed, or they left it): join it from the lobby if it is still open",
+    ),
     "conflict": ProblemCode(409, "another conflict with the game's state", generic=True),
     "version_mismatch": ProblemCode(
         412, "If-Match names another version than the game's current one", generic=True

@@ -261,6 +261,7 @@ def new_game(
     seed: int | str | None = None,
     deck: Sequence[str] | None = None,
     first_dealer: int | None = None,
+    passed_deal: int | None = None,
 ) -> tuple[GameState, list[Event]]:
     """A new game; its first round is dealt at once when every seat is taken.
 
@@ -268,6 +269,9 @@ def new_game(
     ``deck`` that is not exactly the game's cards or a bad ``first_dealer``, and
     :class:`FixedDealRefused` for a ``seed``, ``deck`` or ``first_dealer`` in a game
     with an open seat. A bot seat's strategy name is opaque here (the caller checks it).
+    ``passed_deal``: the first dealer of a rematch, which the deal passes to (the
+    service's choice, never a creator's: allowed with open seats, as it fixes no
+    card; ``game_created`` shows it as ``first_dealer``).
     """
     n = len(seats)
     fixed = {
@@ -289,6 +293,8 @@ def new_game(
             raise OptionsError(
                 {"seats": [f"seat {i}: a client_seed is 1-64 of A-Z a-z 0-9 _ - on a named seat"]}
             )
+    if passed_deal is not None:
+        first_dealer = passed_deal
     if first_dealer is not None and (type(first_dealer) is not int or not 0 <= first_dealer < n):
         raise OptionsError({"first_dealer": [f"must be a seat number 0..{n - 1}"]})
     parsed_deck: tuple[Card, ...] | None = None
@@ -365,13 +371,16 @@ def take_seat(
 ) -> tuple[GameState, list[Event]]:
     """Take an open seat (the lowest open one when ``seat`` is ``None``); deals when full.
 
-    ``client_seed`` is the player's entropy for the deals (docs/fairness.md)."""
+    ``client_seed`` is the player's entropy for the deals (docs/fairness.md). A seat
+    `GameState.reserved` holds is refused (``seat_reserved``) and skipped: its
+    player's claim clears the hold first (service/games/rematch.py)."""
     if client_seed is not None and not fairness.is_client_seed(client_seed):
         raise OptionsError({"client_seed": ["1 to 64 of A-Z a-z 0-9 _ -"]})
     if state.status != "waiting":
         raise IllegalMove("game_not_active", "the game is not waiting for players")
+    held = state.reserved
     if seat is None:
-        open_seats = [i for i, s in enumerate(state.seats) if s.is_open]
+        open_seats = [i for i, s in enumerate(state.seats) if s.is_open and not (held and held[i])]
         if not open_seats:
             raise IllegalMove("no_open_seat", "every seat is taken")
         seat = open_seats[0]
@@ -379,6 +388,8 @@ def take_seat(
         raise IllegalMove("invalid_seat", f"no seat {seat!r}")
     if not state.seats[seat].is_open:
         raise IllegalMove("seat_taken", f"seat {seat} is already taken")
+    if held and held[seat]:
+        raise IllegalMove("seat_reserved", f"seat {seat} is held for a player of the game before")
     seats = list(state.seats)
     seats[seat] = evolve(seats[seat], name=name, token_hash=token_hash, client_seed=client_seed)
     state = evolve(state, seats=tuple(seats))

@@ -247,3 +247,10 @@ def game_ended(
     return _present(
         event, game_secret=game_secret, payouts=None if payouts is None else list(payouts)
     )
+
+
+@_event("a seat holder started the next game of the same players (a rematch): its id")
+def rematch_offered(seat: int, next_game: str) -> Event:
+    """``seat`` asked for the rematch; each player takes their seat of ``next_game``
+    with `POST /games/{id}/rematch` and their token of this game."""
+    return {"type": "rematch_offered", "seat": seat, "next_game": next_game}

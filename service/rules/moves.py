@@ -67,6 +67,8 @@ ERROR_CODES: Mapping[str, str] = {
     "nothing_to_lay_off": "none of the seat's cards can be laid off on a meld on the table now",
     "nothing_to_swap": "the seat holds no card a melded joker stands for",
     "seat_taken": "the seat is already taken",
+    "seat_reserved": "the seat is held for a player of the game before (a rematch) until "
+    "the game's reserved_until",
     "no_open_seat": "no seat is open",
     "invalid_seat": "no such seat",
 }

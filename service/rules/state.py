@@ -168,6 +168,15 @@ class GameState:
     #: When the turn of the seat to move runs out (epoch ms; `None`: no clock
     #: on this turn). Set and read by the service's turn clocks (service/games/clock.py).
     turn_deadline: int | None = None
+    #: The id of the game this one's players went on to (a rematch; opaque here,
+    #: set by the service: service/games/rematch.py), `None` until one is made.
+    next_game: str | None = None
+    #: Per seat, the opaque token digest of the player of the game before that
+    #: this (open) seat is held for, or `None`; `()`: no seat is held. A held seat
+    #: is taken only by its player's claim (service/games/rematch.py).
+    reserved: tuple[str | None, ...] = ()
+    #: When the held seats open to anyone (epoch ms; `None` when none is held).
+    reserved_until: int | None = None
 
     @property
     def players(self) -> int:
@@ -502,9 +511,43 @@ def encode_state(state: GameState) -> bytes:
         state.event_count,
         [list(v) for v in state.spectator_views] if state.spectator_views else 0,
     ]
-    if state.turn_deadline is not None:
+    links = _enc_links(state)
+    if state.turn_deadline is not None or links is not None:
         doc.append(state.turn_deadline)  # only games with a turn clock carry it
+    if links is not None:
+        doc.append(links)  # only rematched games carry their links
     return orjson.dumps(doc)
+
+
+def _enc_links(state: GameState) -> dict[str, Any] | None:
+    """A game's rematch links (`next_game`, the held seats and until when), or
+    `None` without any: most games store nothing of them."""
+    if state.next_game is None and not state.reserved:
+        return None
+    links: dict[str, Any] = {}
+    if state.next_game is not None:
+        links["n"] = state.next_game
+    if state.reserved:
+        links["r"] = list(state.reserved)
+        links["u"] = state.reserved_until
+    return links
+
+
+def _dec_links(value: object, n: int) -> dict[str, Any]:
+    """The `GameState` fields of `_enc_links`' record."""
+    if not isinstance(value, dict) or not set(value) <= {"n", "r", "u"}:
+        raise StateDecodeError("bad rematch links")
+    reserved = value.get("r", [])
+    if not isinstance(reserved, list) or len(reserved) not in (0, n):
+        raise StateDecodeError("bad held seats")
+    until = value.get("u")
+    if bool(reserved) != (until is not None):
+        raise StateDecodeError("held seats need their time, and only they")
+    return {
+        "next_game": _str_or_none(value.get("n")),
+        "reserved": tuple(_str_or_none(r) for r in reserved),
+        "reserved_until": None if until is None else _int(until),
+    }
 
 
 @by_identity(256)
@@ -620,7 +663,7 @@ def _spectator_views(value: object) -> tuple[tuple[int, str], ...]:
 def _decode(doc: list[Any]) -> GameState:
     old = doc[0] == 2
     before_rulings = doc[0] < 4
-    if len(doc) not in ((12,) if old else (16, 17)):
+    if len(doc) not in ((12,) if old else (16, 17, 18)):
         raise StateDecodeError("wrong number of fields")
     deal = "seeded" if old else DEALS[_int(doc[12])]
     game_secret = None if old else _str_or_none(doc[13])
@@ -675,5 +718,6 @@ def _decode(doc: list[Any]) -> GameState:
         game_secret=game_secret,
         event_count=0 if old else _int(doc[14]),
         spectator_views=() if old else _spectator_views(doc[15]),
-        turn_deadline=_int(doc[16]) if len(doc) == 17 else None,
+        turn_deadline=_opt_int(doc[16]) if len(doc) >= 17 else None,
+        **(_dec_links(doc[17], n) if len(doc) == 18 else {}),
     )

@@ -124,6 +124,7 @@ def public_view(state: GameState) -> dict[str, Any]:
         "turn_deadline": None if state.turn_deadline is None else rfc3339(state.turn_deadline),
         "pot": state.pot,
         "reengage": _reengage_view(state),
+        "next_game": state.next_game,
     }
 
 

@@ -51,6 +51,7 @@ __all__ = [
     "KEEP",
     "OWNER_COUNTS",
     "RECORD_OVERHEAD",
+    "REMATCH_OFFERED",
     "Created",
     "Due",
     "DueClaim",
@@ -85,6 +86,9 @@ DEFAULT_RECORD_TTL = 0
 DEFAULT_QUOTA_PENDING = 30.0
 #: The type of the event that ends a game.
 GAME_ENDED = "game_ended"
+#: The type of the event a finished game records when its players ask for the
+#: next one (a rematch): the game stays finished, kept as long as when it ended.
+REMATCH_OFFERED = "rematch_offered"
 #: Seconds an idempotency record is kept (docs/api.md: at least 24 h).
 DEFAULT_IDEMPOTENCY_TTL = 24 * 3600
 #: Bytes of idempotency records (key, fingerprint and answer) one game keeps:
@@ -152,10 +156,11 @@ def lifecycle(
     events: Sequence[Mapping[str, Any]], lobby: LobbyUpdate, lifetimes: Lifetimes
 ) -> tuple[str, float]:
     """The status a save gives its game (``""``: unchanged) and its TTL in seconds:
-    ``finished`` when the save carries the ``game_ended`` event, ``waiting``
+    ``finished`` when the save carries the ``game_ended`` event (or the
+    ``rematch_offered`` of a game already finished), ``waiting``
     when it lists the game in the lobby, ``active`` when it takes it off,
     unchanged (with the idle TTL) when it leaves the listing as it is."""
-    if any(event.get("type") == GAME_ENDED for event in events):
+    if any(event.get("type") in (GAME_ENDED, REMATCH_OFFERED) for event in events):
         return "finished", lifetimes.finished
     if lobby is None:
         return "active", lifetimes.idle

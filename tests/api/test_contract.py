@@ -158,6 +158,7 @@ def test_seat_tokens_are_a_security_scheme_not_a_header_parameter(app: Flask) ->
         ("get", "/games/{game_id}/record"): optional,
         ("post", "/games/{game_id}/join"): optional,  # a seated token may not join again
         ("post", "/games/{game_id}/leave"): required,
+        ("post", "/games/{game_id}/rematch"): required,
         ("delete", "/games/{game_id}"): required,
         ("get", "/queue/{ticket}"): [{"ticketSecret": []}],
         ("delete", "/queue/{ticket}"): [{"ticketSecret": []}],

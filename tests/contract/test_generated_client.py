@@ -250,3 +250,60 @@ def test_the_generated_client_queues_is_matched_and_plays(
         view = get_game.sync(game_id=read.game, client=seat)
         assert isinstance(view, models.GameView), view
         assert view.you == read.seat and len(view.hand) > 0
+
+
+def test_the_generated_client_rematches(
+    generated: tuple[ModuleType, str], server: GunicornServer
+) -> None:
+    """Ann and Bob finish an express game, Ann asks for the rematch, Bob follows (the
+    same next game, his own seat; asking again answers the same token), and a
+    stranger's token is refused with a typed problem."""
+    client_module = importlib.import_module(f"{PACKAGE}.client")
+    models = importlib.import_module(f"{PACKAGE}.models")
+    create_game = importlib.import_module(f"{PACKAGE}.api.games.create_game")
+    get_game = importlib.import_module(f"{PACKAGE}.api.games.get_game")
+    get_legal_moves = importlib.import_module(f"{PACKAGE}.api.moves.get_legal_moves")
+    make_move = importlib.import_module(f"{PACKAGE}.api.moves.make_move")
+    rematch = importlib.import_module(f"{PACKAGE}.api.games.rematch")
+
+    anonymous = client_module.Client(base_url=server.url)
+    body = models.CreateGame.from_dict(
+        {"preset": "express", "seats": [{"name": "Ann"}, {"name": "Bob"}], "seed": 11}
+    )
+    created = create_game.sync(client=anonymous, body=body)
+    assert isinstance(created, models.Created), created
+    seats = [
+        client_module.AuthenticatedClient(base_url=server.url, token=s.token) for s in created.seats
+    ]
+    too_soon = rematch.sync(game_id=created.id, client=seats[0])
+    assert isinstance(too_soon, models.Problem) and too_soon.code == "game_not_finished"
+    for _turn in range(2000):
+        movers = [(seat, get_legal_moves.sync(game_id=created.id, client=seat)) for seat in seats]
+        playing = [(seat, legal) for seat, legal in movers if legal.moves]
+        if not playing:
+            break
+        seat, legal = playing[0]
+        make_move.sync(game_id=created.id, client=seat, body=_choose(legal.moves, models))
+    old = get_game.sync(game_id=created.id, client=anonymous)
+    assert isinstance(old, models.GameView) and old.status.value == "finished"
+    assert old.next_game is None
+
+    ann = rematch.sync(game_id=created.id, client=seats[0])
+    assert isinstance(ann, models.Rematched), ann
+    assert ann.seat == 1 and ann.game.status.value == "waiting"
+    linked = get_game.sync(game_id=created.id, client=anonymous)
+    assert linked.next_game == ann.game.id
+    bob = rematch.sync(game_id=created.id, client=seats[1])
+    assert isinstance(bob, models.Rematched), bob
+    assert (bob.game.id, bob.seat) == (ann.game.id, 0)
+    assert bob.game.status.value == "active"
+    again = rematch.sync(game_id=created.id, client=seats[1])
+    assert isinstance(again, models.Rematched) and again.token == bob.token
+    next_seat = client_module.AuthenticatedClient(base_url=server.url, token=bob.token)
+    mine = get_game.sync(game_id=bob.game.id, client=next_seat)
+    assert isinstance(mine, models.GameView) and mine.you == 0 and mine.hand
+
+    other = create_game.sync(client=anonymous, body=body)
+    stranger = client_module.AuthenticatedClient(base_url=server.url, token=other.seats[0].token)
+    refused = rematch.sync(game_id=created.id, client=stranger)
+    assert isinstance(refused, models.Problem) and refused.code == "invalid_token"

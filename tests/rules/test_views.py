@@ -36,6 +36,7 @@ SEAT_VIEW_KEYS = {
     "winners",
     "pot",
     "reengage",
+    "next_game",
 }
 SEAT_KEYS = {
     "seat", "name", "kind", "hand_size", "score", "has_melded", "eliminated", "deciding",

@@ -25,6 +25,8 @@ def test_lifecycle_reads_the_status_from_what_a_save_says() -> None:
         "finished",
         50,
     )
+    # A finished game's rematch link keeps it as long as its end did, not a week.
+    assert lifecycle([{"type": "rematch_offered"}], KEEP, lives) == ("finished", 50)
 
 
 def test_unjoined_and_finished_games_expire_sooner(make_store: StoreFactory) -> None:

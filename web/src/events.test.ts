@@ -5,6 +5,15 @@ const names = ["Ann", "Bob"];
 const name = (seat: number): string => (seat === 0 ? "You" : (names[seat] ?? "?"));
 
 describe("events in words", () => {
+  it("says who started a rematch", () => {
+    expect(describeEvent({ type: "rematch_offered", seat: 1, next_game: "g2" }, name, 0)).toBe(
+      "Bob started a rematch.",
+    );
+    expect(describeEvent({ type: "rematch_offered", seat: 0, next_game: "g2" }, name, 0)).toBe(
+      "You started a rematch.",
+    );
+  });
+
   it("shows a discard draw's card and hides what nobody may see", () => {
     expect(describeEvent({ type: "drew", seat: 1, source: "discard", card: "H7" }, name, 0)).toBe(
       "Bob drew from the discard pile: 7♥.",

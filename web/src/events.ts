@@ -132,6 +132,8 @@ export function describeEvent(event: EventLike, name: SeatNamer, you: number | n
       return mine ? t("ev_away_you") : t("ev_away", { who });
     case "seat_back":
       return mine ? t("ev_back_you") : t("ev_back", { who });
+    case "rematch_offered":
+      return mine ? t("ev_rematch_offered_you") : t("ev_rematch_offered", { who });
     case "reengage_offered": {
       const seats = seatList(event.seats);
       const score = number(event.score);

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { GameView } from "./api/client";
 import {
   againSeats,
+  awaitsRematch,
   drawnIndices,
   indicesOf,
   isOpenSeat,
@@ -35,6 +36,16 @@ function view(overrides: Partial<GameView>): GameView {
 }
 
 describe("table helpers", () => {
+  it("waits for a rematch at a finished table with other people until one is started", () => {
+    expect(awaitsRematch(view({ status: "finished" }))).toBe(true);
+    expect(awaitsRematch(view({ status: "finished", next_game: "g2" }))).toBe(false);
+    expect(awaitsRematch(view({}))).toBe(false);
+    expect(awaitsRematch(view({ status: "finished", you: undefined }))).toBe(false);
+    const bots = view({ status: "finished" });
+    bots.seats = bots.seats.filter((seat) => seat.seat !== 2);
+    expect(awaitsRematch(bots)).toBe(false);
+  });
+
   it("plays again with me, the same bots, and open seats for the other people", () => {
     expect(againSeats(view({}), "Ann", () => "s1")).toEqual([{ name: "Ann", client_seed: "s1" }, { bot: "random" }, { name: null }]);
     expect(againSeats(view({}), "Ann")[0]?.client_seed).toMatch(/^[A-Za-z0-9_-]{32}$/);

@@ -105,6 +105,23 @@ export function againSeats(view: GameView, name: string, seed: () => string = cl
   });
 }
 
+/** Whether a finished game's page waits for a rematch: the reader holds a seat, another
+ * person played too, and nobody has started one yet (the page keeps following the game
+ * until `rematch_offered`). */
+export function awaitsRematch(view: GameView): boolean {
+  return (
+    view.status === "finished" &&
+    typeof view.you === "number" &&
+    (view.next_game ?? null) === null &&
+    otherPeople(view)
+  );
+}
+
+/** Whether anyone but the reader played a seat of their own (not a bot). */
+export function otherPeople(view: GameView): boolean {
+  return view.seats.some((seat) => seat.seat !== view.you && seat.kind === "human");
+}
+
 export function GamePage(props: { gameId: string }) {
   const { gameId } = props;
   const [saved, setSaved] = useState<SavedSeat | null>(() => loadSeat(gameId));
@@ -237,7 +254,7 @@ export function GamePage(props: { gameId: string }) {
             setWaitingEvents(paced.pending);
             void reload();
           },
-          done: () => latest.current?.status === "finished",
+          done: () => latest.current?.status === "finished" && !awaitsRematch(latest.current),
         },
         controller.signal,
       );
@@ -380,7 +397,7 @@ export function GamePage(props: { gameId: string }) {
         />
       )}
       {view.status === "finished" && (
-        <GameOver view={view} name={name} saved={saved} you={you} />
+        <GameOver view={view} gameId={gameId} name={name} saved={saved} you={you} />
       )}
       {view.status !== "finished" &&
         seenRound !== null &&
@@ -1238,6 +1255,7 @@ function RoundOver(props: {
 
 function GameOver(props: {
   view: GameView;
+  gameId: string;
   name: (seat: number) => string;
   saved: SavedSeat | null;
   you: number | null;
@@ -1249,6 +1267,21 @@ function GameOver(props: {
   const winners = winnerSeats.map(props.name);
   const last = view.rounds[view.rounds.length - 1];
   const stakes = typeof view.pot === "number";
+  const rematch = async (): Promise<void> => {
+    if (props.saved === null) return;
+    setBusy(true);
+    const { data, error: problem } = await api.POST("/games/{game_id}/rematch", {
+      params: { path: { game_id: props.gameId } },
+      headers: bearer(props.saved.token),
+    });
+    setBusy(false);
+    if (data === undefined) {
+      setError(refusalText(problem));
+      return;
+    }
+    saveSeat(data.game.id, { token: data.token, seat: data.seat });
+    navigate(`/games/${data.game.id}`);
+  };
   const again = async (): Promise<void> => {
     setBusy(true);
     const myName = view.seats[props.you ?? -1]?.name ?? savedName();
@@ -1297,10 +1330,17 @@ function GameOver(props: {
       </table>
       {last !== undefined && <RoundOver round={last} name={props.name} you={props.you} />}
       <Alert text={error} />
-      {props.you !== null && (
-        <button type="button" class="primary" disabled={busy} onClick={() => void again()}>
-          {t("play_again")}
+      {props.you !== null && props.saved !== null && otherPeople(view) ? (
+        // With other people: the same players at a new table, each following in.
+        <button type="button" class="primary rematch" disabled={busy} onClick={() => void rematch()}>
+          {(view.next_game ?? null) === null ? t("rematch") : t("join_rematch")}
         </button>
+      ) : (
+        props.you !== null && (
+          <button type="button" class="primary" disabled={busy} onClick={() => void again()}>
+            {t("play_again")}
+          </button>
+        )
       )}
     </section>
   );
