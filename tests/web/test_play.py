@@ -33,7 +33,7 @@ def create_from_lobby(
 ) -> str:
     """Create a game from the lobby form; returns the game id from the URL."""
     page.get_by_label("Your name").fill(name)
-    page.get_by_label("Rules").select_option(preset)
+    page.locator("form.create").get_by_label("Rules").select_option(preset)
     if options:
         page.get_by_text("Options", exact=True).click()
         for option, value in options.items():
@@ -122,7 +122,7 @@ def test_a_person_plays_express_against_a_greedy_bot_to_the_end(
 ) -> None:
     page = browser.new_page(viewport=DESKTOP)
     page.goto(f"{play_server.url}/play")
-    expect(page.get_by_label("Rules")).to_contain_text("Express")
+    expect(page.locator("form.create").get_by_label("Rules")).to_contain_text("Express")
     assert_accessible(page, axe_source)
     save_screenshot(page, "play-lobby-1280x800")
     create_from_lobby(page, "Ann", ["greedy"])
@@ -828,11 +828,13 @@ def test_the_create_form_refuses_a_fifth_seat_for_a_four_player_preset_without_a
     failed = failed_requests(page)
     page.goto(f"{play_server.url}/play")
     page.get_by_label("Your name").fill("Ida")
-    page.get_by_label("Rules").select_option("express")
+    page.locator("form.create").get_by_label("Rules").select_option("express")
     expect(page.locator(".preset-description")).to_have_text(
         "A one-round game; an ace counts 15 points. 2 to 4 players."
     )
-    expect(page.get_by_label("Rules").locator("option[value=romme]")).to_have_text("Rommé")
+    expect(
+        page.locator("form.create").get_by_label("Rules").locator("option[value=romme]")
+    ).to_have_text("Rommé")
     expect(page.locator(".rule-tags")).to_have_text("Lowest score wins")  # penalty scoring
     add = page.get_by_role("button", name="Add a seat")
     add.click()
@@ -847,11 +849,11 @@ def test_the_create_form_refuses_a_fifth_seat_for_a_four_player_preset_without_a
     assert posted == []
 
     # A six-player preset allows more; back to express, the extra seats go.
-    page.get_by_label("Rules").select_option("standard")
+    page.locator("form.create").get_by_label("Rules").select_option("standard")
     expect(add).to_be_enabled()
     add.click()
     expect(page.locator(".seats li")).to_have_count(5)
-    page.get_by_label("Rules").select_option("express")
+    page.locator("form.create").get_by_label("Rules").select_option("express")
     expect(page.locator(".seats li")).to_have_count(4)
     assert posted == []
     assert re.search(r"[{}\[\]]", visible_text(page)) is None  # no raw JSON anywhere
@@ -896,7 +898,7 @@ def test_a_refused_create_shows_each_fields_message_beside_it_never_json(
     failed = failed_requests(page)
     page.goto(f"{play_server.url}/play")
     page.get_by_label("Your name").fill("Jon")
-    page.get_by_label("Rules").select_option("standard")
+    page.locator("form.create").get_by_label("Rules").select_option("standard")
     page.get_by_text("Options", exact=True).click()
     page.get_by_label("end", exact=True).select_option("rounds")  # and no number of rounds
     page.get_by_role("button", name="Create game").click()
