@@ -61,9 +61,10 @@ def test_docs_authorize_and_try_it_out_with_the_examples(
     # Authorize with the seat token (the seatToken bearer scheme).
     page.locator("button.authorize").first.click()
     dialog = page.locator(".modal-ux")
-    dialog.locator("input").first.fill(token)
-    dialog.locator("button.authorize").click()
-    dialog.locator("button.btn-done").click()
+    seat_scheme = dialog.locator(".auth-container", has_text="seatToken")
+    seat_scheme.locator("input").fill(token)
+    seat_scheme.locator("button.authorize").click()
+    seat_scheme.locator("button.btn-done").click()
 
     # The pre-filled example of makeMove is the draw, and it is Ann's turn to draw.
     assert _try_it_out(page, "moves-makeMove", game_id) == "200"
