@@ -15,6 +15,7 @@ from service.api import (
     games,
     headers,
     health,
+    hints,
     jsonio,
     moves,
     presets,
@@ -73,7 +74,7 @@ def create_app(config: Config | None = None) -> Flask:
     expert.configure(expert.Budget(config.BOT_EXPERT_NODES, config.BOT_EXPERT_SECONDS or None))
 
     api = Api(app)
-    for blueprint in (presets.blp, games.blp, moves.blp, events.blp, health.blp):
+    for blueprint in (presets.blp, games.blp, moves.blp, hints.blp, events.blp, health.blp):
         api.register_blueprint(blueprint)
     dispatch_hot_operations(app)
     spec_overrides.apply(api.spec, app.config["LONGPOLL_MAX"])

@@ -14,6 +14,7 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from service.api.names import PlayerName
+from service.bots.hints import REASON_CODES
 from service.bots.strategies import SEAT_STRATEGIES
 from service.http.problems import PROBLEM_CODES
 from service.rules.cards import CARD_PATTERN
@@ -455,6 +456,44 @@ class LegalMovesSchema(_Response):
             "is disabled"
         },
     )
+
+
+class HintReasonSchema(_Response):
+    """Why the hinted move: a stable code, a sentence, and the figures behind it."""
+
+    code = fields.String(
+        required=True,
+        metadata={"enum": list(REASON_CODES), "description": "why, in one stable word"},
+    )
+    detail = fields.String(required=True, metadata={"description": "why, in English"})
+    card = fields.String(
+        allow_none=True, metadata={"description": "the card the move throws or takes"}
+    )
+    cards = fields.List(fields.String(), metadata={"description": "the cards the move plays"})
+    meld = fields.Integer(metadata={"description": "the table meld a lay-off or swap is on"})
+    builds = fields.List(
+        fields.List(fields.String()),
+        metadata={"description": "the melds of the hand's best split after the move"},
+    )
+    deadwood = fields.Integer(metadata={"description": "the points left in no meld after the move"})
+    outs = fields.Integer(
+        metadata={"description": "unseen cards that would have melded the thrown card"}
+    )
+    feeds_table = fields.Boolean(
+        metadata={"description": "whether the thrown card can be laid off on a table meld"}
+    )
+    feeds_next = fields.Boolean(
+        metadata={"description": "whether the next player was seen taking cards like it"}
+    )
+
+
+class HintSchema(_Response):
+    """The move the expert bot would make now for the caller's seat, and why."""
+
+    version = fields.Integer(required=True, metadata={"description": "the game's version"})
+    # The `Move` component (see spec_overrides): a body `POST /games/{id}/moves` takes as is.
+    move = fields.Dict(required=True)
+    reason = fields.Nested(HintReasonSchema, required=True)
 
 
 # --- events -----------------------------------------------------------------

@@ -53,6 +53,9 @@ API_PROBLEM_CODES: dict[str, ProblemCode] = {
     ),
     "unauthorized": ProblemCode(401, "another authentication failure", generic=True),
     "not_creator": ProblemCode(403, "only the seat that created a game may delete it"),
+    "hints_disabled": ProblemCode(
+        403, "the game's option `hints` is false: no seat may ask for a hint"
+    ),
     "game_not_found": ProblemCode(404, "no game has this id (or it has been forgotten)"),
     "preset_not_found": ProblemCode(404, "no preset has this name"),
     "not_found": ProblemCode(404, "no such resource", generic=True),
@@ -106,6 +109,11 @@ API_PROBLEM_CODES: dict[str, ProblemCode] = {
         429,
         "this client already holds as many waiting long-polls on this server as it may; "
         "see Retry-After",
+    ),
+    "too_many_hints": ProblemCode(
+        429,
+        "this seat asked for more hints than `HINT_PER_MINUTE` allows; see Retry-After "
+        "(its moves go on)",
     ),
     "headers_too_large": ProblemCode(431, "the request headers are too large", generic=True),
     "internal_error": ProblemCode(500, "the service failed (a bug: it is logged)", generic=True),
