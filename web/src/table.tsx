@@ -37,6 +37,7 @@ import {
   presetName,
   quantity,
 } from "./events";
+import { type Hint, hintCards, hintText } from "./hints";
 import { joinNames, language, t, tn } from "./i18n";
 import { type ActionReasons, type Reasons, actionReasons, refusalText, turnText } from "./reasons";
 import { follow, sseEvents } from "./live";
@@ -368,6 +369,16 @@ export function GamePage(props: { gameId: string }) {
         </p>
       )}
       <Alert text={refusal} onClose={() => setRefusal(null)} />
+      {you !== null && view.status === "active" && (
+        <HintPanel
+          gameId={gameId}
+          token={token}
+          version={view.version}
+          off={(view.options as { hints?: unknown }).hints === false}
+          mine={legal.length > 0}
+          onCards={(cards) => setSelected(indicesOf(hand, cards))}
+        />
+      )}
       {view.status === "active" && view.reengage != null && (
         <ReengageDecision
           view={view}
@@ -452,6 +463,66 @@ export function GamePage(props: { gameId: string }) {
         </ul>
       </section>
     </main>
+  );
+}
+
+/** The Hint button on the seat's turn: the expert's move in words, its cards selected in
+ * the hand; disabled, with the reason, when the game has hints off or it is not the
+ * seat's turn. A hint is forgotten once the game moves on. */
+function HintPanel(props: {
+  gameId: string;
+  token: string | null;
+  version: number;
+  off: boolean;
+  mine: boolean;
+  onCards: (cards: Card[]) => void;
+}) {
+  const [hint, setHint] = useState<{ version: number; hint: Hint } | null>(null);
+  const [note, setNote] = useState<{ version: number; text: string } | null>(null);
+  const [asking, setAsking] = useState(false);
+  const ask = async (): Promise<void> => {
+    setAsking(true);
+    setNote(null);
+    // Not through the retrying fetch: a 429 says when to ask again, at once.
+    const { data, error, response } = await api.GET("/games/{game_id}/hint", {
+      params: { path: { game_id: props.gameId } },
+      headers: bearer(props.token),
+      fetch: (request: Request) => fetch(request),
+    });
+    setAsking(false);
+    if (data !== undefined) {
+      setHint({ version: props.version, hint: data });
+      props.onCards(hintCards(data.move));
+    } else if (response.status === 429) {
+      const seconds = Number(response.headers.get("Retry-After") ?? "1") || 1;
+      const wait = t("seconds_short", { n: seconds });
+      setNote({ version: props.version, text: t("hint_too_many", { seconds: wait }) });
+    } else {
+      setNote({ version: props.version, text: refusalText(error) });
+    }
+  };
+  const why = props.off ? t("hint_off") : props.mine ? null : t("hint_your_turn_only");
+  const shown = hint !== null && hint.version === props.version ? hintText(hint.hint) : null;
+  const noted = note !== null && note.version === props.version ? note.text : null;
+  return (
+    <p class="panel hint" aria-live="polite">
+      <button
+        type="button"
+        class="hint-button"
+        disabled={why !== null || asking}
+        aria-describedby={why !== null ? "hint-why" : undefined}
+        onClick={() => void ask()}
+      >
+        {asking ? t("hint_thinking") : t("hint")}
+      </button>{" "}
+      {why !== null ? (
+        <span id="hint-why" class="hint-why">
+          {why}
+        </span>
+      ) : (
+        <span class="hint-text">{shown ?? noted ?? ""}</span>
+      )}
+    </p>
   );
 }
 
