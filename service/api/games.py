@@ -36,6 +36,7 @@ from service.api.schemas import (
     LobbyQuerySchema,
 )
 from service.api.smorest import SEAT_OPTIONAL, SEAT_REQUIRED, Blueprint, common_errors
+from service.bots.levels import level_strategy
 from service.games.caches import STATES
 from service.games.transact import lobby_summary, now_iso
 from service.games.values import Change, Delete, LoadedGame
@@ -112,7 +113,8 @@ class Games(MethodView):
         tokens: dict[int, str] = {}
         for index, seat in enumerate(seats):
             if "bot" in seat:
-                specs.append(engine.SeatSpec(None, "bot", seat["bot"], None))
+                bot = level_strategy(seat["level"]) if "level" in seat else seat["bot"]
+                specs.append(engine.SeatSpec(None, "bot", bot, None))
             elif seat.get("name") is None:
                 specs.append(engine.SeatSpec(None, "human", None, None))
             else:

@@ -15,6 +15,7 @@ from marshmallow import fields, validate
 
 from service.api.names import PlayerName
 from service.bots.hints import REASON_CODES
+from service.bots.levels import LEVELS
 from service.bots.strategies import SEAT_STRATEGIES
 from service.http.problems import PROBLEM_CODES
 from service.rules.cards import CARD_PATTERN
@@ -105,16 +106,30 @@ CLIENT_SEED_METADATA = {
 
 
 class SeatSpecSchema(ma.Schema):
-    """A seat of a new game: `{"name": "Ann"}`, `{"name": null}` (open) or `{"bot": "expert"}`."""
+    """A seat of a new game: `{"name": "Ann"}`, `{"name": null}` (open), `{"bot": "expert"}`
+    or `{"bot": "expert", "level": 1}`."""
 
     name = PlayerName(allow_none=True)
     bot = fields.String(validate=validate.OneOf(SEAT_STRATEGIES))
+    level = fields.Integer(
+        strict=True,
+        validate=validate.Range(min(LEVELS), max(LEVELS)),
+        metadata={
+            "description": "with `bot: expert`, how strong it plays: "
+            + ", ".join(f"{n} {name}" for n, name in LEVELS.items())
+            + ' (docs/bots.md, "Levels"); without, the expert plays as level '
+            "4 does",
+            "x-level-names": dict(LEVELS.items()),
+        },
+    )
     client_seed = fields.String(validate=CLIENT_SEED, metadata=CLIENT_SEED_METADATA)
 
     @ma.validates_schema
     def _one_kind(self, data: dict[str, Any], **kwargs: Any) -> None:
         if "bot" in data and data.get("name") is not None:
             raise ma.ValidationError("a seat has either a name or a bot", "bot")
+        if "level" in data and data.get("bot") != "expert":
+            raise ma.ValidationError("a level belongs to an expert bot seat", "level")
         if "client_seed" in data and data.get("name") is None:
             raise ma.ValidationError(
                 "a client_seed belongs to a named seat (an open seat gives it when joining)",
