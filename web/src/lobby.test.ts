@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import spec from "../../openapi/openapi.json";
 import { contract } from "./contract";
-import { overrides, seatSpecs } from "./lobby";
+import { botOfSeat, botWords, overrides, seatSpecs } from "./lobby";
 
 describe("create form", () => {
   it("takes the name limit and the bots from the contract", () => {
@@ -17,6 +17,20 @@ describe("create form", () => {
       { name: null },
       { bot: "random" },
     ]);
+  });
+
+  it("offers the expert's levels by name and asks for them as a level", () => {
+    expect(contract.levels).toEqual({ "1": "beginner", "2": "casual", "3": "club", "4": "strong", "5": "master" });
+    expect(seatSpecs(["me", "expert:1", "expert"], "Ann")).toEqual([
+      { name: "Ann" },
+      { bot: "expert", level: 1 },
+      { bot: "expert" },
+    ]);
+    expect(botOfSeat("expert3 bot")).toEqual({ bot: "expert", level: 3 });
+    expect(botOfSeat("expert bot")).toEqual({ bot: "expert" });
+    expect(botOfSeat("greedy bot")).toEqual({ bot: "greedy" });
+    expect(botWords({ bot: "expert", level: 1 }, "seat_bot")).toBe("Bot (expert, level 1: beginner)");
+    expect(botWords({ bot: "expert", level: 5 }, "bot_name")).toBe("expert bot, level 5: master");
   });
 
   it("sends only the options that differ from the preset", () => {

@@ -41,7 +41,7 @@ import { type Hint, hintCards, hintText } from "./hints";
 import { joinNames, language, t, tn } from "./i18n";
 import { type ActionReasons, type Reasons, actionReasons, refusalText, turnText } from "./reasons";
 import { follow, sseEvents } from "./live";
-import { createAndOpen } from "./lobby";
+import { botOfSeat, botWords, createAndOpen } from "./lobby";
 import { type Offer, offer, rankSuggestions } from "./moves";
 import { Pacer, pageInterval } from "./pacing";
 import { gameLink, navigate } from "./router";
@@ -97,9 +97,10 @@ export function againSeats(view: GameView, name: string): SeatSpec[] {
   return view.seats.map((seat): SeatSpec => {
     if (seat.seat === view.you) return { name };
     if (seat.kind === "bot") {
-      // The view names a bot seat after its strategy ("greedy bot").
-      const strategy = contract.bots.find((bot) => String(seat.name ?? "").startsWith(bot));
-      return { bot: (strategy ?? contract.bots[0] ?? "greedy") as NonNullable<SeatSpec["bot"]> };
+      // The view names a bot seat after its strategy ("greedy bot", "expert3 bot").
+      const bot = botOfSeat(seat.name);
+      const spec: SeatSpec = { bot: (bot?.bot ?? contract.bots[0] ?? "greedy") as NonNullable<SeatSpec["bot"]> };
+      return bot?.level === undefined ? spec : { ...spec, level: bot.level };
     }
     return { name: null };
   });
@@ -607,10 +608,10 @@ export function seatName(view: GameView, seat: number, you: number | null): stri
   const held = view.seats[seat];
   if (held === undefined) return t("seat_n", { n: seat + 1 });
   if (held.kind === "bot") {
-    const strategy = contract.bots.find((bot) => String(held.name ?? "").startsWith(bot));
-    if (strategy !== undefined) {
+    const bot = botOfSeat(held.name);
+    if (bot !== null) {
       // A name, so capitalised even where the language writes "dator (girig)".
-      const words = t("bot_name", { strategy: botName(strategy) });
+      const words = botWords(bot, "bot_name");
       return words.charAt(0).toLocaleUpperCase(language()) + words.slice(1);
     }
   }

@@ -70,6 +70,14 @@ export const da: Catalogue = {
   bot_greedy: "grådig",
   bot_expert: "ekspert",
   bot_name: "computer ({strategy})",
+  seat_bot_level: "Computer ({strategy}, {level})",
+  bot_name_level: "computer ({strategy}), {level}",
+  level_words: "niveau {n}: {name}",
+  level_beginner: "begynder",
+  level_casual: "hyggespiller",
+  level_club: "klubspiller",
+  level_strong: "stærk",
+  level_master: "mester",
 
   // Lobby
   your_name: "Dit navn",

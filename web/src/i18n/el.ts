@@ -70,6 +70,14 @@ export const el: Catalogue = {
   bot_greedy: "άπληστος",
   bot_expert: "έμπειρος",
   bot_name: "υπολογιστής ({strategy})",
+  seat_bot_level: "Υπολογιστής ({strategy}, {level})",
+  bot_name_level: "υπολογιστής ({strategy}), {level}",
+  level_words: "επίπεδο {n}: {name}",
+  level_beginner: "αρχάριος",
+  level_casual: "ερασιτέχνης",
+  level_club: "παίκτης λέσχης",
+  level_strong: "δυνατός",
+  level_master: "μετρ",
 
   // Lobby
   your_name: "Το όνομά σου",

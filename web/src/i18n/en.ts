@@ -72,6 +72,14 @@ export const en = {
   bot_greedy: "greedy",
   bot_expert: "expert",
   bot_name: "{strategy} bot",
+  seat_bot_level: "Bot ({strategy}, {level})",
+  bot_name_level: "{strategy} bot, {level}",
+  level_words: "level {n}: {name}",
+  level_beginner: "beginner",
+  level_casual: "casual",
+  level_club: "club player",
+  level_strong: "strong",
+  level_master: "master",
 
   // Lobby
   your_name: "Your name",

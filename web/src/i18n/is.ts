@@ -70,6 +70,14 @@ export const is: Catalogue = {
   bot_greedy: "gráðug",
   bot_expert: "sérfræðingur",
   bot_name: "tölva ({strategy})",
+  seat_bot_level: "Tölva ({strategy}, {level})",
+  bot_name_level: "tölva ({strategy}), {level}",
+  level_words: "stig {n}: {name}",
+  level_beginner: "byrjandi",
+  level_casual: "leikmaður í frístundum",
+  level_club: "klúbbspilari",
+  level_strong: "sterkur",
+  level_master: "meistari",
 
   // Lobby
   your_name: "Nafnið þitt",

@@ -70,6 +70,14 @@ export const sv: Catalogue = {
   bot_greedy: "girig",
   bot_expert: "expert",
   bot_name: "dator ({strategy})",
+  seat_bot_level: "Dator ({strategy}, {level})",
+  bot_name_level: "dator ({strategy}), {level}",
+  level_words: "nivå {n}: {name}",
+  level_beginner: "nybörjare",
+  level_casual: "fritidsspelare",
+  level_club: "klubbspelare",
+  level_strong: "stark",
+  level_master: "mästare",
 
   // Lobby
   your_name: "Ditt namn",
