@@ -10,7 +10,8 @@ legal moves, a generator and the memory of public events; never the state):
    the card greedy would), and overlooks a useful discard (`MISSED_PICKUP` of
    the draws where greedy takes it);
 2. **casual**: greedy (service/bots/greedy.py);
-3. **club**: the expert's search on a sixth of its node budget;
+3. **club**: the expert's search on a quarter of its node budget (at least
+   `CLUB_NODES`);
 4. **strong**: the expert as ``{"bot": "expert"}`` plays (the configured budget);
 5. **master**: the expert on four times the node budget, under the same time
    cap, so inside a request it never thinks longer than any expert decision
@@ -44,6 +45,10 @@ MISSED_LAYOFF = 0.7
 HELD_HIGH = 0.6
 #: How often the beginner draws from the stock when greedy would take the discard.
 MISSED_PICKUP = 0.5
+#: Fewest nodes of the club level: below about 40 a two-seat search samples fewer
+#: worlds than the expert needs to leave greedy's choice (its `_MIN_WORLDS`), and
+#: the level would play greedy's game.
+CLUB_NODES = 40
 
 
 def level_strategy(level: int) -> str:
@@ -91,11 +96,10 @@ def casual_move(
 def club_move(
     view: View, moves: Sequence[Move], rng: random.Random, memory: Memory | None = None
 ) -> Move:
-    """Level 3: the expert on a sixth of its node budget."""
+    """Level 3: the expert on a quarter of its node budget, at least `CLUB_NODES`."""
     settings = current_budget()
-    return expert_choice(
-        view, moves, rng, memory, replace(settings, nodes=max(1, settings.nodes // 6))
-    )
+    nodes = min(settings.nodes, max(CLUB_NODES, settings.nodes // 4))
+    return expert_choice(view, moves, rng, memory, replace(settings, nodes=nodes))
 
 
 def strong_move(
@@ -124,6 +128,7 @@ LEVEL_STRATEGIES = {
 
 
 __all__ = [
+    "CLUB_NODES",
     "HELD_HIGH",
     "LEVELS",
     "LEVEL_STRATEGIES",

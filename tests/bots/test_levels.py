@@ -29,7 +29,7 @@ def test_every_level_is_a_strategy_asked_for_by_its_number() -> None:
             level_strategy(bad)
 
 
-def test_the_searching_levels_search_a_sixth_the_budget_and_four_times_it() -> None:
+def test_the_searching_levels_search_a_quarter_the_budget_and_four_times_it() -> None:
     state = _game("standard", 2, seed=4)
     budgets = []
     real = expert.expert_choice
@@ -38,7 +38,7 @@ def test_the_searching_levels_search_a_sixth_the_budget_and_four_times_it() -> N
         budgets.append(settings.nodes)
         return real(view, moves, rng, memory, settings)
 
-    with expert.budget(expert.Budget(nodes=60, seconds=None)):
+    with expert.budget(expert.Budget(nodes=200, seconds=None)):
         for name in ("expert3", "expert4", "expert5"):
             levels.expert_choice = spy  # type: ignore[assignment]
             try:
@@ -48,7 +48,18 @@ def test_the_searching_levels_search_a_sixth_the_budget_and_four_times_it() -> N
                 )
             finally:
                 levels.expert_choice = real  # type: ignore[assignment]
-    assert budgets == [10, 60, 240]
+    assert budgets == [50, 200, 800]
+    budgets.clear()
+    with expert.budget(expert.Budget(nodes=100, seconds=None)):
+        levels.expert_choice = spy  # type: ignore[assignment]
+        try:
+            seat = state.round.turn  # type: ignore[union-attr]
+            choose_move(
+                "expert3", seat_view(state, seat), legal_moves(state, seat), random.Random(1)
+            )
+        finally:
+            levels.expert_choice = real  # type: ignore[assignment]
+    assert budgets == [levels.CLUB_NODES]  # enough worlds to leave greedy's choice
 
 
 def _positions(kind: type, seeds: range) -> list[tuple[GameState, int]]:
