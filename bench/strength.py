@@ -13,6 +13,10 @@ rotate from one game to the next, so neither strategy sits first more often.
 The expert plays on a node budget only (``--nodes``, no time cap), so every
 game replays exactly from its seed whatever the machine's load.
 
+``--pairings expert2-expert1 expert3-expert2 expert4-expert3 expert5-expert4``
+plays each level of the expert (service/bots/levels.py) against the one below;
+their Elo-style ratings are fitted to those games alone, level 1 at 0.
+
 Each finished game is appended to ``--out`` as one JSON line as soon as it
 ends; ``--summarise FILE`` prints the tables from such a file alone, so a run
 cut short still gives its numbers. The tables: win rates with a 95 % interval
@@ -60,6 +64,10 @@ PAIRINGS: tuple[tuple[str, str], ...] = (
     ("greedy", "random"),
     ("expert", "random"),
     ("expert", "greedy"),
+)
+#: Each level of the expert against the one below (service/bots/levels.py; on request).
+LEVEL_PAIRINGS: tuple[tuple[str, str], ...] = tuple(
+    (f"expert{n + 1}", f"expert{n}") for n in range(1, 5)
 )
 #: A game that has not ended after this many moves counts as unfinished (reported).
 MAX_MOVES = 20_000
@@ -203,7 +211,7 @@ def summarise(results: Sequence[Result]) -> str:
         by_setting[r.setting].append(r)
     for setting in SETTINGS:
         games = by_setting.get(setting, [])
-        for a, b in PAIRINGS:
+        for a, b in PAIRINGS + LEVEL_PAIRINGS:
             mine = [g for g in games if (g.a, g.b) == (a, b)]
             done = [g for g in mine if g.wins_a >= 0]
             if not mine:
@@ -231,6 +239,22 @@ def summarise(results: Sequence[Result]) -> str:
             )
             + " |"
         )
+    levelled = {
+        setting: [g for g in games if (g.a, g.b) in LEVEL_PAIRINGS]
+        for setting, games in by_setting.items()
+    }
+    if any(levelled.values()):
+        names = [f"expert{n}" for n in range(1, 6)]
+        lines += ["", "| setting | " + " | ".join(names) + " |", "|---" * 6 + "|"]
+        for setting in SETTINGS:
+            if not levelled.get(setting):
+                continue
+            elo = ratings(levelled[setting], anchor="expert1")
+            lines.append(
+                f"| {setting} | "
+                + " | ".join(f"{elo[x]:.0f}" if x in elo else "-" for x in names)
+                + " |"
+            )
     lines += [
         "",
         "| setting | expert decisions | p50 ms | p99 ms | max ms |",
@@ -269,7 +293,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--pairings",
         nargs="*",
         default=[f"{a}-{b}" for a, b in PAIRINGS],
-        choices=[f"{a}-{b}" for a, b in PAIRINGS],
+        choices=[f"{a}-{b}" for a, b in PAIRINGS + LEVEL_PAIRINGS],
     )
     parser.add_argument("--timed", type=int, default=20, help="games per setting timing the expert")
     parser.add_argument(

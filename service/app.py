@@ -15,6 +15,7 @@ from service.api import (
     games,
     headers,
     health,
+    hints,
     jsonio,
     moves,
     presets,
@@ -82,7 +83,16 @@ def create_app(config: Config | None = None) -> Flask:
     expert.configure(expert.Budget(config.BOT_EXPERT_NODES, config.BOT_EXPERT_SECONDS or None))
 
     api = Api(app)
-    blueprints = (presets.blp, games.blp, moves.blp, events.blp, records.blp, queue.blp, health.blp)
+    blueprints = (
+        presets.blp,
+        games.blp,
+        moves.blp,
+        hints.blp,
+        events.blp,
+        records.blp,
+        queue.blp,
+        health.blp,
+    )
     for blueprint in blueprints:
         api.register_blueprint(blueprint)
     dispatch_hot_operations(app)

@@ -38,6 +38,11 @@ def _split_origins(text: str) -> tuple[str, ...]:
 
 #: The strategies that may fill a quick-play table (`Config.QUEUE_BOT`).
 QUEUE_BOTS = ("greedy", "expert")
+#: Most simulated turns a hint may be given (`HINT_NODES`): a hint runs inside a
+#: request, so its search is bounded whatever the environment says.
+MAX_HINT_NODES = 20_000
+#: Longest a hint's search may be capped at (`HINT_SECONDS`), in seconds.
+MAX_HINT_SECONDS = 1.0
 
 
 @dataclass(frozen=True)
@@ -226,6 +231,19 @@ class Config:
     #: Wall-clock cap of one ``expert`` decision, in seconds (0: no cap); when it cuts
     #: a search short the bot plays on what it found (see docs/bots.md).
     BOT_EXPERT_SECONDS: float = 0.05
+    #: Simulated turns a hint (`GET /games/{id}/hint`: the expert's move for the
+    #: caller's seat) may spend, within the request (at most `MAX_HINT_NODES`).
+    HINT_NODES: int = 1200
+    #: Wall-clock cap of one hint's search, in seconds (0: no cap; at most 1 s):
+    #: past it the hint rests on the worlds searched so far.
+    HINT_SECONDS: float = 0.1
+    #: Hints one seat may ask for per minute in one worker process (a bucket
+    #: holding a minute's worth; a cached hint counts too). 0: no hints asked
+    #: of this server are limited (docs/security.md).
+    HINT_PER_MINUTE: int = 12
+    #: Hints kept per process, by (game, version, seat): a repeated request is
+    #: answered from memory with no search.
+    HINT_CACHE: int = 1024
     #: Extra Flask settings, applied last.
     EXTRA: Mapping[str, Any] = field(default_factory=dict)
 
@@ -351,6 +369,14 @@ class Config:
             changes["BOT_EXPERT_NODES"] = min(max(1, int(env["BOT_EXPERT_NODES"])), 100_000)
         if "BOT_EXPERT_SECONDS" in env:
             changes["BOT_EXPERT_SECONDS"] = min(max(0.0, float(env["BOT_EXPERT_SECONDS"])), 5.0)
+        if "HINT_NODES" in env:
+            changes["HINT_NODES"] = min(max(1, int(env["HINT_NODES"])), MAX_HINT_NODES)
+        if "HINT_SECONDS" in env:
+            changes["HINT_SECONDS"] = min(max(0.0, float(env["HINT_SECONDS"])), MAX_HINT_SECONDS)
+        if "HINT_PER_MINUTE" in env:
+            changes["HINT_PER_MINUTE"] = max(0, int(env["HINT_PER_MINUTE"]))
+        if "HINT_CACHE" in env:
+            changes["HINT_CACHE"] = min(max(1, int(env["HINT_CACHE"])), 65_536)
         if "METRICS_PORT" in env:
             changes["METRICS_PORT"] = max(0, int(env["METRICS_PORT"] or 0))
         if "RATELIMIT_PROXY_HOPS" in env:
@@ -402,4 +428,6 @@ class TestConfig(Config):
     RAISE_UNEXPECTED: bool = True
     #: Tests send bursts from one address; the rate-limit tests turn it on.
     RATELIMIT_ENABLED: bool = False
+    #: A hint's search bounded by its nodes only, like the bots' in tests.
+    HINT_SECONDS: float = 0.0
     EXTRA: Mapping[str, Any] = field(default_factory=lambda: {"TESTING": True})

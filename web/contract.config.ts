@@ -27,12 +27,15 @@ function deref(node: Json): Json {
 const schemas = (name: string): Json => dig(spec, "components", "schemas", name);
 const nameSchema = deref(dig(schemas("Join"), "properties", "name"));
 const botSchema = deref(dig(schemas("SeatSpec"), "properties", "bot"));
+const levelSchema = deref(dig(schemas("SeatSpec"), "properties", "level"));
 const optionsSchema = deref(dig(schemas("CreateGame"), "properties", "options"));
 const optionSchemas = (dig(optionsSchema, "properties") ?? {}) as Record<string, Json>;
 
 export const contract = {
   nameMaxLength: Number(dig(nameSchema, "maxLength") ?? 32),
   bots: (dig(botSchema, "enum") ?? []) as string[],
+  /** The expert's levels: number → name (`{"bot": "expert", "level": n}`). */
+  levels: (dig(levelSchema, "x-level-names") ?? {}) as Record<string, string>,
   /** Per option: its JSON schema (type, enum, bounds, description) when the contract types it. */
   options: Object.fromEntries(Object.entries(optionSchemas).map(([k, v]) => [k, deref(v)])),
 };

@@ -42,6 +42,7 @@ from service.api.schemas import (
     RematchedSchema,
 )
 from service.api.smorest import SEAT_OPTIONAL, SEAT_REQUIRED, Blueprint, common_errors
+from service.bots.levels import level_strategy
 from service.games import rematch
 from service.games.caches import STATES
 from service.games.errors import Busy
@@ -121,7 +122,8 @@ class Games(MethodView):
         tokens: dict[int, str] = {}
         for index, seat in enumerate(seats):
             if "bot" in seat:
-                specs.append(engine.SeatSpec(None, "bot", seat["bot"], None))
+                bot = level_strategy(seat["level"]) if "level" in seat else seat["bot"]
+                specs.append(engine.SeatSpec(None, "bot", bot, None))
             elif seat.get("name") is None:
                 specs.append(engine.SeatSpec(None, "human", None, None))
             else:

@@ -14,6 +14,8 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from service.api.names import PlayerName
+from service.bots.hints import REASON_CODES
+from service.bots.levels import LEVELS
 from service.bots.strategies import SEAT_STRATEGIES
 from service.http.problems import PROBLEM_CODES
 from service.rules.cards import CARD_PATTERN
@@ -104,16 +106,30 @@ CLIENT_SEED_METADATA = {
 
 
 class SeatSpecSchema(ma.Schema):
-    """A seat of a new game: `{"name": "Ann"}`, `{"name": null}` (open) or `{"bot": "expert"}`."""
+    """A seat of a new game: `{"name": "Ann"}`, `{"name": null}` (open), `{"bot": "expert"}`
+    or `{"bot": "expert", "level": 1}`."""
 
     name = PlayerName(allow_none=True)
     bot = fields.String(validate=validate.OneOf(SEAT_STRATEGIES))
+    level = fields.Integer(
+        strict=True,
+        validate=validate.Range(min(LEVELS), max(LEVELS)),
+        metadata={
+            "description": "with `bot: expert`, how strong it plays: "
+            + ", ".join(f"{n} {name}" for n, name in LEVELS.items())
+            + ' (docs/bots.md, "Levels"); without, the expert plays as level '
+            "4 does",
+            "x-level-names": dict(LEVELS.items()),
+        },
+    )
     client_seed = fields.String(validate=CLIENT_SEED, metadata=CLIENT_SEED_METADATA)
 
     @ma.validates_schema
     def _one_kind(self, data: dict[str, Any], **kwargs: Any) -> None:
         if "bot" in data and data.get("name") is not None:
             raise ma.ValidationError("a seat has either a name or a bot", "bot")
+        if "level" in data and data.get("bot") != "expert":
+            raise ma.ValidationError("a level belongs to an expert bot seat", "level")
         if "client_seed" in data and data.get("name") is None:
             raise ma.ValidationError(
                 "a client_seed belongs to a named seat (an open seat gives it when joining)",
@@ -485,6 +501,44 @@ class LegalMovesSchema(_Response):
             "is disabled"
         },
     )
+
+
+class HintReasonSchema(_Response):
+    """Why the hinted move: a stable code, a sentence, and the figures behind it."""
+
+    code = fields.String(
+        required=True,
+        metadata={"enum": list(REASON_CODES), "description": "why, in one stable word"},
+    )
+    detail = fields.String(required=True, metadata={"description": "why, in English"})
+    card = fields.String(
+        allow_none=True, metadata={"description": "the card the move throws or takes"}
+    )
+    cards = fields.List(fields.String(), metadata={"description": "the cards the move plays"})
+    meld = fields.Integer(metadata={"description": "the table meld a lay-off or swap is on"})
+    builds = fields.List(
+        fields.List(fields.String()),
+        metadata={"description": "the melds of the hand's best split after the move"},
+    )
+    deadwood = fields.Integer(metadata={"description": "the points left in no meld after the move"})
+    outs = fields.Integer(
+        metadata={"description": "unseen cards that would have melded the thrown card"}
+    )
+    feeds_table = fields.Boolean(
+        metadata={"description": "whether the thrown card can be laid off on a table meld"}
+    )
+    feeds_next = fields.Boolean(
+        metadata={"description": "whether the next player was seen taking cards like it"}
+    )
+
+
+class HintSchema(_Response):
+    """The move the expert bot would make now for the caller's seat, and why."""
+
+    version = fields.Integer(required=True, metadata={"description": "the game's version"})
+    # The `Move` component (see spec_overrides): a body `POST /games/{id}/moves` takes as is.
+    move = fields.Dict(required=True)
+    reason = fields.Nested(HintReasonSchema, required=True)
 
 
 # --- events -----------------------------------------------------------------

@@ -104,6 +104,7 @@ def apply(spec: APISpec, longpoll_max: float) -> None:
     schemas = spec.components.schemas
     schemas.update(move_components())
     schemas["LegalMoves"]["properties"]["moves"]["items"] = _ref("Move")
+    schemas["Hint"]["properties"]["move"] = _ref("Move")
     # Every option typed, bounded and described from the options table.
     overrides = options_json_schema()
     schemas["OptionOverrides"] = {

@@ -146,7 +146,20 @@ last_search = Search()
 def expert_move(
     view: View, moves: Sequence[Move], rng: random.Random, memory: Memory | None = None
 ) -> Move:
-    """The candidate with the best average outcome over sampled worlds (module docstring)."""
+    """The candidate with the best average outcome over sampled worlds (module docstring),
+    on the budget of every expert choice (`configure`)."""
+    return expert_choice(view, moves, rng, memory, _budget)
+
+
+def expert_choice(
+    view: View,
+    moves: Sequence[Move],
+    rng: random.Random,
+    memory: Memory | None,
+    settings: Budget,
+) -> Move:
+    """`expert_move` on the budget ``settings`` (a hint's, `service.bots.hints`),
+    whatever budget the bots play on."""
     global last_search
     last_search = Search()
     decision = reengage_choice(view, moves)
@@ -158,7 +171,6 @@ def expert_move(
         # A long round: greedy's occasional random discard lets a table where each
         # seat holds what another waits for move on; a search would not.
         return greedy_move(view, moves, rng, memory)
-    settings = _budget
     started = time.perf_counter()
     choice = greedy_move(view, moves, random.Random(rng.getrandbits(32)), memory)
     candidates = _candidates(view, moves, choice, memory, settings)
@@ -709,6 +721,7 @@ __all__ = [
     "budget",
     "configure",
     "current_budget",
+    "expert_choice",
     "expert_move",
     "known_holdings",
     "unseen",

@@ -284,6 +284,36 @@ def discard_ranking(
     return [d for _, d in sorted(scored, key=lambda sd: -sd[0])]
 
 
+@dataclass(frozen=True)
+class DiscardFigures:
+    """What greedy's arithmetic says of throwing one card (a hint's reason):
+    the best split of the hand left, the card's live outs, and what it gives away."""
+
+    rest: Split
+    outs: int
+    fits_table: bool
+    feeds_next: bool
+
+
+def discard_figures(view: View, card: Card, memory: Memory | None = None) -> DiscardFigures:
+    """The figures of throwing ``card`` from the seat's hand in ``view``."""
+    me = _read(view, memory)
+    split = best_split(me.hand, me.scoring)
+    live = outs(card, split.deadwood, me.unseen(), me.scoring.ace) if card in split.deadwood else 0
+    danger = _danger(me, card) - (_DANGER_TABLE if me.fits_table(card) else 0.0)
+    return DiscardFigures(
+        rest=best_split(without(me.hand, (card,)), me.scoring),
+        outs=live,
+        fits_table=card != JOKER and me.fits_table(card),
+        feeds_next=danger > 0,
+    )
+
+
+def fits_table(view: View, card: Card) -> bool:
+    """Whether ``card`` alone could be laid off on a table meld of ``view``."""
+    return _read(view, None).fits_table(card)
+
+
 def _danger(me: _Seat, card: Card) -> float:
     """How much discarding ``card`` would help the next seat."""
     if card == JOKER:
@@ -307,4 +337,4 @@ def _near(a: int, b: int, ace: str) -> bool:
     return any(a in w and b in w for w in run_windows(ace))
 
 
-__all__ = ["discard_ranking", "greedy_move"]
+__all__ = ["DiscardFigures", "discard_figures", "discard_ranking", "fits_table", "greedy_move"]

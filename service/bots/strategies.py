@@ -4,7 +4,9 @@
 - ``greedy``: fast and sound (service/bots/greedy.py);
 - ``expert``: the strongest, a determinized Monte Carlo search over the seat's
   view with greedy-like rollouts (service/bots/expert.py);
-- ``basic``: the first simple greedy player, kept as a yardstick (service/bots/basic.py).
+- ``basic``: the first simple greedy player, kept as a yardstick (service/bots/basic.py);
+- ``expert1`` … ``expert5``: the expert's levels, beginner to master
+  (service/bots/levels.py).
 
 A strategy is a function ``(view, legal_moves, rng, memory) -> move``. It sees
 only the seat view (docs/api.md shape: its own hand, the table, public counts), the
@@ -22,6 +24,7 @@ from typing import Any, Protocol
 from service.bots.basic import basic_move
 from service.bots.expert import expert_move
 from service.bots.greedy import greedy_move
+from service.bots.levels import LEVEL_STRATEGIES
 from service.bots.memory import Memory
 from service.rules.moves import Move
 
@@ -50,12 +53,17 @@ STRATEGIES: Mapping[str, Strategy] = {
     "greedy": greedy_move,
     "expert": expert_move,
     "basic": basic_move,
+    # The expert's levels (`{"bot": "expert", "level": n}`: service/bots/levels.py).
+    **LEVEL_STRATEGIES,
 }
 #: Strategies kept as yardsticks (bench/strength.py) and for timed-out turns,
 #: not offered for bot seats.
 YARDSTICKS = frozenset({"basic"})
-#: The strategies a bot seat may be given (`POST /games`: the API's enum).
-SEAT_STRATEGIES: tuple[str, ...] = tuple(name for name in STRATEGIES if name not in YARDSTICKS)
+#: The strategies a bot seat may be given by name (`POST /games`: the API's enum); a
+#: level of the expert is asked for as `{"bot": "expert", "level": n}`.
+SEAT_STRATEGIES: tuple[str, ...] = tuple(
+    name for name in STRATEGIES if name not in YARDSTICKS and name not in LEVEL_STRATEGIES
+)
 
 
 def choose_move(

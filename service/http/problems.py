@@ -56,6 +56,9 @@ API_PROBLEM_CODES: dict[str, ProblemCode] = {
         401, "the bearer token is not the secret of this quick-play ticket"
     ),
     "not_creator": ProblemCode(403, "only the seat that created a game may delete it"),
+    "hints_disabled": ProblemCode(
+        403, "the game's option `hints` is false: no seat may ask for a hint"
+    ),
     "game_not_found": ProblemCode(404, "no game has this id (or it has been forgotten)"),
     "preset_not_found": ProblemCode(404, "no preset has this name"),
     "ticket_not_found": ProblemCode(
@@ -125,6 +128,11 @@ API_PROBLEM_CODES: dict[str, ProblemCode] = {
     "ticket_quota_exceeded": ProblemCode(
         429,
         "this client already holds as many waiting quick-play tickets as it may; see Retry-After",
+    ),
+    "too_many_hints": ProblemCode(
+        429,
+        "this seat asked for more hints than `HINT_PER_MINUTE` allows; see Retry-After "
+        "(its moves go on)",
     ),
     "headers_too_large": ProblemCode(431, "the request headers are too large", generic=True),
     "internal_error": ProblemCode(500, "the service failed (a bug: it is logged)", generic=True),

@@ -65,6 +65,7 @@ RIDING_ENDPOINTS: Final = frozenset(
         "games.Join",
         "moves.LegalMoves",
         "moves.Moves",
+        "hints.Hint",
         "events.Events",
         "events.Stream",
     }

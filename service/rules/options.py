@@ -345,6 +345,11 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
         "spectator_delay", 0, MAX_SPECTATOR_DELAY, 0,
         "events the public view lags behind the game (docs/fairness.md)",
     ),
+    _bool(
+        "hints", True,
+        "a seat may ask for the expert's move on its turn (GET /games/{id}/hint); "
+        "false for rated or serious play",
+    ),
     _int(
         "turn_seconds", MIN_TURN_SECONDS, MAX_TURN_SECONDS, None,
         "seconds a human seat has for each turn before the server plays it (null: no clock)",
@@ -394,6 +399,7 @@ class Options:
     concealed_rounds: tuple[int, ...] = _DEFAULT["concealed_rounds"]
     first_turn_no_draw: bool = _DEFAULT["first_turn_no_draw"]
     spectator_delay: int = _DEFAULT["spectator_delay"]
+    hints: bool = _DEFAULT["hints"]
     turn_seconds: int | None = _DEFAULT["turn_seconds"]
     timeouts_to_away: int = _DEFAULT["timeouts_to_away"]
 

@@ -152,6 +152,7 @@ def test_seat_tokens_are_a_security_scheme_not_a_header_parameter(app: Flask) ->
     expected = {
         ("post", "/games/{game_id}/moves"): required,
         ("get", "/games/{game_id}/legal-moves"): required,
+        ("get", "/games/{game_id}/hint"): required,
         ("get", "/games/{game_id}"): optional,
         ("get", "/games/{game_id}/events"): optional,
         ("get", "/games/{game_id}/stream"): optional,

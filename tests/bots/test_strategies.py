@@ -34,9 +34,11 @@ def _game(preset: str, players: int, seed: int) -> GameState:
 
 
 def _strategies() -> list[Any]:
-    """Every strategy; the expert (a search per choice) in the slow tier."""
+    """Every strategy; the expert and its searching levels (a search per choice) in the
+    slow tier."""
+    searching = {"expert", "expert3", "expert4", "expert5"}
     return [
-        pytest.param(name, marks=pytest.mark.slow) if name == "expert" else name
+        pytest.param(name, marks=pytest.mark.slow) if name in searching else name
         for name in sorted(STRATEGIES)
     ]
 

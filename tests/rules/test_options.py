@@ -26,9 +26,9 @@ RULES_OPTIONS = {
     "jokers", "joker_points", "joker_swap", "first_meld_min_points", "concealed_rounds",
     "first_turn_no_draw", "joker_limit", "last_stock", "stake",
 }  # fmt: skip
-#: Options of the service beyond the rules of play (docs/fairness.md; turn clocks,
-#: docs/api.md), null or off in every preset.
-TABLE_OPTIONS = {"spectator_delay", "turn_seconds", "timeouts_to_away"}
+#: Options of the service beyond the rules of play (docs/fairness.md; turn clocks and
+#: hints, docs/api.md), null, off or (hints) on in every preset.
+TABLE_OPTIONS = {"spectator_delay", "turn_seconds", "timeouts_to_away", "hints"}
 
 
 def test_every_option_of_rules_section_7_is_a_field() -> None:

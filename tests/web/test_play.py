@@ -1152,3 +1152,48 @@ def test_the_hand_is_arranged_by_dragging_or_by_keys_and_stays_so_after_a_reload
     assert me.cards() == start  # the page opened sorted by rank
     assert_clean(page_log)
     page.context.close()
+
+
+def test_the_hint_button_says_the_experts_move_and_selects_its_cards(
+    browser: Browser, page_log: PageLog, play_server: GunicornServer, axe_source: str
+) -> None:
+    """On the seat's turn the Hint button answers in words and selects the move's cards;
+    off the turn it says why it is off; a level of the expert is offered and named."""
+    page = browser.new_page(viewport=DESKTOP)
+    page.goto(f"{play_server.url}/play")
+    expect(page.get_by_label("Rules")).to_contain_text("Express")
+    create_from_lobby(page, "Ann", ["expert:1"])
+    expect(page.locator(".players")).to_contain_text("Expert bot, level 1: beginner")
+    me = TablePlayer(page)
+    play_until([me], lambda: me.is_my_turn() or me.game_over())
+    hint = page.get_by_role("button", name="Hint", exact=True)
+    expect(hint).to_be_enabled()
+    if me.turn() == "draw":
+        hint.click()
+        expect(page.locator(".hint-text")).to_contain_text("Draw from the stock")
+        me.draw_from_stock()
+    hint.click()
+    expect(page.locator(".hint-text")).to_contain_text(re.compile(r"Discard|Meld|Lay off|Swap"))
+    assert me.selected() != []  # the move's cards are selected in the hand
+    assert_accessible(page, axe_source)
+    me.finish_turn()
+    if not me.game_over() and not me.is_my_turn():
+        expect(page.locator(".hint-why")).to_have_text(
+            re.compile("Hints are for your turn|Hints are off")
+        )
+    assert_clean(page_log)
+    page.context.close()
+
+    # A game created with hints off says so beside the button.
+    page = browser.new_page(viewport=DESKTOP)
+    page.goto(f"{play_server.url}/play")
+    page.get_by_label("Your name").fill("Bo")
+    page.get_by_label("Rules").select_option("express")
+    page.get_by_text("Options", exact=True).click()
+    page.get_by_label("hints", exact=True).uncheck()
+    page.get_by_label("Seat 2").select_option("greedy")
+    page.get_by_role("button", name="Create game").click()
+    page.wait_for_url(re.compile(r"/play/?#/games/[\w-]+$"))
+    expect(page.locator(".hint-why")).to_have_text("Hints are off in this game.")
+    expect(page.get_by_role("button", name="Hint", exact=True)).to_be_disabled()
+    page.context.close()

@@ -13,6 +13,8 @@ export interface Contract {
   nameMaxLength: number;
   /** The server's bot strategies. */
   bots: string[];
+  /** The expert's levels: number (as a string) → name ("beginner" … "master"). */
+  levels: Record<string, string>;
   /** Each option's schema, when the contract types the options. */
   options: Record<string, OptionSchema>;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import spec from "../../openapi/openapi.json";
 import { contract } from "./contract";
-import { overrides, seatSpecs } from "./lobby";
+import { botOfSeat, botWords, overrides, seatSpecs } from "./lobby";
 
 describe("create form", () => {
   it("takes the name limit and the bots from the contract", () => {
@@ -24,6 +24,20 @@ describe("create form", () => {
     const other = seatSpecs(["me"], "Ann")[0];
     expect(mine?.client_seed).toMatch(/^[A-Za-z0-9_-]{32}$/);
     expect(other?.client_seed).not.toBe(mine?.client_seed);
+  });
+
+  it("offers the expert's levels by name and asks for them as a level", () => {
+    expect(contract.levels).toEqual({ "1": "beginner", "2": "casual", "3": "club", "4": "strong", "5": "master" });
+    expect(seatSpecs(["me", "expert:1", "expert"], "Ann")).toEqual([
+      { name: "Ann", client_seed: expect.stringMatching(/^[A-Za-z0-9_-]{32}$/) },
+      { bot: "expert", level: 1 },
+      { bot: "expert" },
+    ]);
+    expect(botOfSeat("expert3 bot")).toEqual({ bot: "expert", level: 3 });
+    expect(botOfSeat("expert bot")).toEqual({ bot: "expert" });
+    expect(botOfSeat("greedy bot")).toEqual({ bot: "greedy" });
+    expect(botWords({ bot: "expert", level: 1 }, "seat_bot")).toBe("Bot (expert, level 1: beginner)");
+    expect(botWords({ bot: "expert", level: 5 }, "bot_name")).toBe("expert bot, level 5: master");
   });
 
   it("sends only the options that differ from the preset", () => {

@@ -23,10 +23,42 @@ import { forgetSeat, loadSeat, saveName, saveSeat, savedGames, savedName } from 
 /** What a seat of the create form holds: me, an open seat, or a bot strategy's name. */
 export type SeatChoice = "me" | "open" | string;
 
-/** The choices for a seat other than mine: each bot of the contract, or open. */
+/** A level of the expert in words ("level 3, club"), by its number. */
+export function levelWords(level: number): string {
+  const name = contract.levels[String(level)] ?? "";
+  const key = `level_${name}`;
+  return t("level_words", { n: level, name: key in CATALOGUES.en ? t(key as TextKey) : name });
+}
+
+/** The bot and level of a bot seat from the name the view gives it ("expert3 bot"). */
+export function botOfSeat(name: string | null | undefined): { bot: string; level?: number } | null {
+  const levelled = /^expert(\d+) bot$/.exec(String(name ?? ""));
+  if (levelled !== null && String(levelled[1]) in contract.levels) {
+    return { bot: "expert", level: Number(levelled[1]) };
+  }
+  const strategy = contract.bots.find((bot) => String(name ?? "").startsWith(bot));
+  return strategy === undefined ? null : { bot: strategy };
+}
+
+/** A bot seat in words, as `seat_bot` ("Bot (expert)") or `bot_name` ("expert bot") say
+ * it, with its level when it has one ("Bot (expert, level 3: club)"). */
+export function botWords(seat: { bot: string; level?: number }, key: "seat_bot" | "bot_name"): string {
+  const strategy = botName(seat.bot);
+  if (seat.level === undefined) return t(key, { strategy });
+  return t(key === "seat_bot" ? "seat_bot_level" : "bot_name_level", { strategy, level: levelWords(seat.level) });
+}
+
+/** The choices for a seat other than mine: each bot of the contract (the expert at each
+ * of its levels too), or open. */
 function seatChoices(): { value: SeatChoice; label: string }[] {
+  const levels = Object.keys(contract.levels).map(Number);
   return [
-    ...contract.bots.map((bot) => ({ value: bot, label: t("seat_bot", { strategy: botName(bot) }) })),
+    ...contract.bots.flatMap((bot) => [
+      { value: bot, label: t("seat_bot", { strategy: botName(bot) }) },
+      ...(bot === "expert"
+        ? levels.map((n) => ({ value: `expert:${n}`, label: botWords({ bot, level: n }, "seat_bot") }))
+        : []),
+    ]),
     { value: "open", label: t("seat_open_friend") },
   ];
 }
@@ -95,8 +127,11 @@ export function seatSpecs(choices: readonly SeatChoice[], name: string, seed: ()
         return { name, client_seed: seed() };
       case "open":
         return { name: null };
-      default:
-        return { bot: choice as NonNullable<SeatSpec["bot"]> };
+      default: {
+        const [bot, level] = choice.split(":");
+        const seat: SeatSpec = { bot: bot as NonNullable<SeatSpec["bot"]> };
+        return level === undefined ? seat : { ...seat, level: Number(level) };
+      }
     }
   });
 }
@@ -493,8 +528,8 @@ export function gameSummary(view: GameView): string {
   const players = view.seats.map((seat) => {
     if (seat.seat === view.you) return t("you_plain");
     if (seat.kind === "bot") {
-      const strategy = contract.bots.find((bot) => String(seat.name ?? "").startsWith(bot));
-      return strategy === undefined ? t("tag_bot") : t("seat_bot", { strategy: botName(strategy) });
+      const bot = botOfSeat(seat.name);
+      return bot === null ? t("tag_bot") : botWords(bot, "seat_bot");
     }
     return seat.name ?? t("open_seat_lower");
   });

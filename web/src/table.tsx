@@ -37,10 +37,11 @@ import {
   presetName,
   quantity,
 } from "./events";
+import { type Hint, hintCards, hintText } from "./hints";
 import { joinNames, language, t, tn } from "./i18n";
 import { type ActionReasons, type Reasons, actionReasons, refusalText, turnText } from "./reasons";
 import { follow, sseEvents } from "./live";
-import { createAndOpen } from "./lobby";
+import { botOfSeat, botWords, createAndOpen } from "./lobby";
 import { type Offer, offer, rankSuggestions } from "./moves";
 import { Pacer, pageInterval } from "./pacing";
 import { gameLink, navigate } from "./router";
@@ -97,9 +98,10 @@ export function againSeats(view: GameView, name: string, seed: () => string = cl
   return view.seats.map((seat): SeatSpec => {
     if (seat.seat === view.you) return { name, client_seed: seed() };
     if (seat.kind === "bot") {
-      // The view names a bot seat after its strategy ("greedy bot").
-      const strategy = contract.bots.find((bot) => String(seat.name ?? "").startsWith(bot));
-      return { bot: (strategy ?? contract.bots[0] ?? "greedy") as NonNullable<SeatSpec["bot"]> };
+      // The view names a bot seat after its strategy ("greedy bot", "expert3 bot").
+      const bot = botOfSeat(seat.name);
+      const spec: SeatSpec = { bot: (bot?.bot ?? contract.bots[0] ?? "greedy") as NonNullable<SeatSpec["bot"]> };
+      return bot?.level === undefined ? spec : { ...spec, level: bot.level };
     }
     return { name: null };
   });
@@ -386,6 +388,16 @@ export function GamePage(props: { gameId: string }) {
         </p>
       )}
       <Alert text={refusal} onClose={() => setRefusal(null)} />
+      {you !== null && view.status === "active" && (
+        <HintPanel
+          gameId={gameId}
+          token={token}
+          version={view.version}
+          off={(view.options as { hints?: unknown }).hints === false}
+          mine={legal.length > 0}
+          onCards={(cards) => setSelected(indicesOf(hand, cards))}
+        />
+      )}
       {view.status === "active" && view.reengage != null && (
         <ReengageDecision
           view={view}
@@ -473,6 +485,66 @@ export function GamePage(props: { gameId: string }) {
   );
 }
 
+/** The Hint button on the seat's turn: the expert's move in words, its cards selected in
+ * the hand; disabled, with the reason, when the game has hints off or it is not the
+ * seat's turn. A hint is forgotten once the game moves on. */
+function HintPanel(props: {
+  gameId: string;
+  token: string | null;
+  version: number;
+  off: boolean;
+  mine: boolean;
+  onCards: (cards: Card[]) => void;
+}) {
+  const [hint, setHint] = useState<{ version: number; hint: Hint } | null>(null);
+  const [note, setNote] = useState<{ version: number; text: string } | null>(null);
+  const [asking, setAsking] = useState(false);
+  const ask = async (): Promise<void> => {
+    setAsking(true);
+    setNote(null);
+    // Not through the retrying fetch: a 429 says when to ask again, at once.
+    const { data, error, response } = await api.GET("/games/{game_id}/hint", {
+      params: { path: { game_id: props.gameId } },
+      headers: bearer(props.token),
+      fetch: (request: Request) => fetch(request),
+    });
+    setAsking(false);
+    if (data !== undefined) {
+      setHint({ version: props.version, hint: data });
+      props.onCards(hintCards(data.move));
+    } else if (response.status === 429) {
+      const seconds = Number(response.headers.get("Retry-After") ?? "1") || 1;
+      const wait = t("seconds_short", { n: seconds });
+      setNote({ version: props.version, text: t("hint_too_many", { seconds: wait }) });
+    } else {
+      setNote({ version: props.version, text: refusalText(error) });
+    }
+  };
+  const why = props.off ? t("hint_off") : props.mine ? null : t("hint_your_turn_only");
+  const shown = hint !== null && hint.version === props.version ? hintText(hint.hint) : null;
+  const noted = note !== null && note.version === props.version ? note.text : null;
+  return (
+    <p class="panel hint" aria-live="polite">
+      <button
+        type="button"
+        class="hint-button"
+        disabled={why !== null || asking}
+        aria-describedby={why !== null ? "hint-why" : undefined}
+        onClick={() => void ask()}
+      >
+        {asking ? t("hint_thinking") : t("hint")}
+      </button>{" "}
+      {why !== null ? (
+        <span id="hint-why" class="hint-why">
+          {why}
+        </span>
+      ) : (
+        <span class="hint-text">{shown ?? noted ?? ""}</span>
+      )}
+    </p>
+  );
+}
+
 /** A meld's cards in words, each joker with the card it stands for. */
 function meldWords(cards: readonly Card[], jokers: Readonly<Record<string, string>> = {}): string {
   return cards
@@ -554,10 +626,10 @@ export function seatName(view: GameView, seat: number, you: number | null): stri
   const held = view.seats[seat];
   if (held === undefined) return t("seat_n", { n: seat + 1 });
   if (held.kind === "bot") {
-    const strategy = contract.bots.find((bot) => String(held.name ?? "").startsWith(bot));
-    if (strategy !== undefined) {
+    const bot = botOfSeat(held.name);
+    if (bot !== null) {
       // A name, so capitalised even where the language writes "dator (girig)".
-      const words = t("bot_name", { strategy: botName(strategy) });
+      const words = botWords(bot, "bot_name");
       return words.charAt(0).toLocaleUpperCase(language()) + words.slice(1);
     }
   }
