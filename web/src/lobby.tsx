@@ -15,6 +15,7 @@ import { type OptionSchema, contract } from "./contract";
 import { botName, presetName } from "./events";
 import { CATALOGUES, type TextKey, joinNames, language, t } from "./i18n";
 import { refusalText } from "./reasons";
+import { HowToPlay } from "./rules";
 import { navigate } from "./router";
 import { forgetSeat, loadSeat, saveName, saveSeat, savedGames, savedName } from "./storage";
 
@@ -213,6 +214,7 @@ function CreateForm(props: { name: string; presets: Preset[] }) {
           <RuleTags options={options} />
         </p>
       )}
+      {preset !== undefined && <HowToPlay options={options} players={seats.length} />}
       <fieldset>
         <legend>{t("seats")}</legend>
         <ol class="seats">

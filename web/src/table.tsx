@@ -27,6 +27,7 @@ import {
   sortHand,
 } from "./cards";
 import { Alert, CardBack, CardButton, RuleTags } from "./components";
+import { HowToPlay } from "./rules";
 import { contract } from "./contract";
 import {
   type EventLike,
@@ -441,6 +442,7 @@ export function GamePage(props: { gameId: string }) {
         />
       )}
       {view.rounds.length > 0 && <ScoreSheet view={view} name={name} />}
+      <HowToPlay options={view.options as Record<string, unknown>} players={view.seats.length} />
       <section class="panel log" aria-label={t("recent_events")}>
         <h2>{t("recent_events")}</h2>
         <ul aria-live="polite" tabIndex={0} aria-label={t("recent_events")}>
