@@ -796,8 +796,10 @@ def test_the_page_in_each_language_shows_no_english_word(
     expect(lobby.locator("select").first).to_be_visible()
     expect(lobby.get_by_role("button", name=re.compile(".")).first).to_be_visible()
     lobby.wait_for_function("() => document.querySelectorAll('form.create option').length > 5")
-    lobby.locator("form.create details summary").click()  # the options, in words too
+    lobby.locator("form.create details:not(.how-to-play) summary").click()  # the options
     expect(lobby.locator("form.create .options label").first).to_be_visible()
+    lobby.locator("form.create .how-to-play summary").click()  # and the rules, in words too
+    expect(lobby.locator("form.create .how-to-play li").first).to_be_visible()
     assert english_left(lobby, lang) == []
     assert_accessible(lobby, axe_source)
     assert failed == []
@@ -811,6 +813,8 @@ def test_the_page_in_each_language_shows_no_english_word(
     expect(page.locator("#why-discard")).to_be_visible()
     page.locator(".score-sheet summary").count()  # no rounds finished yet: no sheet
     page.get_by_role("button", name=re.compile(r"\(\d+\)$")).click()  # the whole pile
+    page.locator(".how-to-play summary").click()  # romme's rules: jokers, two decks, 40 points
+    expect(page.locator(".how-to-play li").first).to_be_visible()
     assert english_left(page, lang) == []
     assert_accessible(page, axe_source)
     save_screenshot(page, f"play-table-{lang}-1280x800")
@@ -1148,5 +1152,97 @@ def test_the_hand_is_arranged_by_dragging_or_by_keys_and_stays_so_after_a_reload
         "aria-pressed", "true"
     )
     assert me.cards() == start  # the page opened sorted by rank
+    assert_clean(page_log)
+    page.context.close()
+
+
+def test_how_to_play_says_the_presets_rules_in_the_pages_language(
+    browser: Browser, page_log: PageLog, play_server: GunicornServer
+) -> None:
+    """The table's "How to play this preset" gives romme's rules from its options (the
+    first-meld minimum, the jokers, the two decks), in English and, switched, in Icelandic;
+    the create form's panel follows the chosen preset."""
+    page, _ = romme_after_a_nine_point_meld(browser, play_server)
+    failed = failed_requests(page)
+    panel = page.locator(".how-to-play")
+    expect(panel.locator("li").first).to_be_hidden()  # folded until asked for
+    panel.locator("summary").click()
+    expect(panel.locator("summary")).to_have_text("How to play this preset")
+    for sentence in [
+        "Two decks of 52 cards shuffled together.",
+        "6 jokers are added; a joker stands in a meld for any card.",
+        "Each player is dealt 13 cards.",
+        "Your first melds of a round, in one turn, must make at least 40 points;"
+        " no lay-off before.",
+        "A meld never holds more jokers than natural cards.",
+        "A joker left in a hand counts 20 points.",
+    ]:
+        expect(panel.get_by_text(sentence, exact=True)).to_be_visible()
+    page.get_by_label("Language").select_option("is")
+    page.locator(".how-to-play summary").click()
+    expect(page.locator(".how-to-play summary")).to_have_text("Svona er þetta afbrigði spilað")
+    expect(page.locator(".how-to-play")).to_contain_text(
+        "Fyrsta niðurlögn þín í umferð, í einum leik, verður að ná 40 stigum"
+    )
+    page.get_by_label("Tungumál").select_option("en")
+
+    page.goto(f"{play_server.url}/play")
+    page.get_by_label("Rules").select_option("elimination")
+    form_panel = page.locator("form.create .how-to-play")
+    form_panel.locator("summary").click()
+    expect(form_panel).to_contain_text(
+        "A player whose total reaches 100 points is eliminated; the last player left wins."
+    )
+    expect(form_panel).to_contain_text("An eliminated player may re-engage once")
+    assert failed == []
+    assert_clean(page_log)
+    page.context.close()
+
+
+#: WebAudio replaced by a counter of the notes the page starts (headless Chromium has
+#: no speaker to listen to).
+FAKE_AUDIO = """
+window.__notes = 0;
+window.AudioContext = class {
+    constructor() { this.currentTime = 0; this.destination = {}; this.state = 'running'; }
+    createOscillator() {
+        return { type: '', frequency: { setValueAtTime() {} }, connect: (next) => next,
+                 start() { window.__notes += 1; }, stop() {} };
+    }
+    createGain() {
+        return { gain: { setValueAtTime() {}, exponentialRampToValueAtTime() {} },
+                 connect: (next) => next };
+    }
+    resume() { return Promise.resolve(); }
+};
+"""
+
+
+def test_the_turns_sound_is_off_until_chosen_then_sounds_when_the_turn_comes_back(
+    browser: Browser, page_log: PageLog, play_server: GunicornServer
+) -> None:
+    created = create_game(
+        play_server, {"preset": "express", "seats": [{"name": "Ann"}, {"bot": "greedy"}]}
+    )
+    page = open_seat_page(browser, play_server, created["id"], created["seats"][0]["token"])
+    page.add_init_script(FAKE_AUDIO)
+    page.reload()
+    failed = failed_requests(page)
+    sound = page.get_by_label("Sound when it is your turn")
+    expect(sound).not_to_be_checked()
+    me = TablePlayer(page)
+    # Off: a turn that comes back makes no sound.
+    play_until([me], me.game_over, turns=1)
+    expect(page.locator(".hand .status[data-turn=draw]")).to_be_visible()  # mine again
+    assert page.evaluate("window.__notes") == 0
+    sound.check()
+    page.reload()
+    sound = page.get_by_label("Sound when it is your turn")
+    expect(sound).to_be_checked()  # remembered
+    assert page.evaluate("window.__notes") == 0  # the page opened on the turn: no sound
+    play_until([me], me.game_over, turns=1)
+    if not me.game_over():
+        page.wait_for_function("window.__notes >= 2")  # the bot played; my turn: two notes
+    assert failed == []
     assert_clean(page_log)
     page.context.close()

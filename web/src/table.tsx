@@ -28,6 +28,7 @@ import {
 } from "./cards";
 import { Alert, CardBack, CardButton, RuleTags } from "./components";
 import { HowToPlay } from "./rules";
+import { SoundToggle, noteTurn } from "./sound";
 import { contract } from "./contract";
 import {
   type EventLike,
@@ -292,6 +293,7 @@ export function GamePage(props: { gameId: string }) {
   const name = (seat: number): string => seatName(view, seat, you);
   const myTurn = you !== null && view.status === "active" && view.round?.turn === you;
   document.title = myTurn ? t("your_turn_title", { brand: t("brand") }) : t("brand");
+  noteTurn(gameId, myTurn);
 
   const leave = async (): Promise<void> => {
     stopFollowing.current();
@@ -445,6 +447,7 @@ export function GamePage(props: { gameId: string }) {
       <HowToPlay options={view.options as Record<string, unknown>} players={view.seats.length} />
       <section class="panel log" aria-label={t("recent_events")}>
         <h2>{t("recent_events")}</h2>
+        {you !== null && view.status !== "finished" && <SoundToggle />}
         <ul aria-live="polite" tabIndex={0} aria-label={t("recent_events")}>
           {[...log].reverse().map((event) => (
             <li key={event.seq} class={event.seq === lastEvent?.seq ? "last" : undefined}>
@@ -833,7 +836,7 @@ function TableArea(props: {
           </button>
         </div>
         <div class="pile">
-          {top !== undefined ? <CardButton card={top} /> : <span class="card empty">{t("empty")}</span>}
+          {top !== undefined ? <CardButton key={`${pile.length}:${top}`} card={top} /> : <span class="card empty">{t("empty")}</span>}
           <button
             type="button"
             disabled={busy || offers.drawDiscard === null}

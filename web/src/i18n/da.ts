@@ -475,4 +475,7 @@ export const da: Catalogue = {
     one: "Hver tur har {n} sekund; derefter spiller serveren den.",
     other: "Hver tur har {n} sekunder; derefter spiller serveren den.",
   },
+
+  // The turn's sound (sound.tsx)
+  turn_sound: "Lyd, når det er din tur",
 };

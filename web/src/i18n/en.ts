@@ -474,4 +474,7 @@ export const en = {
     one: "Each turn has {n} second; then the server plays it.",
     other: "Each turn has {n} seconds; then the server plays it.",
   },
+
+  // The turn's sound (sound.tsx)
+  turn_sound: "Sound when it is your turn",
 };

@@ -475,4 +475,7 @@ export const is: Catalogue = {
     one: "Hver leikur hefur {n} sekúndu; svo spilar þjónninn hann.",
     other: "Hver leikur hefur {n} sekúndur; svo spilar þjónninn hann.",
   },
+
+  // The turn's sound (sound.tsx)
+  turn_sound: "Hljóð þegar þú átt leik",
 };

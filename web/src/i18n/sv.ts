@@ -475,4 +475,7 @@ export const sv: Catalogue = {
     one: "Varje tur har {n} sekund; sedan spelar servern den.",
     other: "Varje tur har {n} sekunder; sedan spelar servern den.",
   },
+
+  // The turn's sound (sound.tsx)
+  turn_sound: "Ljud när det är din tur",
 };
