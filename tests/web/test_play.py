@@ -923,18 +923,46 @@ def test_a_refused_create_shows_each_fields_message_beside_it_never_json(
     page.context.close()
 
 
+#: The game each language plays to its end: a preset from that language's rule text (its
+#: target lowered so that the game takes a few rounds, not dozens); in Greek, elimination
+#: with a re-engage decision taken by a click.
+GAME_OF = {
+    "is": ("traditional", {"target_score": 30}),
+    "da": ("block", {"target_score": 30}),
+    "sv": ("meld_first", {"target_score": 30}),
+    "el": ("elimination", {}),
+}
+
+
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_a_whole_express_game_by_clicks_in_each_language(
+def test_a_whole_game_by_clicks_in_each_language(
     browser: Browser, page_log: PageLog, play_server: GunicornServer, lang: str, axe_source: str
 ) -> None:
     """The same person's clicks (the page read by its data attributes, not its words) play
-    express against greedy to the end in `lang`; no English text on the table or at the end."""
-    created = create_game(
-        play_server, {"preset": "express", "seats": [{"name": "Ann"}, {"bot": "greedy"}]}
-    )
-    page = open_seat_page(browser, play_server, created["id"], created["seats"][0]["token"], lang)
+    a game of `lang`'s rule text against greedy to the end; no English text on the table,
+    in the rules panel, between rounds or at the end."""
+    preset, options = GAME_OF[lang]
+    if preset == "elimination":
+        # Ann is eliminated by the first round and re-engages: the decision in Greek.
+        game_id, token = eliminated_at_once(play_server, options)
+    else:
+        created = create_game(
+            play_server,
+            {"preset": preset, "seats": [{"name": "Ann"}, {"bot": "greedy"}], "options": options},
+        )
+        game_id, token = created["id"], created["seats"][0]["token"]
+    page = open_seat_page(browser, play_server, game_id, token, lang)
     failed = failed_requests(page)
     expect(page.locator("html")).to_have_attribute("lang", lang)
+    page.locator(".how-to-play summary").click()
+    expect(page.locator(".how-to-play li").first).to_be_visible()
+    if preset == "elimination":
+        decision = page.locator(".reengage")
+        expect(decision.locator("button[data-action=reengage]")).to_be_enabled()
+        assert english_left(page, lang) == []
+        assert_accessible(page, axe_source)
+        decision.locator("button[data-action=reengage]").click()
+        expect(decision).to_have_count(0)
     me = TablePlayer(page)
     expect(page.locator(".hand-cards .card")).not_to_have_count(0)
     play_until([me], me.game_over, turns=3)
@@ -943,7 +971,7 @@ def test_a_whole_express_game_by_clicks_in_each_language(
     play_until([me], me.game_over)
     over = page.locator(".game-over")
     expect(over).to_be_visible()
-    expect(over.locator("table.scores tbody tr")).to_have_count(2)
+    expect(over.locator("table.scores tbody tr")).to_have_count(3 if preset == "elimination" else 2)
     assert english_left(page, lang) == []
     assert_accessible(page, axe_source)
     save_screenshot(page, f"play-game-over-{lang}-1280x800")

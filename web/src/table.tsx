@@ -316,7 +316,7 @@ export function GamePage(props: { gameId: string }) {
   };
 
   return (
-    <main class="game">
+    <main class="game" data-round={view.round?.number ?? undefined}>
       <header class="game-header">
         <a href="#/" class="button">
           {t("lobby_link")}
@@ -1168,6 +1168,7 @@ function ReengageDecision(props: {
             <button
               type="button"
               class="primary"
+              data-action="reengage"
               disabled={busy || offers.reengage === null}
               onClick={() => offers.reengage && props.send(offers.reengage)}
             >
@@ -1175,6 +1176,7 @@ function ReengageDecision(props: {
             </button>
             <button
               type="button"
+              data-action="decline-reengage"
               disabled={busy || offers.declineReengage === null}
               onClick={() => offers.declineReengage && props.send(offers.declineReengage)}
             >
