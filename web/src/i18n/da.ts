@@ -478,4 +478,7 @@ export const da: Catalogue = {
 
   // The turn's sound (sound.tsx)
   turn_sound: "Lyd, når det er din tur",
+
+  // Your games: the last activity (lobby.tsx; the time by Intl.RelativeTimeFormat)
+  last_activity: "sidste træk {when}",
 };

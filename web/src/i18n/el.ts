@@ -478,4 +478,7 @@ export const el: Catalogue = {
 
   // The turn's sound (sound.tsx)
   turn_sound: "Ήχος όταν είναι η σειρά σου",
+
+  // Your games: the last activity (lobby.tsx; the time by Intl.RelativeTimeFormat)
+  last_activity: "τελευταία κίνηση {when}",
 };

@@ -477,4 +477,7 @@ export const en = {
 
   // The turn's sound (sound.tsx)
   turn_sound: "Sound when it is your turn",
+
+  // Your games: the last activity (lobby.tsx; the time by Intl.RelativeTimeFormat)
+  last_activity: "last move {when}",
 };

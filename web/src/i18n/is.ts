@@ -478,4 +478,7 @@ export const is: Catalogue = {
 
   // The turn's sound (sound.tsx)
   turn_sound: "Hljóð þegar þú átt leik",
+
+  // Your games: the last activity (lobby.tsx; the time by Intl.RelativeTimeFormat)
+  last_activity: "síðasti leikur {when}",
 };

@@ -478,4 +478,7 @@ export const sv: Catalogue = {
 
   // The turn's sound (sound.tsx)
   turn_sound: "Ljud när det är din tur",
+
+  // Your games: the last activity (lobby.tsx; the time by Intl.RelativeTimeFormat)
+  last_activity: "senaste drag {when}",
 };
