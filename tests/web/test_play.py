@@ -972,6 +972,17 @@ def test_a_whole_game_by_clicks_in_each_language(
     over = page.locator(".game-over")
     expect(over).to_be_visible()
     expect(over.locator("table.scores tbody tr")).to_have_count(3 if preset == "elimination" else 2)
+    if preset != "elimination":  # (a re-engage sets a total; elsewhere the rounds add up)
+        sheet = page.locator(".score-sheet")
+        sheet.locator("summary").click()
+        rows = [
+            sheet.locator("tbody tr").nth(i).locator("td").all_inner_texts()
+            for i in range(sheet.locator("tbody tr").count())
+        ]
+        *rounds, totals = ([int(cell) for cell in row[1:]] for row in rows)
+        assert [int(row[0]) for row in rows[:-1]] == list(range(1, len(rounds) + 1))
+        assert [sum(column) for column in zip(*rounds, strict=True)] == totals
+        assert max(totals) >= 30  # the lowered target was reached
     assert english_left(page, lang) == []
     assert_accessible(page, axe_source)
     save_screenshot(page, f"play-game-over-{lang}-1280x800")
