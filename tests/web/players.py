@@ -115,8 +115,8 @@ class TablePlayer:
         page = self.page
         for _ in range(12):
             self.wait_idle()
-            if self.game_over() or not self.is_my_turn():
-                return
+            if self.game_over() or self.turn() != "play":
+                return  # the turn is over (or the round: a new one may start with this seat)
             meld = page.locator(".meld-suggestion").first
             layoff = page.locator(".layoff-suggestion").first
             if meld.count():
@@ -160,8 +160,8 @@ class TablePlayer:
         discard = page.locator("button[data-action=discard]")
         deadline = time.monotonic() + DISCARD_SECONDS
         while time.monotonic() < deadline:
-            if self.game_over() or not self.is_my_turn():
-                return  # the turn is over
+            if self.game_over() or self.turn() != "play":
+                return  # the turn is over (or the round, the next dealt)
             self.wait_idle()
             cards = self.cards()
             for card in self.selected():

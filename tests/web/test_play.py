@@ -1286,7 +1286,7 @@ def test_the_turns_sound_is_off_until_chosen_then_sounds_when_the_turn_comes_bac
     assert page.evaluate("window.__notes") == 0  # the page opened on the turn: no sound
     play_until([me], me.game_over, turns=1)
     if not me.game_over():
-        page.wait_for_function("window.__notes >= 2")  # the bot played; my turn: two notes
+        page.wait_for_function("() => window.__notes >= 2")  # the bot played; my turn: two notes
     assert failed == []
     assert_clean(page_log)
     page.context.close()

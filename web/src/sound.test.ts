@@ -34,21 +34,29 @@ describe("the turn's sound", () => {
     expect(() => setSoundOn(true)).not.toThrow();
   });
 
-  it("sounds when a game's turn becomes the reader's, not on the first look nor while it stays", () => {
+  it("sounds when a turn of the reader's begins, not on the first look, their own draw or a re-render", () => {
     const play = vi.fn();
     const note = turnAnnouncer(play);
-    note("g1", true); // the page opened on my turn: the title says it
-    note("g1", true);
+    note("g1", { round: 1, phase: "draw" }); // the page opened on my turn: the title says it
+    note("g1", { round: 1, phase: "draw" });
+    note("g1", { round: 1, phase: "play" }); // I drew
     expect(play).not.toHaveBeenCalled();
-    note("g1", false);
-    note("g1", false);
-    note("g1", true);
+    note("g1", null);
+    note("g1", null);
+    note("g1", { round: 1, phase: "draw" }); // the other player moved
     expect(play).toHaveBeenCalledTimes(1);
-    note("g1", true); // the same turn rendered again
+    note("g1", { round: 1, phase: "draw" }); // the same turn rendered again
+    note("g1", { round: 1, phase: "play" });
     expect(play).toHaveBeenCalledTimes(1);
-    note("g2", false);
-    note("g2", true);
+    // My discard answered with the bots' turns already played: my turn again at once.
+    note("g1", { round: 1, phase: "draw" });
     expect(play).toHaveBeenCalledTimes(2);
+    // A new round whose first move is mine (a first turn without a draw starts in play).
+    note("g1", { round: 2, phase: "play" });
+    expect(play).toHaveBeenCalledTimes(3);
+    note("g2", null);
+    note("g2", { round: 1, phase: "draw" });
+    expect(play).toHaveBeenCalledTimes(4);
   });
 
   it("makes its notes with WebAudio, each started and stopped, quiet and short", () => {

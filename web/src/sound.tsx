@@ -73,14 +73,23 @@ function context(): AudioContext | null {
   return audio;
 }
 
-/** Calls `play` when a game's turn becomes the reader's (not on the first look at a game:
- * a page just opened on one's turn says so in its title, and a sound then would startle). */
-export function turnAnnouncer(play: () => void): (game: string, mine: boolean) => void {
-  const last = new Map<string, boolean>();
-  return (game, mine) => {
+/** The reader's turn as the table shows it: its round and phase, or null when not theirs. */
+export type MyTurn = { round: number; phase: string | null } | null;
+
+/** Calls `play` when a turn of the reader's begins: the turn comes to them, a new round
+ * deals them the first move, or, in one answer, their turn ended and the bots played
+ * theirs (the service plays bots within the request, so the page may never show the turn
+ * as someone else's). Not their own draw, and not the first look at a game: a page just
+ * opened on one's turn says so in its title, and a sound then would startle. */
+export function turnAnnouncer(play: () => void): (game: string, turn: MyTurn) => void {
+  const last = new Map<string, string | null>();
+  return (game, turn) => {
     const before = last.get(game);
-    last.set(game, mine);
-    if (mine && before === false) play();
+    const now = turn === null ? null : `${turn.round}:${turn.phase}`;
+    last.set(game, now);
+    if (now === null || before === undefined || now === before) return;
+    if (turn !== null && before === `${turn.round}:draw`) return; // my own draw
+    play();
   };
 }
 
@@ -90,9 +99,9 @@ const announce = turnAnnouncer(() => {
   if (ctx !== null) playTone(ctx);
 });
 
-/** Tell the announcer whose turn it is in `game` (called on every render: it acts on a change only). */
-export function noteTurn(game: string, mine: boolean): void {
-  announce(game, mine);
+/** Tell the announcer the reader's turn in `game` (called on every render: it acts on a change only). */
+export function noteTurn(game: string, turn: MyTurn): void {
+  announce(game, turn);
 }
 
 /** The switch of the sound, remembered. */

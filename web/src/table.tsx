@@ -293,7 +293,7 @@ export function GamePage(props: { gameId: string }) {
   const name = (seat: number): string => seatName(view, seat, you);
   const myTurn = you !== null && view.status === "active" && view.round?.turn === you;
   document.title = myTurn ? t("your_turn_title", { brand: t("brand") }) : t("brand");
-  noteTurn(gameId, myTurn);
+  noteTurn(gameId, myTurn && view.round !== null ? { round: view.round.number, phase: view.round.phase } : null);
 
   const leave = async (): Promise<void> => {
     stopFollowing.current();
