@@ -1,7 +1,7 @@
 """The project's documents: every path they name exists, and the tables derived from the
 code (event types, problem codes) are up to date.
 
-`python -m tests.test_docs` rewrites the derived tables of docs/api.md.
+`python -m tests.test_docs` rewrites the derived tables of docs/api.md and docs/rules.md.
 """
 
 from __future__ import annotations
@@ -13,7 +13,14 @@ from pathlib import Path
 from service.http.problems import API_PROBLEM_CODES
 from service.rules.events import EVENT_FIELDS, EVENTS
 from service.rules.moves import ERROR_CODES
-from service.rules.options import OPTION_NAMES, PRESETS
+from service.rules.options import (
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    OPTION_NAMES,
+    OPTION_TABLE,
+    PRESETS,
+    OptionSpec,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 API_DOC = ROOT / "docs/api.md"
@@ -114,30 +121,63 @@ def _problems_table() -> str:
     return "\n".join(["| `code` | status | when |", "|---|---|---|", *rows])
 
 
-SECTIONS = {"events": _events_table, "problem-codes": _problems_table}
+def _values(spec: OptionSpec) -> str:
+    """An option's values in words, from its kind and bounds."""
+
+    def shown(value: object) -> str:
+        return "null" if value is None else f"`{value}`" if isinstance(value, str) else str(value)
+
+    span = f"{spec.low:,} to {spec.high:,}"
+    if spec.kind == "bool":
+        return "true, false"
+    if spec.kind == "choice":
+        return ", ".join(shown(choice) for choice in spec.choices)
+    if spec.kind == "int":
+        return f"null or {span}" if spec.nullable else span
+    if spec.kind == "players":
+        return f"`[min, max]` within {MIN_PLAYERS} to {MAX_PLAYERS}"
+    if spec.kind == "target":
+        return f"{span}, or one per player count"
+    return f"a list of round numbers {span}"
+
+
+def _options_table() -> str:
+    rows = [f"| `{spec.name}` | {_values(spec)} | {spec.description} |" for spec in OPTION_TABLE]
+    return "\n".join(["| option | values | what it changes |", "|---|---|---|", *rows])
+
+
+#: The derived tables of each document: the events, problem codes and options, each from
+#: the code that defines it.
+SECTIONS = {
+    API_DOC: {"events": _events_table, "problem-codes": _problems_table},
+    RULES_DOC: {"options": _options_table},
+}
 
 
 def _section(text: str, name: str) -> re.Match[str]:
     found = re.search(rf"(<!-- {name}:start -->\n)(.*?)(\n<!-- {name}:end -->)", text, re.S)
-    assert found is not None, f"docs/api.md has no {name} section"
+    assert found is not None, f"no {name} section"
     return found
 
 
-def test_the_derived_tables_of_the_api_document_are_up_to_date() -> None:
-    text = API_DOC.read_text()
-    for name, render in SECTIONS.items():
-        assert _section(text, name).group(2) == render(), (
-            f"docs/api.md's {name} table is stale: run `.venv/bin/python -m tests.test_docs`"
-        )
+def test_the_derived_tables_of_the_documents_are_up_to_date() -> None:
+    for doc, sections in SECTIONS.items():
+        text = doc.read_text()
+        for name, render in sections.items():
+            assert _section(text, name).group(2) == render(), (
+                f"{doc.relative_to(ROOT)}'s {name} table is stale: "
+                "run `.venv/bin/python -m tests.test_docs`"
+            )
 
 
 def write_sections() -> None:
-    """Rewrite the derived tables of docs/api.md."""
-    text = API_DOC.read_text()
-    for name, render in SECTIONS.items():
-        found = _section(text, name)
-        text = text[: found.start(2)] + render() + text[found.end(2) :]
-    API_DOC.write_text(text)
+    """Rewrite the derived tables of docs/api.md and docs/rules.md."""
+    for doc, sections in SECTIONS.items():
+        text = doc.read_text()
+        for name, render in sections.items():
+            found = _section(text, name)
+            text = text[: found.start(2)] + render() + text[found.end(2) :]
+        doc.write_text(text)
 
 
 if __name__ == "__main__":

@@ -260,90 +260,107 @@ def _int(
 OPTION_TABLE: tuple[OptionSpec, ...] = (
     OptionSpec(
         "players", "players", (MIN_PLAYERS, MAX_PLAYERS),
-        "the allowed number of seats, [min, max]", low=MIN_PLAYERS, high=MAX_PLAYERS,
+        "how many seats a game may have", low=MIN_PLAYERS, high=MAX_PLAYERS,
     ),
     _int(
         "hand_size", 1, MAX_HAND_SIZE, None,
-        "cards dealt to each hand; null: by player count (2: 10, 3-4: 7, 5-6: 6)",
+        "cards dealt to each player; null: by player count (2: 10, 3-4: 7, 5-6: 6)",
         nullable=True,
     ),
-    _choice("ace", ACE_MODES, "low", "where an ace goes in a run: A-2-3, also Q-K-A, or around"),
-    _choice("ace_points", (1, 15), 1, "an ace left in hand counts this many points"),
-    _choice("melds_per_turn", (None, 1), None, "melds a player may put down per turn (null: any)"),
-    _bool("layoff_requires_own_meld", False, "a player lays off only after melding once"),
-    _bool("go_out_requires_discard", False, "going out needs a final discard"),
+    _choice(
+        "ace", ACE_MODES, "low",
+        "where an ace may sit in a run (§2): A-2-3 (`low`), also Q-K-A (`high_or_low`), or "
+        "round the corner, Q-K-A-2 (`around`)",
+    ),
+    _choice("ace_points", (1, 15), 1, "an ace left in a hand counts this many points"),
+    _choice(
+        "melds_per_turn", (None, 1), None, "melds a player may put down in one turn (null: any)"
+    ),
+    _bool("layoff_requires_own_meld", False, "lay-offs only after a meld of one's own this round"),
+    _bool("go_out_requires_discard", False, "the last card must be discarded to go out"),
     _choice(
         "rummy_bonus", RUMMY_BONUSES, "double",
-        "going out in one turn (rummy): the round's points doubled, plus 10, or nothing",
+        "what going rummy (out in one turn, nothing melded before) is worth: the round's "
+        "points doubled, 10 more, or nothing (§5)",
     ),
     _choice(
         "stock_refill", STOCK_REFILLS, "shuffle",
-        "an empty stock is refilled from the discard pile, shuffled or turned over, or not",
+        "what an empty stock does: the discard pile is shuffled or turned over into a new "
+        "stock, or it is not refilled (§5)",
     ),
-    _bool("refill_keeps_top", True, "the top discard stays when the stock is refilled"),
+    _bool("refill_keeps_top", True, "the top discard stays when the pile becomes the stock"),
     _int(
         "max_refills", 0, MAX_REFILLS, None,
-        "refills per round before an empty stock ends it (null: no limit)", nullable=True,
+        "refills per round before an empty stock ends the round (null: no limit)", nullable=True,
     ),
     _choice(
         "last_stock", LAST_STOCKS, "next_draw",
-        "a stock that may not be refilled ends the round when the next player finds it "
-        "empty and does not take the discard, or when its last card is drawn and that "
-        "player's turn ends without going out",
+        "when a stock that may not be refilled ends the round: when the next player finds it "
+        "empty and does not take the discard, or as soon as its last card is drawn and that "
+        "turn ends without going out (§5)",
     ),
     _choice(
         "no_winner", NO_WINNER, "void",
-        "scoring of a round nobody went out of: void, lowest_takes_difference, count",
+        "scoring of a round nobody went out of: nothing, the lowest hand scores the "
+        "differences to the others, or each player scores their own hand (§5)",
     ),
-    _choice("scoring", SCORINGS, "winner_takes_all", "who scores a round's points"),
     _choice(
-        "end", ENDS, "target", "how the game ends: target, rounds, express (1 round), elimination"
+        "scoring", SCORINGS, "winner_takes_all",
+        "who scores a round: the player who went out takes the others' hands, or each other "
+        "player scores their own as penalty points (§6)",
+    ),
+    _choice(
+        "end", ENDS, "target",
+        "when the game is over: a total reaches the target, after a number of rounds, after "
+        "one round (`express`), or when one player is left (`elimination`) (§6)",
     ),
     OptionSpec(
         "target_score", "target", 150,
-        "the score that ends the game: an integer, or a map from player count to one",
+        "the target of `target` and `elimination`: one number, or a map from player count "
+        "to one",
         low=1, high=MAX_TARGET_SCORE,
     ),
     _int(
-        "rounds", 1, MAX_ROUNDS, None, "rounds of an end: rounds game (null otherwise)",
+        "rounds", 1, MAX_ROUNDS, None, "rounds in a game of `end: rounds` (null otherwise)",
         nullable=True,
     ),
-    _bool("reengage", False, "an eliminated player may buy back in"),
-    _int("reengage_limit", 0, MAX_REENGAGE_LIMIT, 0, "re-engagements per player"),
+    _bool("reengage", False, "eliminated players may come back, decided between rounds (§6)"),
+    _int("reengage_limit", 0, MAX_REENGAGE_LIMIT, 0, "times a player may come back"),
     _int(
         "stake", 1, MAX_STAKE, None,
-        "chips each player puts in the pot when the game starts; a re-engagement puts in "
-        "half of it (rounded up); the winners share the pot (null: no stakes)",
+        "play-money chips each player puts in the pot when the game starts; re-engaging costs"
+        " half of it (rounded up); the winners share the pot (§6; null: no stakes)",
         nullable=True,
     ),
     _int("decks", 1, 2, 1, "52-card decks shuffled together"),
     _int("jokers", 0, 6, 0, "jokers added to the deck"),
-    _int("joker_points", 0, MAX_JOKER_POINTS, 0, "a joker left in hand counts this many points"),
+    _int("joker_points", 0, MAX_JOKER_POINTS, 0, "a joker left in a hand counts this many points"),
     _choice(
         "joker_limit", JOKER_LIMITS, "natural_majority",
-        "jokers a meld may hold: no more than its natural cards, or any number beside "
-        "at least one natural card",
+        "jokers a meld may hold: no more than its natural cards, or any number beside at "
+        "least one natural card (§2; at most 4 jokers in a game under `one_natural`)",
     ),
     _bool(
         "joker_swap", False,
-        "a player holding the card a melded joker stands for may take the joker for it",
+        "a melded joker may be taken for the card it stands for",
     ),
     _int(
         "first_meld_min_points", 0, MAX_FIRST_MELD_POINTS, 0,
-        "a player's first melds of a round, in one turn, total at least this (0: none)",
+        "the first melds of a round, in one turn, must reach it; no lay-off before (0: none)",
     ),
     OptionSpec(
         "concealed_rounds", "round_list", (),
-        "rounds in which a player melds only when going out, the whole hand at once",
+        "rounds in which a player melds only in the turn they go out, the whole hand at once",
         low=1, high=MAX_ROUNDS, max_items=MAX_ROUNDS,
     ),
     _bool(
         "first_turn_no_draw", False,
-        "the first player is dealt one more card and does not draw on the first turn",
+        "the first player is dealt one card more and does not draw on the first turn",
     ),
     _int(
         "spectator_delay", 0, MAX_SPECTATOR_DELAY, 0,
-        "events the public view lags behind the game (docs/fairness.md)",
+        "events the public view lags behind the game: a spectator cannot relay what just "
+        "happened (docs/fairness.md)",
     ),
     _bool(
         "hints", True,
@@ -352,12 +369,13 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
     ),
     _int(
         "turn_seconds", MIN_TURN_SECONDS, MAX_TURN_SECONDS, None,
-        "seconds a human seat has for each turn before the server plays it (null: no clock)",
+        "seconds a human seat has for each turn before the server plays it (docs/api.md, "
+        "\"Turn clocks\"; null: no clock)",
         nullable=True,
     ),
     _int(
         "timeouts_to_away", 1, MAX_TIMEOUTS_TO_AWAY, 2,
-        "timed-out turns in a row after which the server plays the seat until its player is back",
+        "timed-out turns in a row after which a bot plays the seat until its player is back",
     ),
 )  # fmt: skip
 

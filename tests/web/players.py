@@ -84,8 +84,8 @@ class TablePlayer:
 
     def _play_turn(self) -> None:
         self.draw_from_stock()
-        if self.game_over():
-            return
+        if self.game_over() or self.turn() != "play":
+            return  # the draw ended the round (a new one is dealt) or the game
         self.finish_turn()
 
     def draw_from_stock(self) -> None:
@@ -93,11 +93,15 @@ class TablePlayer:
         page = self.page
         draw = page.locator("button[data-action=draw-stock]")
         expect(draw).to_be_enabled()
+        dealt = page.locator("main.game").get_attribute("data-round")
         draw.click()
-        # A draw from an empty stock past the game's `max_refills` ends the round.
+        # A draw from an empty stock that may not be refilled ends the round (and the next is
+        # dealt), or the game.
         page.wait_for_function(
-            "() => document.querySelector('.hand .status')?.dataset.turn === 'play'"
-            " || document.querySelector('.game-over') !== null"
+            """round => document.querySelector('.hand .status')?.dataset.turn === 'play'
+                || document.querySelector('.game-over') !== null
+                || document.querySelector('main.game')?.dataset.round !== round""",
+            arg=dealt,
         )
 
     def finish_turn(self) -> None:
@@ -111,8 +115,8 @@ class TablePlayer:
         page = self.page
         for _ in range(12):
             self.wait_idle()
-            if self.game_over() or not self.is_my_turn():
-                return
+            if self.game_over() or self.turn() != "play":
+                return  # the turn is over (or the round: a new one may start with this seat)
             meld = page.locator(".meld-suggestion").first
             layoff = page.locator(".layoff-suggestion").first
             if meld.count():
@@ -156,8 +160,8 @@ class TablePlayer:
         discard = page.locator("button[data-action=discard]")
         deadline = time.monotonic() + DISCARD_SECONDS
         while time.monotonic() < deadline:
-            if self.game_over() or not self.is_my_turn():
-                return  # the turn is over
+            if self.game_over() or self.turn() != "play":
+                return  # the turn is over (or the round, the next dealt)
             self.wait_idle()
             cards = self.cards()
             for card in self.selected():

@@ -796,8 +796,10 @@ def test_the_page_in_each_language_shows_no_english_word(
     expect(lobby.locator("select").first).to_be_visible()
     expect(lobby.get_by_role("button", name=re.compile(".")).first).to_be_visible()
     lobby.wait_for_function("() => document.querySelectorAll('form.create option').length > 5")
-    lobby.locator("form.create details summary").click()  # the options, in words too
+    lobby.locator("form.create details:not(.how-to-play) summary").click()  # the options
     expect(lobby.locator("form.create .options label").first).to_be_visible()
+    lobby.locator("form.create .how-to-play summary").click()  # and the rules, in words too
+    expect(lobby.locator("form.create .how-to-play li").first).to_be_visible()
     assert english_left(lobby, lang) == []
     assert_accessible(lobby, axe_source)
     assert failed == []
@@ -811,6 +813,8 @@ def test_the_page_in_each_language_shows_no_english_word(
     expect(page.locator("#why-discard")).to_be_visible()
     page.locator(".score-sheet summary").count()  # no rounds finished yet: no sheet
     page.get_by_role("button", name=re.compile(r"\(\d+\)$")).click()  # the whole pile
+    page.locator(".how-to-play summary").click()  # romme's rules: jokers, two decks, 40 points
+    expect(page.locator(".how-to-play li").first).to_be_visible()
     assert english_left(page, lang) == []
     assert_accessible(page, axe_source)
     save_screenshot(page, f"play-table-{lang}-1280x800")
@@ -921,18 +925,46 @@ def test_a_refused_create_shows_each_fields_message_beside_it_never_json(
     page.context.close()
 
 
+#: The game each language plays to its end: a preset from that language's rule text (its
+#: target lowered so that the game takes a few rounds, not dozens); in Greek, elimination
+#: with a re-engage decision taken by a click.
+GAME_OF = {
+    "is": ("traditional", {"target_score": 30}),
+    "da": ("block", {"target_score": 30}),
+    "sv": ("meld_first", {"target_score": 30}),
+    "el": ("elimination", {}),
+}
+
+
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_a_whole_express_game_by_clicks_in_each_language(
+def test_a_whole_game_by_clicks_in_each_language(
     browser: Browser, page_log: PageLog, play_server: GunicornServer, lang: str, axe_source: str
 ) -> None:
     """The same person's clicks (the page read by its data attributes, not its words) play
-    express against greedy to the end in `lang`; no English text on the table or at the end."""
-    created = create_game(
-        play_server, {"preset": "express", "seats": [{"name": "Ann"}, {"bot": "greedy"}]}
-    )
-    page = open_seat_page(browser, play_server, created["id"], created["seats"][0]["token"], lang)
+    a game of `lang`'s rule text against greedy to the end; no English text on the table,
+    in the rules panel, between rounds or at the end."""
+    preset, options = GAME_OF[lang]
+    if preset == "elimination":
+        # Ann is eliminated by the first round and re-engages: the decision in Greek.
+        game_id, token = eliminated_at_once(play_server, options)
+    else:
+        created = create_game(
+            play_server,
+            {"preset": preset, "seats": [{"name": "Ann"}, {"bot": "greedy"}], "options": options},
+        )
+        game_id, token = created["id"], created["seats"][0]["token"]
+    page = open_seat_page(browser, play_server, game_id, token, lang)
     failed = failed_requests(page)
     expect(page.locator("html")).to_have_attribute("lang", lang)
+    page.locator(".how-to-play summary").click()
+    expect(page.locator(".how-to-play li").first).to_be_visible()
+    if preset == "elimination":
+        decision = page.locator(".reengage")
+        expect(decision.locator("button[data-action=reengage]")).to_be_enabled()
+        assert english_left(page, lang) == []
+        assert_accessible(page, axe_source)
+        decision.locator("button[data-action=reengage]").click()
+        expect(decision).to_have_count(0)
     me = TablePlayer(page)
     expect(page.locator(".hand-cards .card")).not_to_have_count(0)
     play_until([me], me.game_over, turns=3)
@@ -941,7 +973,18 @@ def test_a_whole_express_game_by_clicks_in_each_language(
     play_until([me], me.game_over)
     over = page.locator(".game-over")
     expect(over).to_be_visible()
-    expect(over.locator("table.scores tbody tr")).to_have_count(2)
+    expect(over.locator("table.scores tbody tr")).to_have_count(3 if preset == "elimination" else 2)
+    if preset != "elimination":  # (a re-engage sets a total; elsewhere the rounds add up)
+        sheet = page.locator(".score-sheet")
+        sheet.locator("summary").click()
+        rows = [
+            sheet.locator("tbody tr").nth(i).locator("td").all_inner_texts()
+            for i in range(sheet.locator("tbody tr").count())
+        ]
+        *rounds, totals = ([int(cell) for cell in row[1:]] for row in rows)
+        assert [int(row[0]) for row in rows[:-1]] == list(range(1, len(rounds) + 1))
+        assert [sum(column) for column in zip(*rounds, strict=True)] == totals
+        assert max(totals) >= 30  # the lowered target was reached
     assert english_left(page, lang) == []
     assert_accessible(page, axe_source)
     save_screenshot(page, f"play-game-over-{lang}-1280x800")
@@ -967,7 +1010,12 @@ def test_your_games_say_the_preset_players_and_state_and_forget_a_game_gone(
     page.reload()
     mine = page.get_by_role("region", name="Your games")
     expect(mine.locator("li")).to_have_count(1)  # the game the service no longer has is gone
-    expect(mine.locator("li")).to_have_text("Express You and Bot (greedy) · being played, round 1")
+    expect(mine.locator("li")).to_have_text(
+        re.compile(
+            r"^Express You and Bot \(greedy\) · being played, round 1"
+            r" · last move (now|\d+ seconds? ago|1 minute ago)$"
+        )
+    )
     assert page.evaluate("localStorage.getItem('rummy.seat.no-such-game')") is None
     mine.get_by_role("link", name="Express").click()
     expect(page.get_by_role("region", name="Your hand")).to_be_visible()
@@ -1161,7 +1209,7 @@ def test_the_hint_button_says_the_experts_move_and_selects_its_cards(
     off the turn it says why it is off; a level of the expert is offered and named."""
     page = browser.new_page(viewport=DESKTOP)
     page.goto(f"{play_server.url}/play")
-    expect(page.get_by_label("Rules")).to_contain_text("Express")
+    expect(page.locator("form.create").get_by_label("Rules")).to_contain_text("Express")
     create_from_lobby(page, "Ann", ["expert:1"])
     expect(page.locator(".players")).to_contain_text("Expert bot, level 1: beginner")
     me = TablePlayer(page)
@@ -1188,7 +1236,7 @@ def test_the_hint_button_says_the_experts_move_and_selects_its_cards(
     page = browser.new_page(viewport=DESKTOP)
     page.goto(f"{play_server.url}/play")
     page.get_by_label("Your name").fill("Bo")
-    page.get_by_label("Rules").select_option("express")
+    page.locator("form.create").get_by_label("Rules").select_option("express")
     page.get_by_text("Options", exact=True).click()
     page.get_by_label("hints", exact=True).uncheck()
     page.get_by_label("Seat 2").select_option("greedy")
@@ -1196,4 +1244,95 @@ def test_the_hint_button_says_the_experts_move_and_selects_its_cards(
     page.wait_for_url(re.compile(r"/play/?#/games/[\w-]+$"))
     expect(page.locator(".hint-why")).to_have_text("Hints are off in this game.")
     expect(page.get_by_role("button", name="Hint", exact=True)).to_be_disabled()
+
+
+def test_how_to_play_says_the_presets_rules_in_the_pages_language(
+    browser: Browser, page_log: PageLog, play_server: GunicornServer
+) -> None:
+    """The table's "How to play this preset" gives romme's rules from its options (the
+    first-meld minimum, the jokers, the two decks), in English and, switched, in Icelandic;
+    the create form's panel follows the chosen preset."""
+    page, _ = romme_after_a_nine_point_meld(browser, play_server)
+    failed = failed_requests(page)
+    panel = page.locator(".how-to-play")
+    expect(panel.locator("li").first).to_be_hidden()  # folded until asked for
+    panel.locator("summary").click()
+    expect(panel.locator("summary")).to_have_text("How to play this preset")
+    for sentence in [
+        "Two decks of 52 cards shuffled together.",
+        "6 jokers are added; a joker stands in a meld for any card.",
+        "Each player is dealt 13 cards.",
+        "Your first melds of a round, in one turn, must make at least 40 points;"
+        " no lay-off before.",
+        "A meld never holds more jokers than natural cards.",
+        "A joker left in a hand counts 20 points.",
+    ]:
+        expect(panel.get_by_text(sentence, exact=True)).to_be_visible()
+    page.get_by_label("Language").select_option("is")
+    page.locator(".how-to-play summary").click()
+    expect(page.locator(".how-to-play summary")).to_have_text("Svona er þetta afbrigði spilað")
+    expect(page.locator(".how-to-play")).to_contain_text(
+        "Fyrsta niðurlögn þín í umferð, í einum leik, verður að ná 40 stigum"
+    )
+    page.get_by_label("Tungumál").select_option("en")
+
+    page.goto(f"{play_server.url}/play")
+    page.locator("form.create").get_by_label("Rules").select_option("elimination")
+    form_panel = page.locator("form.create .how-to-play")
+    form_panel.locator("summary").click()
+    expect(form_panel).to_contain_text(
+        "A player whose total reaches 100 points is eliminated; the last player left wins."
+    )
+    expect(form_panel).to_contain_text("An eliminated player may re-engage once")
+    assert failed == []
+    assert_clean(page_log)
+    page.context.close()
+
+
+#: WebAudio replaced by a counter of the notes the page starts (headless Chromium has
+#: no speaker to listen to).
+FAKE_AUDIO = """
+window.__notes = 0;
+window.AudioContext = class {
+    constructor() { this.currentTime = 0; this.destination = {}; this.state = 'running'; }
+    createOscillator() {
+        return { type: '', frequency: { setValueAtTime() {} }, connect: (next) => next,
+                 start() { window.__notes += 1; }, stop() {} };
+    }
+    createGain() {
+        return { gain: { setValueAtTime() {}, exponentialRampToValueAtTime() {} },
+                 connect: (next) => next };
+    }
+    resume() { return Promise.resolve(); }
+};
+"""
+
+
+def test_the_turns_sound_is_off_until_chosen_then_sounds_when_the_turn_comes_back(
+    browser: Browser, page_log: PageLog, play_server: GunicornServer
+) -> None:
+    created = create_game(
+        play_server, {"preset": "express", "seats": [{"name": "Ann"}, {"bot": "greedy"}]}
+    )
+    page = open_seat_page(browser, play_server, created["id"], created["seats"][0]["token"])
+    page.add_init_script(FAKE_AUDIO)
+    page.reload()
+    failed = failed_requests(page)
+    sound = page.get_by_label("Sound when it is your turn")
+    expect(sound).not_to_be_checked()
+    me = TablePlayer(page)
+    # Off: a turn that comes back makes no sound.
+    play_until([me], me.game_over, turns=1)
+    expect(page.locator(".hand .status[data-turn=draw]")).to_be_visible()  # mine again
+    assert page.evaluate("window.__notes") == 0
+    sound.check()
+    page.reload()
+    sound = page.get_by_label("Sound when it is your turn")
+    expect(sound).to_be_checked()  # remembered
+    assert page.evaluate("window.__notes") == 0  # the page opened on the turn: no sound
+    play_until([me], me.game_over, turns=1)
+    if not me.game_over():
+        page.wait_for_function("() => window.__notes >= 2")  # the bot played; my turn: two notes
+    assert failed == []
+    assert_clean(page_log)
     page.context.close()

@@ -87,3 +87,25 @@ describe("your games", () => {
     );
   });
 });
+
+import { timeAgo } from "./lobby";
+
+describe("your games' last move", () => {
+  const now = "2026-12-04T21:30:00+00:00";
+  it("says how long ago by the server's clock, in the largest whole unit", () => {
+    expect(timeAgo("2026-12-04T21:29:58+00:00", now, "en")).toBe("2 seconds ago");
+    expect(timeAgo("2026-12-04T21:25:00+00:00", now, "en")).toBe("5 minutes ago");
+    expect(timeAgo("2026-12-04T18:10:00+00:00", now, "en")).toBe("3 hours ago");
+    expect(timeAgo("2026-12-03T20:00:00+00:00", now, "en")).toBe("yesterday");
+    expect(timeAgo("2026-12-01T20:00:00+00:00", now, "en")).toBe("3 days ago");
+  });
+
+  it("speaks the page's language, and never says a time to come", () => {
+    expect(timeAgo("2026-12-04T21:25:00+00:00", now, "is")).toBe("fyrir 5 mínútum");
+    expect(timeAgo("2026-12-04T21:25:00+00:00", now, "sv")).toBe("för 5 minuter sedan");
+    expect(timeAgo("2026-12-04T21:25:00+00:00", now, "da")).toBe("for 5 minutter siden");
+    expect(timeAgo("2026-12-04T21:25:00+00:00", now, "el")).toBe("πριν από 5 λεπτά");
+    expect(timeAgo("2026-12-04T21:31:00+00:00", now, "en")).toBe("now"); // a clock a little ahead
+    expect(timeAgo("not a time", now, "en")).toBeNull();
+  });
+});

@@ -16,6 +16,7 @@ import { botName, presetName } from "./events";
 import { CATALOGUES, type TextKey, joinNames, language, t } from "./i18n";
 import { refusalText } from "./reasons";
 import { clientSeed } from "./seed";
+import { HowToPlay } from "./rules";
 import { navigate } from "./router";
 import { QuickPlay, demandLines } from "./quickplay";
 import { forgetSeat, loadSeat, saveName, saveSeat, savedGames, savedName } from "./storage";
@@ -251,6 +252,7 @@ function CreateForm(props: { name: string; presets: Preset[] }) {
           <RuleTags options={options} />
         </p>
       )}
+      {preset !== undefined && <HowToPlay options={options} players={seats.length} />}
       <fieldset>
         <legend>{t("seats")}</legend>
         <ol class="seats">
@@ -540,24 +542,62 @@ export function gameSummary(view: GameView): string {
   return `${joinNames(players)} · ${state}`;
 }
 
-/** The games this browser holds a seat in, each with its preset, players and state; a
- * game the service no longer has (404) is forgotten. */
+const ACTIVITY_UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
+  ["second", 60],
+  ["minute", 60],
+  ["hour", 24],
+  ["day", Number.POSITIVE_INFINITY],
+];
+
+/** How long ago `at` was, seen from `now` (both ISO times, the server's clock), in the
+ * page's language by `Intl.RelativeTimeFormat` ("5 minutes ago", "fyrir 5 mínútum"). */
+export function timeAgo(at: string, now: string, lang: string = language()): string | null {
+  const then = Date.parse(at);
+  const current = Date.parse(now);
+  if (Number.isNaN(then) || Number.isNaN(current)) return null;
+  let amount = Math.max(0, (current - then) / 1000);
+  const format = new Intl.RelativeTimeFormat(lang, { numeric: "auto" });
+  for (const [unit, size] of ACTIVITY_UNITS) {
+    if (amount < size) return format.format(-Math.floor(amount), unit);
+    amount /= size;
+  }
+  return null;
+}
+
+interface MyGame {
+  id: string;
+  view: GameView | null;
+  /** The time of the game's last event, when known. */
+  lastAt?: string;
+}
+
+/** The games this browser holds a seat in, each with its preset, players, state and last
+ * move; a game the service no longer has (404) is forgotten. */
 function MyGames() {
-  const [games, setGames] = useState<{ id: string; view: GameView | null }[]>(() =>
-    savedGames().map((id) => ({ id, view: null })),
-  );
+  const [games, setGames] = useState<MyGame[]>(() => savedGames().map((id) => ({ id, view: null })));
   useEffect(() => {
+    const update = (id: string, change: Partial<MyGame>): void =>
+      setGames((before) => before.map((game) => (game.id === id ? { ...game, ...change } : game)));
     for (const id of savedGames()) {
       const token = loadSeat(id)?.token ?? null;
       void api
         .GET("/games/{game_id}", { params: { path: { game_id: id } }, headers: bearer(token) })
-        .then(({ data, response }) => {
+        .then(async ({ data, response }) => {
           if (response.status === 404) {
             forgetSeat(id);
             setGames((before) => before.filter((game) => game.id !== id));
-          } else if (data !== undefined) {
-            setGames((before) => before.map((game) => (game.id === id ? { id, view: data } : game)));
+            return;
           }
+          if (data === undefined) return;
+          update(id, { view: data });
+          // The last event's time: the game's last activity.
+          const after = Math.max(0, data.last_event - 1);
+          const events = await api.GET("/games/{game_id}/events", {
+            params: { path: { game_id: id }, query: { after } },
+            headers: bearer(token),
+          });
+          const last = events.data?.events.at(-1)?.at;
+          if (typeof last === "string") update(id, { lastAt: last });
         });
     }
   }, []);
@@ -566,14 +606,18 @@ function MyGames() {
     <section class="panel" aria-label={t("your_games")}>
       <h2>{t("your_games")}</h2>
       <ul class="games my-games">
-        {games.map(({ id, view }) => (
+        {games.map(({ id, view, lastAt }) => {
+          const ago = view !== null && lastAt !== undefined && view.now !== undefined ? timeAgo(lastAt, view.now) : null;
+          return (
           <li key={id} data-game={id}>
             <span>
               <a href={`#/games/${id}`}>{view === null ? id : presetName(view.preset)}</a>
               {view !== null && <span class="muted"> {gameSummary(view)}</span>}
+              {ago !== null && <span class="muted last-activity"> · {t("last_activity", { when: ago })}</span>}
             </span>
           </li>
-        ))}
+          );
+        })}
       </ul>
     </section>
   );

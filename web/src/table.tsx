@@ -27,6 +27,8 @@ import {
   sortHand,
 } from "./cards";
 import { Alert, CardBack, CardButton, RuleTags } from "./components";
+import { HowToPlay } from "./rules";
+import { SoundToggle, noteTurn } from "./sound";
 import { contract } from "./contract";
 import {
   type EventLike,
@@ -311,6 +313,7 @@ export function GamePage(props: { gameId: string }) {
   const name = (seat: number): string => seatName(view, seat, you);
   const myTurn = you !== null && view.status === "active" && view.round?.turn === you;
   document.title = myTurn ? t("your_turn_title", { brand: t("brand") }) : t("brand");
+  noteTurn(gameId, myTurn && view.round !== null ? { round: view.round.number, phase: view.round.phase } : null);
 
   const leave = async (): Promise<void> => {
     stopFollowing.current();
@@ -333,7 +336,7 @@ export function GamePage(props: { gameId: string }) {
   };
 
   return (
-    <main class="game">
+    <main class="game" data-round={view.round?.number ?? undefined}>
       <header class="game-header">
         <a href="#/" class="button">
           {t("lobby_link")}
@@ -471,8 +474,10 @@ export function GamePage(props: { gameId: string }) {
         />
       )}
       {view.rounds.length > 0 && <ScoreSheet view={view} name={name} />}
+      <HowToPlay options={view.options as Record<string, unknown>} players={view.seats.length} />
       <section class="panel log" aria-label={t("recent_events")}>
         <h2>{t("recent_events")}</h2>
+        {you !== null && view.status !== "finished" && <SoundToggle />}
         <ul aria-live="polite" tabIndex={0} aria-label={t("recent_events")}>
           {[...log].reverse().map((event) => (
             <li key={event.seq} class={event.seq === lastEvent?.seq ? "last" : undefined}>
@@ -921,7 +926,7 @@ function TableArea(props: {
           </button>
         </div>
         <div class="pile">
-          {top !== undefined ? <CardButton card={top} /> : <span class="card empty">{t("empty")}</span>}
+          {top !== undefined ? <CardButton key={`${pile.length}:${top}`} card={top} /> : <span class="card empty">{t("empty")}</span>}
           <button
             type="button"
             disabled={busy || offers.drawDiscard === null}
@@ -1253,6 +1258,7 @@ function ReengageDecision(props: {
             <button
               type="button"
               class="primary"
+              data-action="reengage"
               disabled={busy || offers.reengage === null}
               onClick={() => offers.reengage && props.send(offers.reengage)}
             >
@@ -1260,6 +1266,7 @@ function ReengageDecision(props: {
             </button>
             <button
               type="button"
+              data-action="decline-reengage"
               disabled={busy || offers.declineReengage === null}
               onClick={() => offers.declineReengage && props.send(offers.declineReengage)}
             >
