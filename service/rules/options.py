@@ -364,7 +364,7 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
     ),
     _bool(
         "hints", True,
-        "a seat may ask for the expert's move on its turn (GET /games/{id}/hint); "
+        "a seat may ask for the expert's move on its turn (a hint); "
         "false for rated or serious play",
     ),
     _int(

@@ -66,6 +66,8 @@ class Browser:
             args=["--no-sandbox", "--disable-dev-shm-usage"],
         )
         self.log = PageLog()
+        #: Contexts opened since the current test's `page_log` began.
+        self.contexts: list[Any] = []
 
     def new_context(self, **options: Any) -> Any:
         """A fresh context (own cookies and localStorage) whose pages are logged.
@@ -84,6 +86,7 @@ class Browser:
 
         context.route("**/*", route)
         context.on("page", self._watch)
+        self.contexts.append(context)
         return context
 
     def new_page(self, **options: Any) -> Any:
@@ -91,14 +94,15 @@ class Browser:
         return self.new_context(**options).new_page()
 
     def _watch(self, page: Any) -> None:
-        page.on("request", lambda request: self.log.requests.append(request.url))
+        # The log of the test that opened the page: a page another test left open
+        # (retrying a server that test stopped) cannot fill this test's log.
+        log = self.log
+        page.on("request", lambda request: log.requests.append(request.url))
         page.on(
             "console",
-            lambda message: (
-                message.type == "error" and self.log.console_errors.append(message.text)
-            ),
+            lambda message: message.type == "error" and log.console_errors.append(message.text),
         )
-        page.on("pageerror", lambda error: self.log.page_errors.append(str(error)))
+        page.on("pageerror", lambda error: log.page_errors.append(str(error)))
 
     def close(self) -> None:
         """Close the browser and every context."""
@@ -122,7 +126,11 @@ def browser() -> Iterator[Browser]:
 def page_log(browser: Browser) -> Iterator[PageLog]:
     """A fresh request/console log for one test (the browser is shared)."""
     browser.log = PageLog()
+    browser.contexts = []
     yield browser.log
+    for context in browser.contexts:  # the test's pages stop with it
+        context.close()  # a no-op on a context the test closed itself
+    browser.contexts = []
 
 
 def save_screenshot(page: Any, name: str) -> Path:
