@@ -23,7 +23,7 @@ from flask.views import MethodView
 from service.api.access import caller_seat, get_store, load_game
 from service.api.feeds import HEARTBEAT, RETRY, Feed, Feeds, Following
 from service.api.jsonio import json_response
-from service.api.longpoll import init_long_polls, wait_for_events, waiting_place
+from service.api.longpoll import LONG_POLL_429, init_long_polls, wait_for_events, waiting_place
 from service.api.paths import GAME_ID_PARAMETER, check_game_ids
 from service.api.pushing import PushedStream
 from service.api.schemas import EventsQuerySchema, EventsSchema, StreamQuerySchema
@@ -75,11 +75,7 @@ class Events(MethodView):
     @blp.response(200, EventsSchema)
     @blp.problem(401, "The token is not a seat token of this game")
     @blp.problem(422, "`after` or `wait` out of range (wait: 0 to 30 s)")
-    @blp.problem(
-        429,
-        "Rate limited (`rate_limited`), or this client holds its most waiting "
-        "long-polls (`long_poll_quota_exceeded`); see Retry-After",
-    )
+    @blp.problem(429, LONG_POLL_429)
     @blp.problem(
         503,
         "Store unavailable (`store_unavailable`), requests cannot be counted "

@@ -41,6 +41,12 @@ __all__ = [
     "waiting_place",
 ]
 
+#: The 429 of an operation that long-polls (its OpenAPI description, one text).
+LONG_POLL_429 = (
+    "Rate limited (`rate_limited`), or this client holds its most waiting "
+    "long-polls (`long_poll_quota_exceeded`); see Retry-After"
+)
+
 #: Seconds between two looks of a waiting long-poll at its client's connection.
 DISCONNECT_CHECK = 0.25
 #: Seconds a long-poll refused a waiting place is asked to wait.

@@ -23,7 +23,7 @@ from flask.views import MethodView
 from service.api import auth
 from service.api.access import client_name
 from service.api.jsonio import json_response
-from service.api.longpoll import poll_until, waiting_place
+from service.api.longpoll import LONG_POLL_429, poll_until, waiting_place
 from service.api.schemas import (
     DemandSchema,
     EnqueuedSchema,
@@ -263,11 +263,7 @@ class HeldTicket(MethodView):
     @blp.problem(401, "Missing or wrong secret (`missing_token`, `invalid_ticket_secret`)")
     @blp.problem(404, "No such ticket (`ticket_not_found`)")
     @blp.problem(422, "`wait` out of range (0 to LONGPOLL_MAX s)")
-    @blp.problem(
-        429,
-        "Rate limited (`rate_limited`), or this client holds its most waiting "
-        "long-polls (`long_poll_quota_exceeded`); see Retry-After",
-    )
+    @blp.problem(429, LONG_POLL_429)
     @blp.problem(
         503,
         "Store unavailable (`store_unavailable`), or this server holds its most "
