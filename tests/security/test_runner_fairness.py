@@ -97,22 +97,45 @@ def test_forty_bot_games_of_one_client_do_not_hold_up_another_clients_turn_clock
     assert 0 <= late <= 2.0, f"the clock was played {late:.2f} s after its deadline"
 
 
+def diagnose(server: GunicornServer, redis: Any) -> str:
+    """What a failure shows: the runner's state, the queue of due games, each
+    game's entry and version, and the server's log."""
+    client = redis.client()
+    out = [f"runner exit: {server.runner_process and server.runner_process.poll()}"]
+    for key in client.keys("*"):
+        kind = client.type(key)
+        if kind == b"zset":
+            out.append(f"{key!r}: {client.zrange(key, 0, -1, withscores=True)}")
+        elif kind == b"hash" and b"due" in key:
+            out.append(f"{key!r}: {client.hgetall(key)}")
+        elif kind == b"hash":
+            entry, version = client.hmget(key, "due", "version")
+            out.append(f"{key!r}: due={entry!r} version={version!r}")
+    out.append(f"now: {int(time.time() * 1000)} ms")
+    return "\n".join(out) + "\n" + server.log_tail(60)
+
+
 def test_a_redis_hiccup_does_not_stall_the_runners_claims_for_their_lease(
     redis_factory: RedisFactory, serve: ServeFactory
 ) -> None:
     redis = redis_factory()
-    server = serve(redis, ENV, workers=1)
+    # A long lease, so that a game the runner gave back (resumed within a
+    # fraction of it) is told apart from one whose lease ran out, however busy
+    # the machine.
+    lease = 120.0
+    server = serve(redis, {**ENV, "RUNNER_LEASE": str(lease), "LOG_LEVEL": "INFO"}, workers=1)
     (game,) = bot_games(server, 1)  # the runner holds its claim nearly all the time
     version = 0
     # Until the runner advances it (each advance: a 1 s slice); the runner process
     # may take a while to start on a busy machine.
-    for _ in range(300):
+    started = time.monotonic()
+    while time.monotonic() - started < 60:
         _, view = call(server, "GET", f"/games/{game}")
         version = view["version"]
         if version >= 3:
             break
         time.sleep(0.1)
-    assert version >= 3, "the runner is not advancing the game"
+    assert version >= 3, f"the runner is not advancing the game:\n{diagnose(server, redis)}"
     # Writes held for 2.5 s: the slice's save times out (1 s) while the claim is
     # held, then the runner's first attempt to give it back too.
     redis.client().execute_command("CLIENT", "PAUSE", 2500, "WRITE")
@@ -121,8 +144,9 @@ def test_a_redis_hiccup_does_not_stall_the_runners_claims_for_their_lease(
     _, view = call(server, "GET", f"/games/{game}")
     before = view["version"]
     while view["version"] == before:
-        # Given back and claimed again: advanced one slice later, not after 30 s.
-        assert time.monotonic() - thawed < 4.0, "the game stalled after the hiccup"
+        # Given back and claimed again: advanced a slice or so later, not after
+        # the lease.
+        assert time.monotonic() - thawed < lease / 4, diagnose(server, redis)
         time.sleep(0.1)
         _, view = call(server, "GET", f"/games/{game}")
     assert "released 1 of 1 claims" in server.log_tail(200), server.log_tail(40)
