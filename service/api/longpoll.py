@@ -37,6 +37,7 @@ __all__ = [
     "WaitSlots",
     "init_long_polls",
     "poll_until",
+    "wait_a_slice",
     "wait_for_events",
     "waiting_place",
 ]
@@ -150,6 +151,13 @@ def wait_for_events(
             if woken:
                 found = store.events(game_id, after)
     return found
+
+
+def wait_a_slice(longest: float, environ: dict[str, Any]) -> bool:
+    """Sleep `DISCONNECT_CHECK` s (at most ``longest``); whether the client is
+    still there after it."""
+    time.sleep(max(0.0, min(longest, DISCONNECT_CHECK)))
+    return not client_gone(environ)
 
 
 def poll_until(done: Callable[[], bool], wait: float, environ: dict[str, Any]) -> bool:

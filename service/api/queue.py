@@ -6,7 +6,10 @@ seat token is). `GET /queue/{ticket}` with the secret long-polls until the
 ticket is matched, then answers the game and the seat's token. That token is
 derived from the ticket's secret (an HMAC of it), never stored: the ticket
 keeps only the digest the game's seat keeps, so every read by the secret's
-holder answers the same token, and nobody else can learn it. `DELETE` leaves
+holder answers the same token, and nobody else can learn it. `GET
+/queue/{ticket}/stream` says the same as Server-Sent Events: the ticket's
+view while it waits (again whenever the demand for its tables changes), then
+once matched its view with the token, and the stream ends. `DELETE` leaves
 the queue while the ticket waits. Matching: `service.games.matching`.
 """
 
@@ -15,15 +18,25 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
+import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from typing import Any
 
+import orjson
 from flask import Flask, Response, current_app, request
 from flask.views import MethodView
 
 from service.api import auth
 from service.api.access import client_name
+from service.api.feeds import HEARTBEAT, RETRY
 from service.api.jsonio import json_response
-from service.api.longpoll import LONG_POLL_429, poll_until, waiting_place
+from service.api.longpoll import (
+    LONG_POLL_429,
+    poll_until,
+    wait_a_slice,
+    waiting_place,
+)
 from service.api.schemas import (
     DemandSchema,
     EnqueuedSchema,
@@ -32,7 +45,7 @@ from service.api.schemas import (
     TicketSchema,
 )
 from service.api.smorest import TICKET_REQUIRED, Blueprint, common_errors
-from service.http.problems import Problem
+from service.http.problems import Problem, problem_document
 from service.http.tokens import hash_token
 from service.rules.options import OptionsError, resolve_options
 from service.store.codec import iso_of_ms, now_ms
@@ -54,6 +67,19 @@ TICKETS_EXTENSION = "rummy.tickets"
 _TICKET_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 #: Seconds a refused enqueue is asked to wait.
 QUEUE_RETRY_AFTER = 10
+#: Seconds between two reads of the queued demand by a ticket's stream (the
+#: ticket itself is read every `DISCONNECT_CHECK` s, as the long-poll does).
+DEMAND_EVERY = 2.0
+
+#: The messages of a ticket's stream, by their `event:` name, and what each says.
+TICKET_STREAM_EVENTS = {
+    "waiting": "the ticket waits: its view, as `GET /queue/{ticket}` answers it; "
+    "sent first, then whenever the demand for its tables changes",
+    "matched": "the ticket is seated: its view with the game, the seat and the "
+    "seat's token; the stream ends",
+    "gone": "the ticket was cancelled or expired meanwhile (a `ticket_not_found` "
+    "problem); the stream ends",
+}
 
 _TICKET_PARAMETER = {
     "in": "path",
@@ -329,3 +355,140 @@ class HeldTicket(MethodView):
                 "The ticket is matched (or being matched); leave its game instead.",
             )
         return Response(status=204)
+
+
+_EVENTS = TICKET_STREAM_EVENTS.items()
+#: One message of a ticket's stream, as an EventSource hands it over.
+_TICKET_STREAM_MESSAGE = {
+    "type": "object",
+    "properties": {
+        "event": {
+            "type": "string",
+            "enum": list(TICKET_STREAM_EVENTS),
+            "description": "; ".join(
+                f"`{name}`: {what}" for name, what in TICKET_STREAM_EVENTS.items()
+            ),
+        },
+        "data": {
+            "type": "string",
+            "description": "the ticket's view (`waiting`, `matched`) or a problem "
+            "(`gone`), as JSON",
+            "contentMediaType": "application/json",
+            "contentSchema": {
+                "oneOf": [
+                    {"$ref": "#/components/schemas/Ticket"},
+                    {"$ref": "#/components/schemas/Problem"},
+                ]
+            },
+        },
+        "retry": {"type": "integer", "description": "ms to wait before reconnecting"},
+    },
+    "required": ["data"],
+}
+
+
+def _message(event: str, data: dict[str, Any]) -> bytes:
+    """One message of a ticket's stream."""
+    return b"event: %s\ndata: %s\n\n" % (event.encode(), orjson.dumps(data))
+
+
+def _follow_ticket(
+    queue: TicketQueue,
+    held: Ticket,
+    secret: str,
+    environ: dict[str, Any],
+    heartbeat: float,
+    lifetime: float,
+    clock: Callable[[], float] = time.monotonic,
+) -> Iterator[bytes]:
+    """The body of a ticket's stream (see `TICKET_STREAM_EVENTS`): it ends once
+    the ticket is matched or gone, after ``lifetime`` s, or when the client hangs
+    up (looked at every `DISCONNECT_CHECK` s)."""
+    yield RETRY
+    now = clock()
+    ends, quiet_since, demand_at = now + lifetime, now, now
+    ticket: Ticket | None = held
+    shown: dict[str, int] | None = None
+    while True:
+        if ticket is None:
+            gone = _no_ticket(held.id)
+            yield _message("gone", problem_document(404, gone.problem_code, str(gone.description)))
+            return
+        if ticket.status == "matched":
+            yield _message("matched", _view(ticket, secret, {}))
+            return
+        now = clock()
+        if shown is None or now >= demand_at:
+            demand_at = now + DEMAND_EVERY
+            demand = queue.demand()
+            waiting = {table: demand.get(table, 0) for table in ticket.buckets}
+            if waiting != shown:
+                shown = waiting
+                quiet_since = now
+                yield _message("waiting", _view(ticket, None, demand))
+        if now - quiet_since >= heartbeat:
+            quiet_since = now
+            yield HEARTBEAT
+        if now >= ends:
+            return
+        if not wait_a_slice(ends - now, environ):
+            return
+        ticket = queue.get(held.id)
+
+
+@blp.route("/<string:ticket>/stream", parameters=[_TICKET_PARAMETER])
+class TicketStream(MethodView):
+    """One ticket, followed by its secret."""
+
+    @blp.problem(401, "Missing or wrong secret (`missing_token`, `invalid_ticket_secret`)")
+    @blp.problem(404, "No such ticket (`ticket_not_found`)")
+    @blp.problem(429, LONG_POLL_429)
+    @blp.problem(
+        503,
+        "Store unavailable (`store_unavailable`), or this server holds its most "
+        "waiting long-polls (`too_many_long_polls`); see Retry-After",
+    )
+    @common_errors(blp, 400)
+    @blp.doc(
+        operationId="streamTicket",
+        security=TICKET_REQUIRED,
+        responses={
+            200: {
+                "description": (
+                    "A `text/event-stream`: a `waiting` message with the ticket's "
+                    "view, another whenever the demand for its tables changes, a "
+                    "`: heartbeat` comment after `STREAM_HEARTBEAT` s without one, "
+                    "then `matched` (the view with the seat's token) or `gone`, and "
+                    "the stream ends; else the server closes it after "
+                    "`STREAM_LIFETIME` s (reconnect)."
+                ),
+                "content": {"text/event-stream": {"schema": _TICKET_STREAM_MESSAGE}},
+            }
+        },
+    )
+    def get(self, ticket: str) -> Response:
+        """Follow a ticket as Server-Sent Events until it is matched
+
+        What `GET /queue/{ticket}?wait=S` answers, pushed: the ticket's view
+        while it waits, then once matched the game, the seat and the seat's
+        token (the same on every read with the ticket's secret). The stream
+        holds a waiting place as a long-poll does (`LONGPOLL_PER_ADDRESS`,
+        `LONGPOLL_WAITING_MAX`) while it is open.
+        """
+        held, secret = _held_ticket(ticket)
+        config = current_app.config
+        place = ExitStack()
+        place.enter_context(waiting_place())
+        body = _follow_ticket(
+            tickets(),
+            held,
+            secret,
+            request.environ,
+            heartbeat=float(config["STREAM_HEARTBEAT"]),
+            lifetime=float(config["STREAM_LIFETIME"]),
+        )
+        response = Response(body, 200, mimetype="text/event-stream")
+        response.headers["Cache-Control"] = "no-cache, no-store"
+        response.headers["X-Accel-Buffering"] = "no"  # proxies: pass each message on at once
+        response.call_on_close(place.close)
+        return response

@@ -163,6 +163,7 @@ def test_seat_tokens_are_a_security_scheme_not_a_header_parameter(app: Flask) ->
         ("delete", "/games/{game_id}"): required,
         ("get", "/queue/{ticket}"): [{"ticketSecret": []}],
         ("delete", "/queue/{ticket}"): [{"ticketSecret": []}],
+        ("get", "/queue/{ticket}/stream"): [{"ticketSecret": []}],
     }
     for method, path, operation in _operations(spec):
         parameters = [*spec["paths"][path].get("parameters", []), *operation.get("parameters", [])]

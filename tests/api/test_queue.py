@@ -5,6 +5,7 @@ quotas, secrets, and the bot fill after its delay."""
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 import uuid
@@ -289,3 +290,103 @@ def test_a_waiting_game_takes_a_queued_player(queue_app: Callable[..., FlaskClie
     view = client.get(f"/games/{created['id']}", headers=bearer(seat["token"])).json
     assert view is not None and view["status"] == "active" and view["you"] == 1
     assert [s["name"] for s in view["seats"]] == ["Host", "Guest"]
+
+
+def stream(client: FlaskClient, ticket: dict[str, Any]) -> list[tuple[str, Any]]:
+    """`GET /queue/{ticket}/stream` read to its end: its messages, each as its
+    `event:` name and decoded `data:` (``("heartbeat", None)`` for a comment)."""
+    answer = client.get(f"/queue/{ticket['ticket']}/stream", headers=bearer(ticket["secret"]))
+    assert answer.status_code == 200, answer.get_data()
+    assert answer.mimetype == "text/event-stream"
+    assert "no-store" in answer.headers["Cache-Control"]
+    text = answer.get_data(as_text=True)
+    assert text.startswith("retry: ")
+    messages: list[tuple[str, Any]] = []
+    for block in text.split("\n\n")[1:]:
+        if block.startswith(": heartbeat"):
+            messages.append(("heartbeat", None))
+        elif block:
+            fields = dict(line.split(": ", 1) for line in block.splitlines())
+            messages.append((fields["event"], json.loads(fields["data"])))
+    return messages
+
+
+def test_the_stream_pushes_the_wait_then_the_seat(queue_app: Callable[..., FlaskClient]) -> None:
+    client = queue_app(QUEUE_BOT_FILL_SECONDS=1.0)
+    lone = enqueue(client, "Lone", bots_allowed=True)
+    messages = stream(client, lone)  # ends once matched, after the bot fill
+    names = [name for name, _ in messages]
+    assert names[0] == "waiting" and names[-1] == "matched", names
+    assert set(names) <= {"waiting", "heartbeat", "matched"}
+    waiting = messages[0][1]
+    assert waiting["status"] == "waiting" and waiting["waiting"] == {"standard:4": 1}
+    assert waiting["token"] is None
+    matched = messages[-1][1]
+    assert matched["status"] == "matched" and matched["token"]
+    # The same seat and token the long-poll answers; the token plays the seat.
+    assert poll(client, lone, wait=0) == matched
+    view = client.get(f"/games/{matched['game']}", headers=bearer(matched["token"])).json
+    assert view is not None and view["you"] == matched["seat"]
+    # A matched ticket's stream answers the seat at once.
+    assert stream(client, lone) == [("matched", matched)]
+
+
+def test_the_stream_says_when_the_ticket_is_gone(queue_app: Callable[..., FlaskClient]) -> None:
+    client = queue_app()
+    ticket = enqueue(client, "Leaving", preset="express", players=4)
+    seen: list[list[tuple[str, Any]]] = []
+    reader = threading.Thread(target=lambda: seen.append(stream(client, ticket)))
+    reader.start()
+    time.sleep(0.5)  # the stream is open and waits
+    left = client.delete(f"/queue/{ticket['ticket']}", headers=bearer(ticket["secret"]))
+    assert left.status_code == 204
+    reader.join(10)
+    assert not reader.is_alive()
+    (messages,) = seen
+    assert [name for name, _ in messages] == ["waiting", "gone"]
+    assert messages[1][1]["code"] == "ticket_not_found" and messages[1][1]["status"] == 404
+
+
+def test_the_stream_shows_new_demand_beats_and_ends_after_its_lifetime(
+    queue_app: Callable[..., FlaskClient],
+) -> None:
+    client = queue_app(STREAM_LIFETIME=3.0, STREAM_HEARTBEAT=1.0)
+    first = enqueue(client, "First", preset="express", players=4)
+    later = threading.Timer(0.5, lambda: enqueue(client, "Second", preset="express", players=4))
+    later.start()
+    started = time.monotonic()
+    messages = stream(client, first)
+    later.join()
+    assert 2.9 <= time.monotonic() - started < 6.0
+    waiting = [data["waiting"] for name, data in messages if name == "waiting"]
+    assert waiting == [{"express:4": 1}, {"express:4": 2}]
+    assert ("heartbeat", None) in messages
+    assert messages[-1][0] != "matched"
+
+
+def test_the_stream_needs_the_secret_and_holds_a_waiting_place(
+    queue_app: Callable[..., FlaskClient],
+) -> None:
+    client = queue_app(RATELIMIT_ENABLED=True, LONGPOLL_PER_ADDRESS=1, STREAM_LIFETIME=2.0)
+    ticket = enqueue(client, "Kept", preset="express", players=4)
+    other = enqueue(client, "Other", preset="express", players=4)
+    url = f"/queue/{ticket['ticket']}/stream"
+    missing = client.get(url)
+    assert missing.status_code == 401 and missing.json["code"] == "missing_token"  # type: ignore[index]
+    wrong = client.get(url, headers=bearer(other["secret"]))
+    assert wrong.status_code == 401 and wrong.json["code"] == "invalid_ticket_secret"  # type: ignore[index]
+    unknown = client.get("/queue/nosuchticket/stream", headers=bearer(ticket["secret"]))
+    assert unknown.status_code == 404 and unknown.json["code"] == "ticket_not_found"  # type: ignore[index]
+    # An open stream holds the client's one waiting place: a long-poll or a
+    # second stream of the same client is refused until it ends.
+    held = client.get(url, headers=bearer(ticket["secret"]), buffered=False)
+    assert held.status_code == 200
+    refused = client.get(f"/queue/{other['ticket']}/stream", headers=bearer(other["secret"]))
+    assert refused.status_code == 429
+    assert refused.json["code"] == "long_poll_quota_exceeded"  # type: ignore[index]
+    assert refused.headers["Retry-After"]
+    held.close()
+    assert (
+        client.get(f"/queue/{other['ticket']}/stream", headers=bearer(other["secret"])).status_code
+        == 200
+    )

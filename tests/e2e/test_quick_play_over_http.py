@@ -3,17 +3,20 @@
 40 clients queueing at once for 4-player `standard` end up in exactly 10 full
 games, no ticket in two games and none lost (repeated `QUICKPLAY_REPEATS` times,
 20 by default); a lone client allowing bots is seated with bots after the fill
-delay; and a runner SIGKILLed in the middle of matching loses no ticket and seats
-none twice (its pending matches are completed by the next runner after their
-lease); and tickets sent at once by one client stop at its quota (429).
+delay; four clients following their tickets' streams (Server-Sent Events)
+are pushed one game's seats; and a runner SIGKILLed in the middle of matching
+loses no ticket and seats none twice (its pending matches are completed by the
+next runner after their lease); and tickets sent at once by one client stop at its quota (429).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import threading
 import time
+import urllib.request
 import uuid
 from collections import Counter
 from collections.abc import Iterator
@@ -125,6 +128,54 @@ def test_a_lone_client_allowing_bots_is_seated_with_bots(server: GunicornServer)
     view = client.get(f"/games/{seated['Lone']['game']}", token=seated["Lone"]["token"])
     client.connection.close()
     assert [seat["kind"] for seat in view.json["seats"]] == ["human", "bot", "bot"]
+
+
+def queue_and_follow(url: str, name: str, out: dict[str, Any]) -> None:
+    """One client: queue for a 4-player `standard` table, then follow the
+    ticket's stream to its end; ``out[name]`` its messages (event name, data)."""
+    client = Client(url)
+    try:
+        sent = {"preset": "standard", "players": 4, "name": name}
+        answer = client.request("POST", "/queue", sent)
+        assert answer.status == 201, answer
+        ticket, secret = answer.json["ticket"], answer.json["secret"]
+    finally:
+        client.connection.close()
+    request = urllib.request.Request(
+        f"{url}/queue/{ticket}/stream",
+        headers={"Authorization": f"Bearer {secret}", "Accept": "text/event-stream"},
+    )
+    messages: list[tuple[str, Any]] = []
+    with urllib.request.urlopen(request, timeout=60) as stream:
+        assert stream.headers["Content-Type"].startswith("text/event-stream")
+        event = ""
+        for raw in stream:  # the server ends the stream once the ticket is matched
+            line = raw.decode().rstrip("\n")
+            if line.startswith("event: "):
+                event = line[len("event: ") :]
+            elif line.startswith("data: "):
+                messages.append((event, json.loads(line[len("data: ") :])))
+    out[name] = messages
+
+
+def test_four_clients_following_their_streams_are_pushed_one_game(server: GunicornServer) -> None:
+    followed: dict[str, Any] = {}
+    threads = [
+        threading.Thread(target=queue_and_follow, args=(server.url, f"s{i}", followed))
+        for i in range(4)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(90)
+    assert len(followed) == 4
+    for messages in followed.values():
+        # Waiting until the stream's last message, the seat (a ticket matched
+        # before its stream opened gets only that).
+        assert [name for name, _ in messages[:-1]] == ["waiting"] * (len(messages) - 1)
+        assert messages[-1][0] == "matched", messages
+    assert any(messages[0][0] == "waiting" for messages in followed.values())
+    check_games(server.url, {name: m[-1][1] for name, m in followed.items()}, tables=1, players=4)
 
 
 def test_a_runner_killed_mid_matching_loses_no_ticket(

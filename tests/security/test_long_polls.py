@@ -203,3 +203,42 @@ def test_a_hung_up_long_poll_frees_its_place_within_a_second(
         time.sleep(0.05)
     # The place was free within the second (the probe waited its 0.2 s after).
     assert time.monotonic() - hung_up < 1.0 + 0.2 + 0.5
+
+
+def test_a_hung_up_ticket_stream_frees_its_place(
+    redis_factory: RedisFactory, serve: ServeFactory
+) -> None:
+    server = serve(redis_factory(), env={"LONGPOLL_PER_ADDRESS": "1"}, workers=1)
+    status, ticket = call(
+        f"{server.url}/queue", "POST", {"preset": "express", "players": 4, "name": "Held"}
+    )
+    assert status == 201, ticket
+    auth = f"Authorization: Bearer {ticket['secret']}\r\n"
+    held = socket.create_connection(("127.0.0.1", server.port))
+    held.sendall(f"GET /queue/{ticket['ticket']}/stream HTTP/1.1\r\nHost: x\r\n{auth}\r\n".encode())
+    received = b""
+    held.settimeout(10)
+    while b"event: waiting" not in received:  # the stream is open and waits
+        chunk = held.recv(65536)
+        assert chunk, received
+        received += chunk
+
+    def probe() -> int:
+        request = urllib.request.Request(
+            f"{server.url}/queue/{ticket['ticket']}?wait=0.2",
+            headers={"Authorization": f"Bearer {ticket['secret']}"},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=10) as answer:
+                return int(answer.status)
+        except urllib.error.HTTPError as error:
+            return int(error.code)
+
+    # The open stream holds the client's one waiting place.
+    assert probe() == 429
+    hung_up = time.monotonic()
+    held.close()
+    while probe() == 429:
+        # Freed within a few of its 0.25 s looks, not after STREAM_LIFETIME (300 s).
+        assert time.monotonic() - hung_up < 5.0, "the hung-up stream still holds its place"
+        time.sleep(0.05)
