@@ -59,9 +59,11 @@ def when(text: str) -> float:
     return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
 
 
-def bot_games(server: GunicornServer, count: int) -> list[str]:
+def bot_games(
+    server: GunicornServer, count: int, options: dict[str, Any] | None = None
+) -> list[str]:
     """``count`` games of four expert bots, created by the attacker."""
-    body = {"preset": "standard", "seats": [{"bot": "expert"}] * 4}
+    body = {"preset": "standard", "options": options or {}, "seats": [{"bot": "expert"}] * 4}
     games = []
     for _ in range(count):
         status, created = call(server, "POST", "/games", body, ATTACKER)
@@ -111,6 +113,15 @@ def diagnose(server: GunicornServer, redis: Any) -> str:
         elif kind == b"hash":
             entry, version = client.hmget(key, "due", "version")
             out.append(f"{key!r}: due={entry!r} version={version!r}")
+            game = key.decode().split("{")[1].split("}")[0]
+            _, view = call(server, "GET", f"/games/{game}")
+            round_ = view.get("round") or {}
+            out.append(
+                f"  view: {view.get('status')} round {round_.get('number')} turn "
+                f"{round_.get('turn')} {round_.get('phase')} rounds {len(view.get('rounds', []))}"
+            )
+            _, found = call(server, "GET", f"/games/{game}/events?after=0")
+            out.append(f"  last events: {[e['type'] for e in found['events'][-8:]]}")
     out.append(f"now: {int(time.time() * 1000)} ms")
     return "\n".join(out) + "\n" + server.log_tail(60)
 
@@ -124,7 +135,10 @@ def test_a_redis_hiccup_does_not_stall_the_runners_claims_for_their_lease(
     # the machine.
     lease = 120.0
     server = serve(redis, {**ENV, "RUNNER_LEASE": str(lease), "LOG_LEVEL": "INFO"}, workers=1)
-    (game,) = bot_games(server, 1)  # the runner holds its claim nearly all the time
+    # The runner holds its claim nearly all the time. Fifty rounds: four experts
+    # play a game to 200 in a second or two, the creating request's budget and
+    # a slice or two; this one outlasts the test.
+    (game,) = bot_games(server, 1, {"end": "rounds", "rounds": 50})
     version = 0
     # Until the runner advances it (each advance: a 1 s slice); the runner process
     # may take a while to start on a busy machine.
@@ -144,6 +158,7 @@ def test_a_redis_hiccup_does_not_stall_the_runners_claims_for_their_lease(
     _, view = call(server, "GET", f"/games/{game}")
     before = view["version"]
     while view["version"] == before:
+        assert view["status"] == "active", "the game ended: it cannot show the runner resume"
         # Given back and claimed again: advanced a slice or so later, not after
         # the lease.
         assert time.monotonic() - thawed < lease / 4, diagnose(server, redis)
