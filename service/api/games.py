@@ -23,6 +23,7 @@ from service.api.access import (
     transact,
 )
 from service.api.jsonio import json_response
+from service.api.names import normalise_name
 from service.api.paths import (
     ETAG_HEADER,
     GAME_ID_PARAMETER,
@@ -31,6 +32,7 @@ from service.api.paths import (
 )
 from service.api.preconditions import conditional_get, etag
 from service.api.queue import tickets
+from service.api.records import build_record
 from service.api.schemas import (
     CreatedSchema,
     CreateGameSchema,
@@ -45,6 +47,7 @@ from service.api.smorest import SEAT_OPTIONAL, SEAT_REQUIRED, Blueprint, common_
 from service.bots.levels import level_strategy
 from service.games import rematch
 from service.games.caches import STATES
+from service.games.continuation import RecordRefused, continue_record
 from service.games.errors import Busy
 from service.games.transact import lobby_summary, now_iso
 from service.games.values import Change, Delete, LoadedGame
@@ -106,16 +109,24 @@ class Games(MethodView):
             **ETAG_HEADER,
         },
     )
-    @blp.problem(422, "Invalid body, options, preset or deck")
-    @common_errors(blp, 400, 413, 415, 429, 503)
+    @blp.problem(
+        422,
+        "Invalid body, options, preset or deck; a record that cannot be continued "
+        "(`record_refused`, `record_mismatch`)",
+    )
+    @common_errors(blp, 400, 404, 413, 415, 429, 503)
     @blp.doc(operationId="createGame", responses={201: {"links": _CREATE_LINKS}})
     def post(self, body: dict[str, Any]) -> Response:
         """Create a game
 
         Seats with a `name` are taken at once (their tokens are in the answer,
         shown only this once); `{"name": null}` is open for join; `{"bot": …}`
-        is played by the server.
+        is played by the server. With `from_record`, the game a finished game
+        was at one of its versions (`404` for a `game` not stored): its seats,
+        every person's with a token in the answer, and `deal` `replayed`.
         """
+        if "from_record" in body:
+            return _continue(body["from_record"])
         seats = body["seats"]
         options = resolve_options(body["preset"], body.get("options") or {}, len(seats))
         specs: list[engine.SeatSpec] = []
@@ -142,42 +153,7 @@ class Games(MethodView):
             deck=body.get("deck"),
             first_dealer=body.get("first_dealer"),
         )
-        state, bot_events, due = play_bots(state, None)
-        created_at = now_iso()
-        store = get_store()
-        owner = quota_owner()
-        data = encode_state(state)
-        try:
-            created = store.create(
-                data,
-                events + bot_events,
-                _lobby_for_create(state, created_at),
-                owner=owner,
-                due=due,
-                quota=game_quotas() if owner is not None else None,
-                bots=all(seat.kind == "bot" for seat in state.seats),
-            )
-        except QuotaExceeded as exc:
-            raise quota_problem(exc.count, exc.limit) from None
-        game_id = created.game_id
-        STATES.remember(game_id, data, state)  # its first load needs no decoding
-        answer_seats = []
-        for index, seat in enumerate(state.seats):
-            entry: dict[str, Any] = {"seat": index, "name": seat.name, "kind": seat.kind}
-            if index in tokens:
-                entry["token"] = tokens[index]
-            answer_seats.append(entry)
-        answer = {
-            "id": game_id,
-            "version": created.version,
-            "status": state.status,
-            "seats": answer_seats,
-        }
-        return json_response(
-            answer,
-            201,
-            {"Location": f"/games/{game_id}", "ETag": etag(created.version, created.epoch)},
-        )
+        return _store_new(state, events, tokens)
 
     @blp.arguments(LobbyQuerySchema(), location="query")
     @blp.response(200, LobbyPageSchema)
@@ -267,6 +243,91 @@ def _reserve_seat(owner: str | None, game_id: str) -> None:
         get_store().reserve(owner, game_id, limit)
     except QuotaExceeded as exc:
         raise quota_problem(exc.count, exc.limit) from None
+
+
+def _store_new(state: Any, events: list[dict[str, Any]], tokens: dict[int, str]) -> Response:
+    """Store a new game (bots within the request's budget first, the client's
+    game quotas checked) and answer it: `201` with each seat, ``tokens`` shown."""
+    state, bot_events, due = play_bots(state, None)
+    created_at = now_iso()
+    store = get_store()
+    owner = quota_owner()
+    data = encode_state(state)
+    try:
+        created = store.create(
+            data,
+            events + bot_events,
+            _lobby_for_create(state, created_at),
+            owner=owner,
+            due=due,
+            quota=game_quotas() if owner is not None else None,
+            bots=all(seat.kind == "bot" for seat in state.seats),
+        )
+    except QuotaExceeded as exc:
+        raise quota_problem(exc.count, exc.limit) from None
+    game_id = created.game_id
+    STATES.remember(game_id, data, state)  # its first load needs no decoding
+    answer_seats = []
+    for index, seat in enumerate(state.seats):
+        entry: dict[str, Any] = {"seat": index, "name": seat.name, "kind": seat.kind}
+        if index in tokens:
+            entry["token"] = tokens[index]
+        answer_seats.append(entry)
+    answer = {
+        "id": game_id,
+        "version": created.version,
+        "status": state.status,
+        "seats": answer_seats,
+    }
+    return json_response(
+        answer,
+        201,
+        {"Location": f"/games/{game_id}", "ETag": etag(created.version, created.epoch)},
+    )
+
+
+def _continue(spec: dict[str, Any]) -> Response:
+    """`POST /games` with `from_record`: the game of a finished game's whole record
+    (its `game`, read here, or the `record` sent) at `at_version`."""
+    if "game" in spec:
+        game = load_game(spec["game"])
+        if game.state.status != "finished":
+            raise Problem(
+                422,
+                "record_refused",
+                "Only a finished game's whole record can be continued; this game is "
+                f"{game.state.status}.",
+                errors={"from_record.game": ["the game is not finished"]},
+            )
+        record = build_record(spec["game"], game, get_store().events(spec["game"], 0), None)
+    else:
+        record = spec["record"]
+        # A record sent whole is not trusted: its names follow the name rule.
+        seats = record.get("seats")
+        for index, seat in enumerate(seats if isinstance(seats, list) else ()):
+            name = seat.get("name") if isinstance(seat, dict) else None
+            try:
+                if name is not None:
+                    normalise_name(str(name))
+            except ValueError as exc:
+                raise Problem(
+                    422,
+                    "record_refused",
+                    f"The record's seat {index} has a name the name rule refuses: {exc}.",
+                    errors={"from_record.record": [f"seat {index}: {exc}"]},
+                ) from None
+    tokens: dict[int, str] = {}
+
+    def token_hash(seat: int) -> str:
+        tokens[seat], digest = auth.new_token()
+        return digest
+
+    try:
+        continued = continue_record(record, int(spec["at_version"]), token_hash)
+    except RecordRefused as exc:
+        field = "from_record" + (f".{exc.field}" if exc.field else "")
+        raise Problem(422, exc.code, f"{exc.detail}.", errors={field: [exc.detail]}) from None
+    return _store_new(continued.state, continued.events, tokens)
 
 
 def _lobby_for_create(state: Any, created_at: str) -> Any:

@@ -137,8 +137,35 @@ class SeatSpecSchema(ma.Schema):
             )
 
 
+class FromRecordSchema(ma.Schema):
+    """A finished game's record to continue from, and the version to continue at."""
+
+    game = fields.String(
+        validate=validate.Length(min=1, max=64),
+        metadata={"description": "a finished game's id: its whole record"},
+    )
+    record = fields.Dict(
+        keys=fields.String(validate=validate.Length(max=64)),
+        values=fields.Raw(allow_none=True),
+        metadata={
+            "description": "a whole record (`Record`, `view` `full`), as `GET "
+            "/games/{id}/record` answers it after the end (within the body's size limit)"
+        },
+    )
+    at_version = WholeNumber(
+        required=True,
+        validate=validate.Range(min=1, max=2**31 - 1),
+        metadata={"description": "the game's version to continue at (its events carry them)"},
+    )
+
+    @ma.validates_schema
+    def _one_source(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if ("game" in data) == ("record" in data):
+            raise ma.ValidationError("give either a game or a record", "game")
+
+
 class CreateGameSchema(ma.Schema):
-    """Body of `POST /games`."""
+    """Body of `POST /games`: `seats` (and what else to set), or `from_record`."""
 
     preset = fields.String(
         load_default="standard",
@@ -147,11 +174,36 @@ class CreateGameSchema(ma.Schema):
     )
     options = fields.Dict(keys=fields.String(validate=validate.Length(max=64)), values=fields.Raw())
     seats = fields.List(
-        fields.Nested(SeatSpecSchema), required=True, validate=validate.Length(min=2, max=6)
+        fields.Nested(SeatSpecSchema),
+        validate=validate.Length(min=2, max=6),
+        metadata={"description": "every seat; required unless `from_record`"},
     )
     seed = WholeNumber(allow_none=True, validate=validate.Range(min=0, max=2**63 - 1))
     deck = fields.List(_card, allow_none=True, validate=validate.Length(min=52, max=MAX_CARDS))
     first_dealer = WholeNumber(allow_none=True, validate=validate.Range(min=0, max=5))
+    from_record = fields.Nested(
+        FromRecordSchema,
+        metadata={
+            "description": "continue a finished game from one of its versions: its "
+            "preset, options, seats and deals, every move to `at_version` replayed "
+            "(docs/records.md); nothing else may then be given"
+        },
+    )
+
+    @ma.validates_schema(pass_original=True)
+    def _seats_or_record(self, data: dict[str, Any], original: Any, **kwargs: Any) -> None:
+        if "from_record" not in data:
+            if "seats" not in data:
+                raise ma.ValidationError("Missing data for required field.", "seats")
+            return
+        # Every other member is what the record gives (preset, options, seats, deals).
+        given = [name for name in self.fields if name != "from_record" and name in (original or {})]
+        if given:
+            raise ma.ValidationError(
+                "a game continued from a record takes the record's preset, options, "
+                "seats and deals",
+                given[0],
+            )
 
 
 class CreatedSeatSchema(_Response):
@@ -193,7 +245,9 @@ DEAL_METADATA = {
     "enum": list(DEALS),
     "description": "`random`: from secrets committed before each round and revealed after "
     "it (docs/fairness.md); `seeded`: from the creator's `seed`; `explicit`: the first "
-    "round from the creator's `deck`. Games with an open seat are always `random`.",
+    "round from the creator's `deck`; `replayed`: the deals of the finished game a "
+    "`from_record` continues (known to whoever has its record). Games with an open "
+    "seat are always `random`.",
 }
 
 

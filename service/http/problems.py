@@ -112,6 +112,16 @@ API_PROBLEM_CODES: dict[str, ProblemCode] = {
         "`seed`, `deck` or `first_dealer` given for a game with an "
         "open seat (a stranger must never join a stacked deal)",
     ),
+    "record_refused": ProblemCode(
+        422,
+        "`from_record` names no finished game's whole record, or `at_version` is not "
+        "a version of it at which the game is in play",
+    ),
+    "record_mismatch": ProblemCode(
+        422,
+        "a move of the record does not replay by the rules, or makes other events than "
+        "the record shows (a forged or damaged record)",
+    ),
     "rate_limited": ProblemCode(
         429, "too many requests from this token or address; see Retry-After", generic=True
     ),

@@ -262,6 +262,7 @@ def new_game(
     deck: Sequence[str] | None = None,
     first_dealer: int | None = None,
     passed_deal: int | None = None,
+    game_secret: str | None = None,
 ) -> tuple[GameState, list[Event]]:
     """A new game; its first round is dealt at once when every seat is taken.
 
@@ -272,11 +273,19 @@ def new_game(
     ``passed_deal``: the first dealer of a rematch, which the deal passes to (the
     service's choice, never a creator's: allowed with open seats, as it fixes no
     card; ``game_created`` shows it as ``first_dealer``).
+    ``game_secret``: a finished game's revealed secret (hex), whose deals this
+    game replays (``deal`` ``replayed``: a game continued from a record, with the
+    client seeds of its seats; refused with an open seat, as a deck is).
     """
     n = len(seats)
     fixed = {
         name: value
-        for name, value in (("seed", seed), ("deck", deck), ("first_dealer", first_dealer))
+        for name, value in (
+            ("seed", seed),
+            ("deck", deck),
+            ("first_dealer", first_dealer),
+            ("game_secret", game_secret),
+        )
         if value is not None
     }
     if fixed and any(spec.kind == "human" and spec.name is None for spec in seats):
@@ -327,7 +336,11 @@ def new_game(
         )
         for spec in seats
     )
+    if game_secret is not None and not fairness.is_secret(game_secret):
+        raise OptionsError({"game_secret": [f"{2 * fairness.SECRET_BYTES} hex digits"]})
     deal = "explicit" if parsed_deck is not None else "random" if seed is None else "seeded"
+    if game_secret is not None:
+        deal = "replayed"
     state = GameState(
         status="waiting",
         preset=preset,
@@ -341,7 +354,13 @@ def new_game(
         first_dealer=first_dealer,
         steps=0,
         deal=deal,
-        game_secret=secrets.token_hex(fairness.SECRET_BYTES) if deal == "random" else None,
+        game_secret=(
+            game_secret
+            if game_secret is not None
+            else secrets.token_hex(fairness.SECRET_BYTES)
+            if deal == "random"
+            else None
+        ),
     )
     commitment = None
     if state.game_secret is not None:

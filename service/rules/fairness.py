@@ -47,6 +47,15 @@ def is_client_seed(text: object) -> bool:
     return type(text) is str and _CLIENT_SEED.fullmatch(text) is not None
 
 
+def is_secret(text: object) -> bool:
+    """Whether ``text`` is a secret's hex form (`SECRET_BYTES` bytes, lower case)."""
+    return (
+        type(text) is str
+        and len(text) == 2 * SECRET_BYTES
+        and all(c in "0123456789abcdef" for c in text)
+    )
+
+
 def round_message(number: int, client_seeds: Sequence[str | None]) -> bytes:
     """The message a round secret is the HMAC of: ``round/<n>/<seed 0>/<seed 1>/…``
     in ASCII, one entry per seat in seat order, empty for a seat without a seed."""
@@ -135,6 +144,7 @@ __all__ = [
     "commitment",
     "first_dealer",
     "is_client_seed",
+    "is_secret",
     "refill_label",
     "round_message",
     "round_secret",

@@ -32,8 +32,9 @@ FORMAT_VERSION = 4
 
 STATUSES = ("waiting", "active", "finished")
 #: How a game's cards are dealt: from committed secrets (docs/fairness.md), from a
-#: seed the creator gave, or from the creator's deck (then seeded).
-DEALS = ("random", "seeded", "explicit")
+#: seed the creator gave, from the creator's deck (then seeded), or from a
+#: finished game's revealed secret (a game continued from its record).
+DEALS = ("random", "seeded", "explicit", "replayed")
 PHASES = ("draw", "play")
 REASONS = ("went_out", "stock_exhausted", "blocked")
 
@@ -145,8 +146,8 @@ class GameState:
     """A whole game. ``seed`` drives every shuffle and bot choice; ``deck`` is an
     explicit first-round deck not yet dealt; ``steps`` counts applied moves.
     ``deal`` says how the cards are dealt (one of :data:`DEALS`); ``game_secret`` (hex)
-    is the secret every round secret of a ``random`` deal comes from (docs/fairness.md),
-    ``None`` otherwise. ``event_count`` counts the events the game has caused;
+    is the secret every round secret of a ``random`` or ``replayed`` deal comes from
+    (docs/fairness.md), ``None`` otherwise. ``event_count`` counts the events the game has caused;
     with ``spectator_delay`` set, ``spectator_views`` keeps the public views
     (JSON) a spectator may still be shown, each with the event count it was taken at."""
 
