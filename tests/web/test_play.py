@@ -389,7 +389,10 @@ def test_a_round_end_shows_every_hand_and_the_points_then_the_next_round(
     labels = [hands.nth(i).get_attribute("aria-label") for i in range(hands.count())]
     assert all(labels)
     points = [int(t) for t in result.locator("tbody tr td:last-child").all_inner_texts()]
-    assert sum(points) > 0
+    if sum(points) == 0:
+        # The deal is random: a round may end with the stock, nobody out and
+        # (in `standard`) nobody scoring; a round somebody went out of scores.
+        expect(result.locator("h2")).to_have_text("Round 1 over")
     expect(page.locator(".game-header")).to_contain_text("round 2")
     result.get_by_role("button", name="Continue").click()
     expect(result).to_have_count(0)
