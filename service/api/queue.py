@@ -49,6 +49,7 @@ from service.http.problems import Problem, problem_document
 from service.http.tokens import hash_token
 from service.rules.options import OptionsError, resolve_options
 from service.store.codec import iso_of_ms, now_ms
+from service.store.errors import StoreUnavailable
 from service.store.tickets import (
     QueueFull,
     Ticket,
@@ -402,38 +403,43 @@ def _follow_ticket(
     clock: Callable[[], float] = time.monotonic,
 ) -> Iterator[bytes]:
     """The body of a ticket's stream (see `TICKET_STREAM_EVENTS`): it ends once
-    the ticket is matched or gone, after ``lifetime`` s, or when the client hangs
-    up (looked at every `DISCONNECT_CHECK` s)."""
+    the ticket is matched or gone, after ``lifetime`` s, when the client hangs
+    up (looked at every `DISCONNECT_CHECK` s), or when the store fails."""
     yield RETRY
     now = clock()
     ends, quiet_since, demand_at = now + lifetime, now, now
     ticket: Ticket | None = held
     shown: dict[str, int] | None = None
-    while True:
-        if ticket is None:
-            gone = _no_ticket(held.id)
-            yield _message("gone", problem_document(404, gone.problem_code, str(gone.description)))
-            return
-        if ticket.status == "matched":
-            yield _message("matched", _view(ticket, secret, {}))
-            return
-        now = clock()
-        if shown is None or now >= demand_at:
-            demand_at = now + DEMAND_EVERY
-            demand = queue.demand()
-            waiting = {table: demand.get(table, 0) for table in ticket.buckets}
-            if waiting != shown:
-                shown = waiting
+    try:
+        while True:
+            if ticket is None:
+                gone = _no_ticket(held.id)
+                yield _message(
+                    "gone", problem_document(404, gone.problem_code, str(gone.description))
+                )
+                return
+            if ticket.status == "matched":
+                yield _message("matched", _view(ticket, secret, {}))
+                return
+            now = clock()
+            if shown is None or now >= demand_at:
+                demand_at = now + DEMAND_EVERY
+                demand = queue.demand()
+                waiting = {table: demand.get(table, 0) for table in ticket.buckets}
+                if waiting != shown:
+                    shown = waiting
+                    quiet_since = now
+                    yield _message("waiting", _view(ticket, None, demand))
+            if now - quiet_since >= heartbeat:
                 quiet_since = now
-                yield _message("waiting", _view(ticket, None, demand))
-        if now - quiet_since >= heartbeat:
-            quiet_since = now
-            yield HEARTBEAT
-        if now >= ends:
-            return
-        if not wait_a_slice(ends - now, environ):
-            return
-        ticket = queue.get(held.id)
+                yield HEARTBEAT
+            if now >= ends:
+                return
+            if not wait_a_slice(ends - now, environ):
+                return
+            ticket = queue.get(held.id)
+    except StoreUnavailable:
+        return  # the client opens the stream again, as after its lifetime
 
 
 @blp.route("/<string:ticket>/stream", parameters=[_TICKET_PARAMETER])

@@ -18,7 +18,9 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from service.api.access import STORE_EXTENSION
+from service.api.queue import TICKETS_EXTENSION
 from service.config import Config, TestConfig
+from service.store.errors import StoreUnavailable
 from service.worker import Runner, RunnerSettings, matcher_for
 from tests.api.helpers import bearer
 
@@ -390,3 +392,26 @@ def test_the_stream_needs_the_secret_and_holds_a_waiting_place(
         client.get(f"/queue/{other['ticket']}/stream", headers=bearer(other["secret"])).status_code
         == 200
     )
+
+
+def test_a_store_failure_ends_the_stream_not_the_worker(
+    queue_app: Callable[..., FlaskClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client = queue_app()
+    ticket = enqueue(client, "Cut", preset="express", players=4)
+    queue = client.application.extensions[TICKETS_EXTENSION]
+
+    def fails(ticket_id: str) -> None:
+        raise StoreUnavailable("the store is down")
+
+    real_get = queue.get
+    calls: list[str] = []
+
+    def get_once(ticket_id: str) -> Any:
+        calls.append(ticket_id)
+        return real_get(ticket_id) if len(calls) == 1 else fails(ticket_id)
+
+    monkeypatch.setattr(queue, "get", get_once)
+    messages = stream(client, ticket)  # the first read opens it, the next one fails
+    assert [name for name, _ in messages] == ["waiting"]
+    assert len(calls) == 2
