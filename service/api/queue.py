@@ -82,6 +82,14 @@ TICKET_STREAM_EVENTS = {
     "problem); the stream ends",
 }
 
+#: The answers of the operations on one ticket, as the OpenAPI document describes them.
+_SECRET_401 = "Missing or wrong secret (`missing_token`, `invalid_ticket_secret`)"
+_NO_TICKET_404 = "No such ticket (`ticket_not_found`)"
+_WAITING_503 = (
+    "Store unavailable (`store_unavailable`), or this server holds its most "
+    "waiting long-polls (`too_many_long_polls`); see Retry-After"
+)
+
 _TICKET_PARAMETER = {
     "in": "path",
     "name": "ticket",
@@ -287,15 +295,11 @@ class HeldTicket(MethodView):
 
     @blp.arguments(TicketQuerySchema(), location="query")
     @blp.response(200, TicketSchema)
-    @blp.problem(401, "Missing or wrong secret (`missing_token`, `invalid_ticket_secret`)")
-    @blp.problem(404, "No such ticket (`ticket_not_found`)")
+    @blp.problem(401, _SECRET_401)
+    @blp.problem(404, _NO_TICKET_404)
     @blp.problem(422, "`wait` out of range (0 to LONGPOLL_MAX s)")
     @blp.problem(429, LONG_POLL_429)
-    @blp.problem(
-        503,
-        "Store unavailable (`store_unavailable`), or this server holds its most "
-        "waiting long-polls (`too_many_long_polls`); see Retry-After",
-    )
+    @blp.problem(503, _WAITING_503)
     @common_errors(blp, 400)
     @blp.doc(operationId="getTicket", security=TICKET_REQUIRED)
     def get(self, query: dict[str, Any], ticket: str) -> Response:
@@ -334,8 +338,8 @@ class HeldTicket(MethodView):
         return json_response(_view(held, secret, demand), 200, {"Cache-Control": "no-store"})
 
     @blp.response(204)
-    @blp.problem(401, "Missing or wrong secret (`missing_token`, `invalid_ticket_secret`)")
-    @blp.problem(404, "No such ticket (`ticket_not_found`)")
+    @blp.problem(401, _SECRET_401)
+    @blp.problem(404, _NO_TICKET_404)
     @blp.problem(409, "The ticket is matched or being matched (`ticket_matched`)")
     @common_errors(blp, 400, 429, 503)
     @blp.doc(operationId="cancelTicket", security=TICKET_REQUIRED)
@@ -446,14 +450,10 @@ def _follow_ticket(
 class TicketStream(MethodView):
     """One ticket, followed by its secret."""
 
-    @blp.problem(401, "Missing or wrong secret (`missing_token`, `invalid_ticket_secret`)")
-    @blp.problem(404, "No such ticket (`ticket_not_found`)")
+    @blp.problem(401, _SECRET_401)
+    @blp.problem(404, _NO_TICKET_404)
     @blp.problem(429, LONG_POLL_429)
-    @blp.problem(
-        503,
-        "Store unavailable (`store_unavailable`), or this server holds its most "
-        "waiting long-polls (`too_many_long_polls`); see Retry-After",
-    )
+    @blp.problem(503, _WAITING_503)
     @common_errors(blp, 400)
     @blp.doc(
         operationId="streamTicket",
