@@ -48,7 +48,9 @@ from service.api.schemas import DEAL_METADATA
 from service.api.smorest import SEAT_OPTIONAL, Blueprint, common_errors
 from service.bots.dealcheck import OK, dealt_size, derive_deal, exit_status
 from service.bots.recordcheck import FORMAT, RESULT_KEYS, verify_record
+from service.games.continuation import RecordRefused, replay_record
 from service.games.values import LoadedGame
+from service.http.problems import Problem
 from service.rules import views
 from service.rules.state import REASONS, STATUSES
 
@@ -531,6 +533,135 @@ class Record(MethodView):
             response.headers["Cache-Control"] = FULL_CACHE_CONTROL
         else:
             response.headers["Cache-Control"] = PUBLIC_CACHE_CONTROL
+        return response
+
+
+class ReplayQuerySchema(ma.Schema):
+    """Query of `GET /games/{id}/replay`."""
+
+    seq = fields.Integer(
+        required=True,
+        strict=False,
+        validate=ma.validate.Range(min=1, max=2**31 - 1),
+        metadata={"description": "the event to show the game just after (its `seq`)"},
+    )
+
+
+class ReplaySchema(ma.Schema):
+    """A game as it was just after one of its events."""
+
+    seq = fields.Integer(required=True, metadata={"description": "the event shown"})
+    last_seq = fields.Integer(required=True, metadata={"description": "the game's last event"})
+    event = fields.Dict(
+        keys=fields.String(),
+        values=fields.Raw(allow_none=True),
+        required=True,
+        metadata={"description": "the event, as the caller may see it (an `Event`)"},
+    )
+    view = fields.Dict(
+        keys=fields.String(),
+        values=fields.Raw(allow_none=True),
+        required=True,
+        metadata={
+            "description": "the game then, as `GET /games/{id}` shows it to the caller "
+            "(a `GameView`: a seat's with its token, else the public one)"
+        },
+    )
+    hands = fields.List(
+        fields.List(fields.String()),
+        allow_none=True,
+        required=True,
+        metadata={"description": "every hand then, once the game is over; else null"},
+    )
+
+
+def _whole_record(game: LoadedGame, events: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The server's own whole record of a game (its secret included, never
+    answered): what `replay_record` replays."""
+    state = game.state
+    return {
+        "format": FORMAT,
+        "view": "full",
+        "deal": state.deal,
+        "game_secret": state.game_secret,
+        "preset": state.preset,
+        "options": views.public_view(state)["options"],
+        "seats": [
+            {"name": seat.name, "kind": seat.kind, "bot": seat.bot, "client_seed": seat.client_seed}
+            for seat in state.seats
+        ],
+        "events": list(events),
+    }
+
+
+@blp.route("/<string:game_id>/replay", parameters=[GAME_ID_PARAMETER, IF_NONE_MATCH_PARAMETER])
+class Replay(MethodView):
+    """A game stepped through event by event."""
+
+    @blp.arguments(ReplayQuerySchema(), location="query")
+    @blp.response(200, ReplaySchema, headers=ETAG_HEADER)
+    @blp.alt_response(304, description="Not modified since the ETag in If-None-Match")
+    @blp.problem(401, "No seat token while the game runs (`missing_token`), or a wrong one")
+    @blp.problem(
+        422,
+        "`seq` out of range, or the game cannot be replayed (`record_refused`: not dealt "
+        "at random, not started, or its first events no longer kept)",
+    )
+    @common_errors(blp, 400, 404, 429, 503)
+    @blp.doc(operationId="getReplay", security=SEAT_OPTIONAL)
+    def get(self, query: dict[str, Any], game_id: str) -> Response:
+        """A game as it was just after one of its events
+
+        The game's deals and every move up to event `seq` replayed by the rules
+        engine: with a seat token, that seat's view then (its own hand, never
+        another's or the stock), at any time; without one, once the game is
+        over, the public view and every hand (`hands`). What `/play`'s replay
+        steps through.
+        """
+        game, seat = caller_seat(load_game(game_id))
+        finished = game.state.status == "finished"
+        if seat is None and not finished:
+            raise Problem(
+                401,
+                "missing_token",
+                "A game in play is replayed from a seat's point of view: "
+                "Authorization: Bearer <seat token>.",
+                headers={"WWW-Authenticate": 'Bearer realm="rummy"'},
+            )
+        if game.state.status == "waiting":
+            raise Problem(422, "record_refused", "The game has not started.")
+        seq = int(query["seq"])
+
+        def answer(headers: dict[str, str]) -> Response:
+            events = get_store().events(game_id, 0)
+            try:
+                state = replay_record(_whole_record(game, events), seq)
+            except RecordRefused as exc:
+                field = exc.field or "game"
+                raise Problem(
+                    422, exc.code, f"{exc.detail}.", errors={field: [exc.detail]}
+                ) from None
+            shown = visible_events([e for e in events if e["seq"] == seq], seat)
+            event = shown[0] if shown else {"seq": seq}
+            head: dict[str, Any] = {"id": game_id, "version": int(event.get("version", 0))}
+            if seat is not None:
+                view = views.seat_view(state, seat, head=head)
+            else:
+                view = {**head, **views.public_view(state)}
+            view["last_event"] = seq
+            round_ = state.round
+            hands = [list(h) for h in round_.hands] if finished and round_ is not None else None
+            body = {"seq": seq, "last_seq": game.last_event, "event": event, "view": view}
+            response = Response(orjson.dumps({**body, "hands": hands}), 200, mimetype=JSON)
+            response.headers.update(headers)
+            return response
+
+        # A game's replay at one event changes only with the game (its ETag).
+        response = conditional_get(game.version, answer, game.epoch)
+        response.headers["Vary"] = "Authorization"
+        response.headers["Cache-Control"] = (
+            SEAT_CACHE_CONTROL if seat is not None else FULL_CACHE_CONTROL
+        )
         return response
 
 

@@ -28,7 +28,7 @@ from service.rules.moves import IllegalMove, Move, MoveFormatError, parse_move
 from service.rules.options import OptionsError, resolve_options
 from service.rules.state import GameState
 
-__all__ = ["MOVE_OF_EVENT", "Continued", "RecordRefused", "continue_record"]
+__all__ = ["MOVE_OF_EVENT", "Continued", "RecordRefused", "continue_record", "replay_record"]
 
 #: The move that made each kind of event a move makes (the other events follow
 #: from the moves and the deals: they are compared, not replayed).
@@ -74,21 +74,17 @@ def _plain(event: Mapping[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in event.items() if key not in _STAMPS}
 
 
-def continue_record(
-    record: Mapping[str, Any],
-    at_version: int,
-    token_hashes: Callable[[int], str],
-) -> Continued:
-    """The game of ``record`` at ``at_version`` (`RecordRefused` if it cannot be
-    made); each person's seat is given the token digest ``token_hashes(seat)``."""
+def _checked(record: Mapping[str, Any]) -> tuple[str, str, dict[str, Any], list[Any], list[Any]]:
+    """The record's secret, preset, options, seats and events, once they are a
+    whole record's (else `RecordRefused`)."""
     if record.get("format") != FORMAT:
         raise RecordRefused("record_refused", f"the record's format is not {FORMAT}")
     secret = record.get("game_secret")
     if record.get("view") != "full" or record.get("deal") not in ("random", "replayed"):
         raise RecordRefused(
             "record_refused",
-            "only the whole record of a finished game dealt at random (view `full`) "
-            "can be continued: its revealed secret gives every deal",
+            "only the whole record of a game dealt at random (view `full`) can be "
+            "replayed: its secret gives every deal",
         )
     if not isinstance(secret, str):
         raise RecordRefused("record_refused", "the record has no game secret")
@@ -109,15 +105,22 @@ def continue_record(
         )
     if not events or events[0].get("seq") != 1 or events[0].get("type") != "game_created":
         raise RecordRefused("record_refused", "the record's events do not start with the game")
-    if not all(type(event.get("version")) is int for event in events):
-        raise RecordRefused("record_refused", "every event of a record has its version")
-    last = int(events[-1]["version"])
-    if not 1 <= at_version <= last:
-        raise RecordRefused(
-            "record_refused", f"at_version must be 1 to {last}, the record's", "at_version"
-        )
+    if not all(type(e.get("version")) is int and type(e.get("seq")) is int for e in events):
+        raise RecordRefused("record_refused", "every event of a record has its seq and version")
+    return secret, preset, options, seats, events
+
+
+def _replayed(
+    record: Mapping[str, Any],
+    beyond: Callable[[Mapping[str, Any]], bool],
+    token_hashes: Callable[[int], str],
+) -> tuple[Continued, int]:
+    """The game of ``record`` dealt from its secret, its moves replayed up to the
+    first one ``beyond`` says is past the point; and how many of the record's
+    card events (not those of seating) the replay made, each the record's."""
+    secret, preset, options, seats, events = _checked(record)
     try:
-        options = resolve_options(preset, options, len(seats))
+        resolved = resolve_options(preset, options, len(seats))
     except (OptionsError, TypeError, ValueError) as exc:
         raise RecordRefused("record_refused", f"the record's options: {exc}") from None
     specs = []
@@ -137,20 +140,20 @@ def continue_record(
             specs.append(engine.SeatSpec(name, "human", None, token_hashes(index), seed))
             people.append(index)
     try:
-        state, made = engine.new_game(options, preset, specs, game_secret=secret)
+        state, made = engine.new_game(resolved, preset, specs, game_secret=secret)
     except (OptionsError, ValueError) as exc:
         raise RecordRefused("record_refused", f"the record's seats: {exc}") from None
-    expected = [
-        _plain(e) for e in events if e["version"] <= at_version and e.get("type") not in _SEATING
-    ]
+    expected = [_plain(e) for e in events if e.get("type") not in _SEATING]
     produced = [_plain(e) for e in made if e["type"] not in _SEATING]
+    if produced != expected[: len(produced)]:
+        raise RecordRefused("record_mismatch", "the record's first deal is not its secret's")
     for event in events:
-        if event["version"] > at_version:
-            break
         to_move = MOVE_OF_EVENT.get(str(event.get("type")))
         if to_move is None:
             continue
-        seq = event.get("seq")
+        if beyond(event):
+            break
+        seq = event["seq"]
         try:
             move: Move = parse_move(to_move(event))
             seat = event["seat"]
@@ -169,12 +172,42 @@ def continue_record(
                 "record_mismatch",
                 f"event {seq} ({event.get('type')}) replays to other events than the record's",
             )
-    if produced != expected:
+    return Continued(state, made, tuple(people)), len(produced)
+
+
+def continue_record(
+    record: Mapping[str, Any],
+    at_version: int,
+    token_hashes: Callable[[int], str],
+) -> Continued:
+    """The game of ``record`` at ``at_version`` (`RecordRefused` if it cannot be
+    made); each person's seat is given the token digest ``token_hashes(seat)``."""
+    _, _, _, _, events = _checked(record)
+    last = int(events[-1]["version"])
+    if not 1 <= at_version <= last:
+        raise RecordRefused(
+            "record_refused", f"at_version must be 1 to {last}, the record's", "at_version"
+        )
+    continued, made = _replayed(record, lambda e: e["version"] > at_version, token_hashes)
+    upto = sum(1 for e in events if e["version"] <= at_version and e["type"] not in _SEATING)
+    if made != upto:
         raise RecordRefused(
             "record_mismatch", "the record's events up to at_version are not what its moves make"
         )
-    if state.status != "active":
+    if continued.state.status != "active":
         raise RecordRefused(
             "record_refused", f"the game is over at version {at_version}", "at_version"
         )
-    return Continued(state, made, tuple(people))
+    return continued
+
+
+def replay_record(record: Mapping[str, Any], seq: int) -> GameState:
+    """The game of ``record`` just after its event ``seq``: every move up to it
+    replayed (a move's events go together: an event a move made shows the state
+    after that move). `RecordRefused` as `continue_record`."""
+    _, _, _, _, events = _checked(record)
+    last = int(events[-1]["seq"])
+    if not 1 <= seq <= last:
+        raise RecordRefused("record_refused", f"seq must be 1 to {last}", "seq")
+    continued, _ = _replayed(record, lambda e: e["seq"] > seq, lambda _seat: "")
+    return continued.state

@@ -157,6 +157,7 @@ def test_seat_tokens_are_a_security_scheme_not_a_header_parameter(app: Flask) ->
         ("get", "/games/{game_id}/events"): optional,
         ("get", "/games/{game_id}/stream"): optional,
         ("get", "/games/{game_id}/record"): optional,
+        ("get", "/games/{game_id}/replay"): optional,
         ("post", "/games/{game_id}/join"): optional,  # a seated token may not join again
         ("post", "/games/{game_id}/leave"): required,
         ("post", "/games/{game_id}/rematch"): required,
