@@ -17,7 +17,7 @@ import { CATALOGUES, type TextKey, joinNames, language, t } from "./i18n";
 import { refusalText } from "./reasons";
 import { clientSeed } from "./seed";
 import { HowToPlay } from "./rules";
-import { navigate } from "./router";
+import { navigate, replayPath } from "./router";
 import { QuickPlay, demandLines } from "./quickplay";
 import { forgetSeat, loadSeat, saveName, saveSeat, savedGames, savedName } from "./storage";
 
@@ -614,6 +614,14 @@ function MyGames() {
               <a href={`#/games/${id}`}>{view === null ? id : presetName(view.preset)}</a>
               {view !== null && <span class="muted"> {gameSummary(view)}</span>}
               {ago !== null && <span class="muted last-activity"> · {t("last_activity", { when: ago })}</span>}
+              {view?.status === "finished" && (
+                <>
+                  {" · "}
+                  <a href={`#${replayPath(id)}`} class="review-game">
+                    {t("review_game")}
+                  </a>
+                </>
+              )}
             </span>
           </li>
           );

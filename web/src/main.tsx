@@ -6,6 +6,7 @@ import { onConnection } from "./api/client";
 import type { Connection } from "./api/retry";
 import { CATALOGUES, LANGUAGES, type Lang, initialLanguage, language, onLanguage, setLanguage, t } from "./i18n";
 import { Lobby } from "./lobby";
+import { ReplayPage } from "./replay";
 import { parseRoute } from "./router";
 import { GamePage } from "./table";
 import "./style.css";
@@ -59,7 +60,13 @@ function App() {
         )}
         <LanguagePicker lang={lang} />
       </header>
-      {route.page === "game" ? <GamePage key={route.gameId} gameId={route.gameId} /> : <Lobby />}
+      {route.page === "game" ? (
+        <GamePage key={route.gameId} gameId={route.gameId} />
+      ) : route.page === "replay" ? (
+        <ReplayPage key={route.gameId} gameId={route.gameId} />
+      ) : (
+        <Lobby />
+      )}
     </>
   );
 }

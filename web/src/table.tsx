@@ -46,7 +46,7 @@ import { follow, sseEvents } from "./live";
 import { botOfSeat, botWords, createAndOpen } from "./lobby";
 import { type Offer, offer, rankSuggestions } from "./moves";
 import { Pacer, pageInterval } from "./pacing";
-import { gameLink, navigate } from "./router";
+import { gameLink, navigate, replayPath } from "./router";
 import { clientSeed } from "./seed";
 import {
   type SavedSeat,
@@ -1408,6 +1408,11 @@ function GameOver(props: {
         </tbody>
       </table>
       {last !== undefined && <RoundOver round={last} name={props.name} you={props.you} />}
+      <p>
+        <a href={`#${replayPath(props.gameId)}`} class="review-game">
+          {t("review_game")}
+        </a>
+      </p>
       <Alert text={error} />
       {props.you !== null && props.saved !== null && otherPeople(view) ? (
         // With other people: the same players at a new table, each following in.

@@ -533,4 +533,20 @@ export const da: Catalogue = {
 
   // Your games: the last activity (lobby.tsx; the time by Intl.RelativeTimeFormat)
   last_activity: "sidste træk {when}",
+
+
+  // The replay of a game (replay.tsx) and its link on the game-end screen
+  review_game: "Gennemse spillet",
+  replay_title: "Spillet forfra",
+  replay_step: "Træk {n} af {total}",
+  replay_first: "Første træk",
+  replay_previous: "Forrige træk",
+  replay_next: "Næste træk",
+  replay_last: "Sidste træk",
+  replay_play: "Afspil",
+  replay_pause: "Pause",
+  replay_pace: "Tempo",
+  replay_round: "Gå til runde",
+  replay_back: "Tilbage til spillet",
+  replay_unavailable: "Dette spil kan ikke afspilles igen",
 };

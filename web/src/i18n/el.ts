@@ -533,4 +533,20 @@ export const el: Catalogue = {
 
   // Your games: the last activity (lobby.tsx; the time by Intl.RelativeTimeFormat)
   last_activity: "τελευταία κίνηση {when}",
+
+
+  // The replay of a game (replay.tsx) and its link on the game-end screen
+  review_game: "Ανασκόπηση παρτίδας",
+  replay_title: "Επανάληψη της παρτίδας",
+  replay_step: "Κίνηση {n} από {total}",
+  replay_first: "Πρώτη κίνηση",
+  replay_previous: "Προηγούμενη κίνηση",
+  replay_next: "Επόμενη κίνηση",
+  replay_last: "Τελευταία κίνηση",
+  replay_play: "Αναπαραγωγή",
+  replay_pause: "Παύση",
+  replay_pace: "Ρυθμός",
+  replay_round: "Μετάβαση στον γύρο",
+  replay_back: "Πίσω στην παρτίδα",
+  replay_unavailable: "Αυτή η παρτίδα δεν μπορεί να αναπαραχθεί",
 };

@@ -532,4 +532,20 @@ export const en = {
 
   // Your games: the last activity (lobby.tsx; the time by Intl.RelativeTimeFormat)
   last_activity: "last move {when}",
+
+
+  // The replay of a game (replay.tsx) and its link on the game-end screen
+  review_game: "Review game",
+  replay_title: "Replay of the game",
+  replay_step: "Move {n} of {total}",
+  replay_first: "First move",
+  replay_previous: "Previous move",
+  replay_next: "Next move",
+  replay_last: "Last move",
+  replay_play: "Play",
+  replay_pause: "Pause",
+  replay_pace: "Pace",
+  replay_round: "Go to round",
+  replay_back: "Back to the game",
+  replay_unavailable: "This game cannot be replayed",
 };

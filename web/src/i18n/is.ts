@@ -533,4 +533,20 @@ export const is: Catalogue = {
 
   // Your games: the last activity (lobby.tsx; the time by Intl.RelativeTimeFormat)
   last_activity: "síðasti leikur {when}",
+
+
+  // The replay of a game (replay.tsx) and its link on the game-end screen
+  review_game: "Skoða spilið aftur",
+  replay_title: "Spilið spilað aftur",
+  replay_step: "Leikur {n} af {total}",
+  replay_first: "Fyrsti leikur",
+  replay_previous: "Fyrri leikur",
+  replay_next: "Næsti leikur",
+  replay_last: "Síðasti leikur",
+  replay_play: "Spila",
+  replay_pause: "Hlé",
+  replay_pace: "Hraði",
+  replay_round: "Fara í umferð",
+  replay_back: "Aftur í spilið",
+  replay_unavailable: "Ekki er hægt að spila þetta spil aftur",
 };

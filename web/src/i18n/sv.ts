@@ -533,4 +533,20 @@ export const sv: Catalogue = {
 
   // Your games: the last activity (lobby.tsx; the time by Intl.RelativeTimeFormat)
   last_activity: "senaste drag {when}",
+
+
+  // The replay of a game (replay.tsx) and its link on the game-end screen
+  review_game: "Gå igenom partiet",
+  replay_title: "Partiet i repris",
+  replay_step: "Drag {n} av {total}",
+  replay_first: "Första draget",
+  replay_previous: "Förra draget",
+  replay_next: "Nästa drag",
+  replay_last: "Sista draget",
+  replay_play: "Spela upp",
+  replay_pause: "Paus",
+  replay_pace: "Tempo",
+  replay_round: "Gå till giv",
+  replay_back: "Tillbaka till partiet",
+  replay_unavailable: "Partiet kan inte spelas upp igen",
 };
