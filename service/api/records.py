@@ -602,12 +602,14 @@ class Replay(MethodView):
     @blp.response(200, ReplaySchema, headers=ETAG_HEADER)
     @blp.alt_response(304, description="Not modified since the ETag in If-None-Match")
     @blp.problem(401, "No seat token while the game runs (`missing_token`), or a wrong one")
+    @blp.problem(404, "No such game (`game_not_found`), or no event `seq` (`event_not_found`)")
     @blp.problem(
-        422,
-        "`seq` out of range, or the game cannot be replayed (`record_refused`: not dealt "
-        "at random, not started, or its first events no longer kept)",
+        409,
+        "The game cannot be replayed (`replay_unavailable`): not started, not dealt at "
+        "random, or its first events no longer kept",
     )
-    @common_errors(blp, 400, 404, 429, 503)
+    @blp.problem(422, "`seq` is not a whole number of 1 or more")
+    @common_errors(blp, 400, 429, 503)
     @blp.doc(operationId="getReplay", security=SEAT_OPTIONAL)
     def get(self, query: dict[str, Any], game_id: str) -> Response:
         """A game as it was just after one of its events
@@ -629,7 +631,7 @@ class Replay(MethodView):
                 headers={"WWW-Authenticate": 'Bearer realm="rummy"'},
             )
         if game.state.status == "waiting":
-            raise Problem(422, "record_refused", "The game has not started.")
+            raise Problem(409, "replay_unavailable", "The game has not started.")
         seq = int(query["seq"])
 
         def answer(headers: dict[str, str]) -> Response:
@@ -637,10 +639,9 @@ class Replay(MethodView):
             try:
                 state = replay_record(_whole_record(game, events), seq)
             except RecordRefused as exc:
-                field = exc.field or "game"
-                raise Problem(
-                    422, exc.code, f"{exc.detail}.", errors={field: [exc.detail]}
-                ) from None
+                if exc.field == "seq":
+                    raise Problem(404, "event_not_found", f"{exc.detail}.") from None
+                raise Problem(409, "replay_unavailable", f"{exc.detail}.") from None
             shown = visible_events([e for e in events if e["seq"] == seq], seat)
             event = shown[0] if shown else {"seq": seq}
             head: dict[str, Any] = {"id": game_id, "version": int(event.get("version", 0))}

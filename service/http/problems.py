@@ -64,6 +64,7 @@ API_PROBLEM_CODES: dict[str, ProblemCode] = {
     "ticket_not_found": ProblemCode(
         404, "no quick-play ticket has this id (cancelled, expired, or never queued)"
     ),
+    "event_not_found": ProblemCode(404, "the game has no event of this `seq` (yet) to replay to"),
     "not_found": ProblemCode(404, "no such resource", generic=True),
     "method_not_allowed": ProblemCode(
         405, "the resource does not answer this method (see `Allow`)", generic=True
@@ -73,6 +74,11 @@ API_PROBLEM_CODES: dict[str, ProblemCode] = {
     ),
     "body_timeout": ProblemCode(
         408, "the request body did not arrive in time (the connection is closed)"
+    ),
+    "replay_unavailable": ProblemCode(
+        409,
+        "the game cannot be replayed: it has not started, is not dealt at random, or its "
+        "first events are no longer kept (`MAX_EVENTS`)",
     ),
     "already_seated": ProblemCode(
         409, "the token already holds a seat of this game: no second join"

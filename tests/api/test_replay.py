@@ -82,17 +82,27 @@ def test_a_replay_asked_for_what_it_cannot_show(app: Flask, finished: Finished) 
     game, _, record = finished
     client = app.test_client()
     last = record["events"][-1]["seq"]
-    for seq, code in (
-        (0, "validation_error"),
-        (last + 1, "record_refused"),
-        ("x", "validation_error"),
+    for seq, status, code in (
+        (0, 422, "validation_error"),
+        ("x", 422, "validation_error"),
+        (last + 1, 404, "event_not_found"),
     ):
         answer = client.get(f"/games/{game}/replay", query_string={"seq": seq})
-        assert answer.status_code == 422 and answer.json["code"] == code, answer.json
+        assert (answer.status_code, answer.json["code"]) == (status, code), answer.json
     assert client.get("/games/nosuch/replay", query_string={"seq": 1}).status_code == 404
     waiting = client.post("/games", json={"seats": [{"name": "A"}, {"name": None}]}).json
     token = waiting["seats"][0]["token"]
     answer = client.get(
         f"/games/{waiting['id']}/replay", query_string={"seq": 1}, headers=bearer(token)
     )
-    assert answer.status_code == 422 and answer.json["code"] == "record_refused"
+    assert answer.status_code == 409 and answer.json["code"] == "replay_unavailable"
+    # A game dealt from a seed has no secret to replay from.
+    seeded = client.post(
+        "/games", json={"preset": "express", "seed": 5, "seats": [{"name": "A"}, {"bot": "greedy"}]}
+    ).json
+    answer = client.get(
+        f"/games/{seeded['id']}/replay",
+        query_string={"seq": 2},
+        headers=bearer(seeded["seats"][0]["token"]),
+    )
+    assert answer.status_code == 409 and answer.json["code"] == "replay_unavailable"
