@@ -1,6 +1,7 @@
 """/play's replay, in Chromium: a person finishes a game against a bot, opens
 "Review game", steps to the last move (the scores are the game's final ones)
-and back to the first, and the replay plays on by itself."""
+and back to the first, the replay plays on by itself, and "Your games" in the
+lobby leads there too."""
 
 from __future__ import annotations
 
@@ -65,4 +66,10 @@ def test_a_finished_game_is_replayed_to_its_last_move_and_back(
     # Back to the game from the replay.
     page.get_by_role("link", name="Back to the game").click()
     expect(page.get_by_role("region", name="Game over")).to_be_visible()
+    # "Your games" in the lobby leads to the replay too.
+    page.get_by_role("link", name="Lobby").first.click()
+    mine = page.get_by_role("region", name="Your games")
+    mine.get_by_role("link", name="Review game").first.click()
+    expect(page.locator("main.replay")).to_be_visible()
+    assert page.url == f"{game_url}/replay"
     assert_clean(page_log)
