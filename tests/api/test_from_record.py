@@ -41,7 +41,9 @@ def played_game(client: FlaskClient, preset: str, seed: int) -> Played:
     """A game of three people (played here) and a bot, to its end: its id, and
     each person's view at every version a person was to move at (by version)."""
     seats = [{"name": f"P{i}", "client_seed": f"s{i}"} for i in range(3)] + [{"bot": "greedy"}]
-    body = client.post("/games", json={"preset": preset, "seats": seats}).json
+    # Two rounds: a game of the default target may run past the events kept.
+    options = {"end": "rounds", "rounds": 2}
+    body = client.post("/games", json={"preset": preset, "options": options, "seats": seats}).json
     assert body is not None
     game = body["id"]
     tokens = [seat.get("token") for seat in body["seats"]]
@@ -82,15 +84,16 @@ def app() -> Flask:
 
 @pytest.fixture(scope="module")
 def finished(app: Flask) -> tuple[str, dict[int, dict[int, dict[str, Any]]], dict[str, Any]]:
-    """A finished game of two rounds or more, its views by version, its whole record."""
+    """A finished game of two rounds, every event kept: its views by version, its
+    whole record."""
     client = app.test_client()
     for seed in range(10):
         game, seen = played_game(client, "standard", seed)
         record = client.get(f"/games/{game}/record").json
         assert record is not None
-        if len(record["rounds"]) >= 2:
+        if len(record["rounds"]) >= 2 and record["events"][0]["seq"] == 1:
             return game, seen, record
-    raise AssertionError("ten games of one round each")
+    raise AssertionError("ten games none of which kept every event of two rounds")
 
 
 def continued(client: FlaskClient, **spec: Any) -> Any:
