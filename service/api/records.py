@@ -585,7 +585,7 @@ def _whole_record(game: LoadedGame, events: Sequence[dict[str, Any]]) -> dict[st
         "deal": state.deal,
         "game_secret": state.game_secret,
         "preset": state.preset,
-        "options": views.public_view(state)["options"],
+        "options": views.options_json(state.options),
         "seats": [
             {"name": seat.name, "kind": seat.kind, "bot": seat.bot, "client_seed": seat.client_seed}
             for seat in state.seats

@@ -19,7 +19,7 @@ import time
 import urllib.request
 import uuid
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -103,17 +103,22 @@ def check_games(url: str, seated: dict[str, Any], tables: int, players: int) -> 
         client.connection.close()
 
 
-@pytest.mark.parametrize("round_", range(REPEATS))
-def test_forty_clients_make_ten_full_games(server: GunicornServer, round_: int) -> None:
-    seated: dict[str, Any] = {}
-    threads = [
-        threading.Thread(target=queue_and_wait, args=(server.url, f"r{round_}c{i}", seated))
-        for i in range(40)
-    ]
+def at_once(
+    client: Callable[[str, str, dict[str, Any]], None], url: str, names: list[str]
+) -> dict[str, Any]:
+    """Run one ``client`` per name at once (a thread each); what each left, by name."""
+    out: dict[str, Any] = {}
+    threads = [threading.Thread(target=client, args=(url, name, out)) for name in names]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(90)
+    return out
+
+
+@pytest.mark.parametrize("round_", range(REPEATS))
+def test_forty_clients_make_ten_full_games(server: GunicornServer, round_: int) -> None:
+    seated = at_once(queue_and_wait, server.url, [f"r{round_}c{i}" for i in range(40)])
     assert len(seated) == 40
     check_games(server.url, seated, tables=10, players=4)
 
@@ -159,15 +164,7 @@ def queue_and_follow(url: str, name: str, out: dict[str, Any]) -> None:
 
 
 def test_four_clients_following_their_streams_are_pushed_one_game(server: GunicornServer) -> None:
-    followed: dict[str, Any] = {}
-    threads = [
-        threading.Thread(target=queue_and_follow, args=(server.url, f"s{i}", followed))
-        for i in range(4)
-    ]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(90)
+    followed = at_once(queue_and_follow, server.url, [f"s{i}" for i in range(4)])
     assert len(followed) == 4
     for messages in followed.values():
         # Waiting until the stream's last message, the seat (a ticket matched
